@@ -1,0 +1,1 @@
+export { MemoryStore, type MemoryStoreOptions } from './memory.store.js';

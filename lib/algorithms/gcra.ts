@@ -1,0 +1,162 @@
+/**
+ * Token bucket as GCRA (the generic cell rate algorithm).
+ *
+ * Why GCRA rather than "tokens + last refill timestamp": both describe exactly
+ * the same bucket (rate `r` tokens/s, capacity `burst`), but GCRA keeps a single
+ * number per key, the *theoretical arrival time* (TAT): the moment at which the
+ * bucket will be full again. That buys three things the rest of the library
+ * relies on:
+ * - a key whose TAT is in the past is indistinguishable from a key never seen,
+ *   so stores can delete it at any moment (memory sweep, Redis `PEXPIREAT`)
+ *   without changing any decision: cleanup is exact, not a guess;
+ * - one number is one Redis string, written with one `SET ... PX`;
+ * - the rate can change between two decisions (adaptive limits) without
+ *   converting stored state: the TAT is re-read against the new rate.
+ *
+ * Everything here is pure: state, time and limit in, state and decision out.
+ * The Redis Lua script (`adapters/redis`) implements the same arithmetic and is
+ * checked against the same scenario table.
+ *
+ * Units: milliseconds for time, tokens for quantities, tokens per second for rates.
+ */
+
+/** Why a request was denied, when it was. */
+export type DenyReason = 'limit' | 'cost-exceeds-burst';
+
+/** The outcome of one check of one bucket. */
+export interface RateLimitDecision {
+  /** Whether the request may proceed. */
+  readonly allowed: boolean;
+  /** Whole tokens left in the bucket after this decision. */
+  readonly remaining: number;
+  /**
+   * Milliseconds until the same request (same cost) could be admitted; 0 when
+   * admitted, `Infinity` when it never can be (cost larger than the burst).
+   */
+  readonly retryAfterMs: number;
+  /** Milliseconds until the bucket is full again. */
+  readonly resetMs: number;
+  /** Set on denials. */
+  readonly reason?: DenyReason;
+}
+
+/** Bucket shape as the algorithm needs it: already validated and normalised. */
+export interface BucketLimit {
+  /** Refill rate in tokens per second (> 0). */
+  readonly rate: number;
+  /** Bucket capacity in tokens (>= 1). */
+  readonly burst: number;
+}
+
+/** Result of {@link gcraConsume}: the decision and the TAT to store (unchanged when denied). */
+export interface GcraOutcome {
+  readonly decision: RateLimitDecision;
+  /** New theoretical arrival time (ms). Equal to the input state when nothing was consumed. */
+  readonly tat: number;
+}
+
+/**
+ * Tolerance in token units. Rates such as 3/s make the emission interval a
+ * repeating binary fraction, so "exactly 2 tokens left" can compute as
+ * 1.9999999999; without a tolerance the caller would see one token less than
+ * the bucket holds.
+ */
+const TOKEN_EPSILON = 1e-9;
+
+/** Milliseconds between two tokens. */
+export function emissionIntervalMs(limit: BucketLimit): number {
+  return 1000 / limit.rate;
+}
+
+/**
+ * Slack (ms) under which two instants are considered equal: a fraction of a
+ * token, plus the rounding step of doubles at the magnitude of `now` (at
+ * `Number.MAX_SAFE_INTEGER` milliseconds, doubles are 1-2 ms apart).
+ */
+function toleranceMs(now: number, intervalMs: number): number {
+  return TOKEN_EPSILON * intervalMs + Math.abs(now) * Number.EPSILON * 2;
+}
+
+/**
+ * Consume `cost` tokens at `now` from a bucket whose stored TAT is `tat`
+ * (`undefined` for a key never seen, which is the same as a full bucket).
+ *
+ * A TAT in the future beyond the bucket's horizon can only come from a clock
+ * that went backwards (or from a burst that shrank); it is clamped so that the
+ * bucket is never "more than empty" and time running backwards never refills.
+ */
+export function gcraConsume(
+  tat: number | undefined,
+  now: number,
+  limit: BucketLimit,
+  cost: number,
+): GcraOutcome {
+  const interval = emissionIntervalMs(limit);
+  const capacityMs = limit.burst * interval;
+  const slack = toleranceMs(now, interval);
+  // Clamp: an empty bucket is TAT = now + capacity; anything beyond is debt
+  // that a shrunken burst or a backwards clock would otherwise create.
+  const current = tat === undefined || tat < now ? now : Math.min(tat, now + capacityMs);
+
+  if (cost > limit.burst + TOKEN_EPSILON) {
+    return {
+      tat: tat ?? now,
+      decision: denied(current, now, interval, capacityMs, Number.POSITIVE_INFINITY, 'cost-exceeds-burst'),
+    };
+  }
+
+  const next = current + cost * interval;
+  const debtMs = next - now;
+  if (debtMs <= capacityMs + slack) {
+    return {
+      tat: next,
+      decision: {
+        allowed: true,
+        remaining: wholeTokens(capacityMs - debtMs, interval),
+        retryAfterMs: 0,
+        resetMs: Math.max(0, debtMs),
+      },
+    };
+  }
+  return {
+    tat: tat ?? now,
+    decision: denied(current, now, interval, capacityMs, debtMs - capacityMs, 'limit'),
+  };
+}
+
+/**
+ * What the bucket looks like at `now` without consuming: the decision a
+ * request of cost 0 would get (always allowed, never changes state).
+ */
+export function gcraPeek(tat: number | undefined, now: number, limit: BucketLimit): RateLimitDecision {
+  return gcraConsume(tat, now, limit, 0).decision;
+}
+
+/** Milliseconds until at least one whole token is available (0 when one is now). */
+export function nextTokenMs(decision: RateLimitDecision, limit: BucketLimit): number {
+  if (decision.remaining >= 1) return 0;
+  const interval = emissionIntervalMs(limit);
+  return Math.max(0, decision.resetMs - (limit.burst - 1) * interval);
+}
+
+function denied(
+  current: number,
+  now: number,
+  interval: number,
+  capacityMs: number,
+  retryAfterMs: number,
+  reason: DenyReason,
+): RateLimitDecision {
+  const debtMs = current - now;
+  return {
+    allowed: false,
+    remaining: wholeTokens(capacityMs - debtMs, interval),
+    retryAfterMs,
+    resetMs: Math.max(0, debtMs),
+    reason,
+  };
+}
+
+function wholeTokens(freeMs: number, interval: number): number {
+  return Math.max(0, Math.floor(freeMs / interval + TOKEN_EPSILON));
+}
