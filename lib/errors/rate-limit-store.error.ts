@@ -1,0 +1,16 @@
+/**
+ * A store could not answer (Redis down, timed out, script error...).
+ *
+ * Stores throw or reject with this, wrapping the original error as `cause`;
+ * the module resolves it with `failMode` and never lets it escape as an
+ * unhandled rejection. Being over the limit is never an error.
+ *
+ * @publicApi
+ */
+export class RateLimitStoreError extends Error {
+  override readonly name = 'RateLimitStoreError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

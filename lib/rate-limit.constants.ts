@@ -1,0 +1,10 @@
+/** Metadata key of `@RateLimit()` limits on a class or handler. @internal */
+export const RATE_LIMIT_METADATA = 'RATE_LIMIT:LIMITS';
+/** Metadata key of `@SkipRateLimit()` on a class or handler. @internal */
+export const SKIP_RATE_LIMIT_METADATA = 'RATE_LIMIT:SKIP';
+/** Injection token of the module clock ({@link RateLimitClock}). */
+export const RATE_LIMIT_CLOCK = 'RATE_LIMIT:CLOCK';
+/** Injection token of the store ({@link RateLimitStore}). */
+export const RATE_LIMIT_STORE = 'RATE_LIMIT:STORE';
+/** Name of limits declared without one. */
+export const DEFAULT_LIMIT_NAME = 'default';
