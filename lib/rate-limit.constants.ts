@@ -8,3 +8,9 @@ export const RATE_LIMIT_CLOCK = 'RATE_LIMIT:CLOCK';
 export const RATE_LIMIT_STORE = 'RATE_LIMIT:STORE';
 /** Name of limits declared without one. */
 export const DEFAULT_LIMIT_NAME = 'default';
+/**
+ * Static brand of `RateLimitInterceptor`, so route compilation can recognise
+ * it in `@UseInterceptors()` metadata without importing it (which would be an
+ * import cycle). @internal
+ */
+export const RATE_LIMIT_INTERCEPTOR_BRAND: unique symbol = Symbol.for('nestjs-holdup:RateLimitInterceptor');

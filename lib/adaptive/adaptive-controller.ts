@@ -1,0 +1,121 @@
+import type { BucketLimit } from '../algorithms/gcra.js';
+import type { AdaptiveOutcome } from './adaptive-outcome.js';
+import { isBadOutcome } from './adaptive-outcome.js';
+import type { AdaptiveRateListener } from './adaptive-rate-change.interface.js';
+import { aimdNext, type AimdState } from './aimd.js';
+import { effectiveBucket } from './effective-bucket.js';
+import type { AdaptiveConfig } from './resolve-adaptive-options.js';
+
+/**
+ * The adaptive state of one limit: counts outcomes per evaluation window and
+ * moves the effective rate with {@link aimdNext} when a window closes.
+ *
+ * Framework-free and clock-free: every call takes `now` (milliseconds), and a
+ * window is closed lazily by the first call at or after its end. Nothing runs
+ * in between, so nothing keeps the process alive and a test drives it by
+ * passing times. Windows sit on a fixed grid starting at the first call, so
+ * they are exactly `intervalMs` long however sparse the calls are; windows in
+ * which nothing was recorded are neutral and change nothing.
+ *
+ * Time that goes backwards is treated as "still in the current window".
+ *
+ * @publicApi
+ */
+export class AdaptiveController {
+  private state: AimdState;
+  private limit: BucketLimit;
+  private started = false;
+  private windowStart = 0;
+  /** `-Infinity` until the first call, so the hot-path test in {@link effective} needs no second branch. */
+  private windowEnd = Number.NEGATIVE_INFINITY;
+  private outcomes = 0;
+  private failures = 0;
+  private notifiedRate: number;
+  /** When the last decrease took effect; outcomes of requests admitted before it are stale. */
+  private lastCutAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * @param name the limit's name, carried in change events.
+   * @param config from `resolveAdaptiveOptions`.
+   * @param onChange called (synchronously, from whichever call closed the
+   *   window) when the rate has moved by at least `notifyThreshold` since the
+   *   last call. The state is already updated when it runs, so a listener that
+   *   throws cannot corrupt it, but the error reaches the caller: wrap
+   *   listeners that may throw (the Nest provider does).
+   */
+  constructor(
+    readonly name: string,
+    readonly config: AdaptiveConfig,
+    private readonly onChange?: AdaptiveRateListener,
+  ) {
+    const declared = config.declared;
+    this.state = { rate: declared.rate, healthyStreak: 0 };
+    this.limit = declared;
+    this.notifiedRate = declared.rate;
+  }
+
+  /**
+   * Record one outcome at `now` (when the request finished). Outcomes with a
+   * `latencyMs` whose request was admitted before the last decrease are
+   * ignored. Throws a `TypeError` for a malformed outcome.
+   */
+  record(outcome: AdaptiveOutcome, now: number): void {
+    const bad = isBadOutcome(outcome, this.config.latencyTargetMs);
+    if (now >= this.windowEnd) this.roll(now);
+    if (typeof outcome === 'object' && now - outcome.latencyMs < this.lastCutAt) return;
+    this.outcomes += 1;
+    if (bad) this.failures += 1;
+  }
+
+  /**
+   * The bucket to use at `now` (effective rate and burst). Returns the same
+   * object until the rate changes: no allocation on the hot path.
+   */
+  effective(now: number): BucketLimit {
+    if (now >= this.windowEnd) this.roll(now);
+    return this.limit;
+  }
+
+  /** The effective rate at `now`, tokens per second. */
+  current(now: number): number {
+    return this.effective(now).rate;
+  }
+
+  private roll(now: number): void {
+    const interval = this.config.intervalMs;
+    if (!this.started) {
+      this.started = true;
+      this.windowStart = now;
+      this.windowEnd = now + interval;
+      return;
+    }
+    const window = { outcomes: this.outcomes, failures: this.failures };
+    const startMs = this.windowStart;
+    const endMs = this.windowEnd;
+    // Skip straight over the empty windows since: they are neutral.
+    const elapsed = Math.floor((now - startMs) / interval);
+    this.windowStart = startMs + elapsed * interval;
+    this.windowEnd = this.windowStart + interval;
+    this.outcomes = 0;
+    this.failures = 0;
+
+    const previous = this.state.rate;
+    this.state = aimdNext(this.state, window, this.config, this.config.random);
+    const rate = this.state.rate;
+    if (rate === previous) return;
+    this.limit = effectiveBucket(this.config.declared, rate);
+    if (rate < previous) this.lastCutAt = now;
+
+    if (Math.abs(rate - this.notifiedRate) < this.config.notifyThreshold * this.notifiedRate) return;
+    const previousRate = this.notifiedRate;
+    this.notifiedRate = rate;
+    this.onChange?.({
+      name: this.name,
+      previousRate,
+      rate,
+      burst: this.limit.burst,
+      direction: rate < previous ? 'decrease' : 'increase',
+      window: { startMs, endMs, ...window },
+    });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Options of an adaptive limit: `@RateLimit({ rate: 100, adaptive: { min: 10, max: 200 } })`.
+ *
+ * The limit's declared `rate` is where the effective rate starts; AIMD then
+ * moves it between `min` and `max` from the outcomes of the requests the limit
+ * admitted, one decision per evaluation window. Every option is optional and
+ * validated at start-up (`resolveAdaptiveOptions`). See `docs/adaptive.md`
+ * for how the defaults were chosen.
+ *
+ * @publicApi
+ */
+export interface AdaptiveOptions {
+  /**
+   * Lowest effective rate, tokens per second (> 0, at most the declared rate).
+   * @default declared rate / 10
+   */
+  readonly min?: number;
+  /**
+   * Highest effective rate, tokens per second (at least the declared rate).
+   * The default never lets the rate exceed what was declared: adaptation only
+   * sheds load. Raise it to let the limit probe for more.
+   * @default declared rate
+   */
+  readonly max?: number;
+  /**
+   * Factor applied to the rate after a bad window, in (0, 1).
+   * @default 0.8
+   */
+  readonly decrease?: number;
+  /**
+   * Tokens per second added after a healthy window, as an absolute rate (> 0).
+   * It is a rate, not a fraction: a step of 2 moves a limit of 100/s to
+   * 102/s. The default scales with the declared rate.
+   * @default declared rate × 0.02
+   */
+  readonly increase?: number;
+  /**
+   * A window is bad when `(failures + congestion signals) / outcomes` exceeds
+   * this ratio, in [0, 1). Keep it above the error rate your service has when
+   * it is healthy.
+   * @default 0.1
+   */
+  readonly failureThreshold?: number;
+  /**
+   * Consecutive healthy windows needed before the rate grows (integer >= 1).
+   * After a cut, the rate holds for this many windows; then it grows on every
+   * healthy window until a bad one.
+   * @default 2
+   */
+  readonly healthyWindows?: number;
+  /**
+   * Outcomes a window needs to be judged (integer >= 1). A window with fewer
+   * is neither healthy nor bad: it changes nothing.
+   * @default 20
+   */
+  readonly minOutcomes?: number;
+  /**
+   * Length of an evaluation window in milliseconds (>= 1). Windows are closed
+   * lazily, by the first outcome or read after their end: no timer runs.
+   * @default 1000
+   */
+  readonly intervalMs?: number;
+  /**
+   * Latency above which a served request counts as a congestion signal (like
+   * a failure), in milliseconds (> 0). Without it, latency is ignored.
+   * @default undefined
+   */
+  readonly latencyTargetMs?: number;
+  /**
+   * Relative spread applied to every step, in [0, 1): with 0.1, a cut or a
+   * growth step is scaled by a random factor in [0.9, 1.1), so instances
+   * that see the same overload do not move in lockstep.
+   * @default 0.1
+   */
+  readonly jitter?: number;
+  /**
+   * Source of randomness for `jitter`, returning values in [0, 1). Pass a
+   * seeded generator (`seededRandom(42)`) for reproducible tests.
+   * @default Math.random
+   */
+  readonly random?: () => number;
+  /**
+   * Relative change, in [0, 1), from the last notified rate at which a change
+   * is logged and sent to `onRateChange` listeners. Small steps accumulate
+   * until they add up to it; 0 notifies every change.
+   * @default 0.05
+   */
+  readonly notifyThreshold?: number;
+}

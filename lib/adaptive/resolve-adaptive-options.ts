@@ -1,0 +1,193 @@
+import type { BucketLimit } from '../algorithms/gcra.js';
+import type { AdaptiveOptions } from './adaptive-options.interface.js';
+import type { AimdParams } from './aimd.js';
+
+/**
+ * An adaptive limit's configuration after defaults and validation: what
+ * `AdaptiveRateProvider.register` and `AdaptiveController` take.
+ *
+ * @publicApi
+ */
+export interface AdaptiveConfig extends AimdParams {
+  /** The limit as declared (`rate`, `burst`): the starting point, and the reference for the burst. */
+  readonly declared: BucketLimit;
+  /** Evaluation window, milliseconds. */
+  readonly intervalMs: number;
+  /** Latency over which a served request is a congestion signal; `undefined` ignores latency. */
+  readonly latencyTargetMs: number | undefined;
+  /** Randomness for jitter, values in [0, 1). */
+  readonly random: () => number;
+  /** Relative change from the last notified rate that triggers a log line and an event. */
+  readonly notifyThreshold: number;
+}
+
+/**
+ * Defaults that do not depend on the declared limit. `min` (declared rate /
+ * 10), `max` (declared rate) and `increase` (declared rate × 0.02) do, and are
+ * computed by {@link resolveAdaptiveOptions}. `docs/adaptive.md` explains the
+ * choice against the simulation.
+ *
+ * @publicApi
+ */
+export const ADAPTIVE_DEFAULTS = Object.freeze({
+  /** `min` = declared rate × this. */
+  minFraction: 0.1,
+  /** `increase` = declared rate × this. */
+  increaseFraction: 0.02,
+  decrease: 0.8,
+  failureThreshold: 0.1,
+  healthyWindows: 2,
+  minOutcomes: 20,
+  intervalMs: 1000,
+  jitter: 0.1,
+  notifyThreshold: 0.05,
+});
+
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof AdaptiveOptions>([
+  'min',
+  'max',
+  'decrease',
+  'increase',
+  'failureThreshold',
+  'healthyWindows',
+  'minOutcomes',
+  'intervalMs',
+  'latencyTargetMs',
+  'jitter',
+  'random',
+  'notifyThreshold',
+]);
+
+/**
+ * Apply defaults to an `adaptive` option and validate it, once, at start-up.
+ *
+ * @param options `true` (all defaults) or the user's {@link AdaptiveOptions}.
+ * @param declared the limit's declared `rate` (tokens/s) and `burst`, already parsed.
+ * @param where names the limit in error messages, e.g. `limit "search" on OrdersController.search`.
+ * @throws TypeError naming the option and `where` when anything is out of range,
+ *   of the wrong type, or unknown (a misspelt option is an error, not ignored).
+ *
+ * @publicApi
+ */
+export function resolveAdaptiveOptions(
+  options: AdaptiveOptions | true,
+  declared: BucketLimit,
+  where: string,
+): AdaptiveConfig {
+  const fail = (option: string, expected: string, got: unknown): never => {
+    throw new TypeError(`Invalid rate limit option ${option} (${where}): must be ${expected}, got ${show(got)}`);
+  };
+
+  if (!(typeof declared.rate === 'number' && Number.isFinite(declared.rate) && declared.rate > 0)) {
+    fail('rate', 'a finite number of tokens per second > 0', declared.rate);
+  }
+  if (!(typeof declared.burst === 'number' && Number.isFinite(declared.burst) && declared.burst >= 1)) {
+    fail('burst', 'a finite number >= 1', declared.burst);
+  }
+
+  const opts: AdaptiveOptions =
+    options === true
+      ? {}
+      : typeof options === 'object' && options !== null && !Array.isArray(options)
+        ? options
+        : fail('adaptive', 'true or an options object', options);
+  for (const key of Object.keys(opts)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new TypeError(
+        `Unknown rate limit option adaptive.${key} (${where}); known options: ${[...KNOWN_OPTIONS].join(', ')}`,
+      );
+    }
+  }
+
+  const number = (name: keyof AdaptiveOptions, fallback: number, ok: (v: number) => boolean, expected: string): number => {
+    const value = opts[name] ?? fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || !ok(value)) fail(`adaptive.${name}`, expected, value);
+    return value as number;
+  };
+  const integer = (name: keyof AdaptiveOptions, fallback: number): number =>
+    number(name, fallback, (v) => Number.isSafeInteger(v) && v >= 1, 'an integer >= 1');
+  const fraction = (name: keyof AdaptiveOptions, fallback: number): number =>
+    number(name, fallback, (v) => v >= 0 && v < 1, 'a number in [0, 1)');
+
+  const rate = declared.rate;
+  const min = number('min', rate * ADAPTIVE_DEFAULTS.minFraction, (v) => v > 0 && v <= rate, `a rate > 0 and at most the declared rate (${rate}/s)`);
+  const max = number('max', rate, (v) => v >= rate, `a rate at least the declared rate (${rate}/s)`);
+  const decrease = number('decrease', ADAPTIVE_DEFAULTS.decrease, (v) => v > 0 && v < 1, 'a number in (0, 1)');
+  const increase = number('increase', rate * ADAPTIVE_DEFAULTS.increaseFraction, (v) => v > 0, 'a rate > 0 (tokens/s added per healthy window)');
+  const failureThreshold = fraction('failureThreshold', ADAPTIVE_DEFAULTS.failureThreshold);
+  const healthyWindows = integer('healthyWindows', ADAPTIVE_DEFAULTS.healthyWindows);
+  const minOutcomes = integer('minOutcomes', ADAPTIVE_DEFAULTS.minOutcomes);
+  const intervalMs = number('intervalMs', ADAPTIVE_DEFAULTS.intervalMs, (v) => v >= 1, 'a number of milliseconds >= 1');
+  const jitter = fraction('jitter', ADAPTIVE_DEFAULTS.jitter);
+  const notifyThreshold = fraction('notifyThreshold', ADAPTIVE_DEFAULTS.notifyThreshold);
+
+  let latencyTargetMs: number | undefined;
+  if (opts.latencyTargetMs !== undefined) {
+    latencyTargetMs = number('latencyTargetMs', 0, (v) => v > 0, 'a number of milliseconds > 0');
+  }
+  const random = opts.random ?? Math.random;
+  if (typeof random !== 'function') fail('adaptive.random', 'a function returning numbers in [0, 1)', random);
+
+  return Object.freeze({
+    declared: Object.freeze({ rate, burst: declared.burst }),
+    min,
+    max,
+    decrease,
+    increase,
+    failureThreshold,
+    healthyWindows,
+    minOutcomes,
+    intervalMs,
+    latencyTargetMs,
+    jitter,
+    random,
+    notifyThreshold,
+  });
+}
+
+/**
+ * The first difference between two resolved configurations, as
+ * `"<option>: <a> vs <b>"`, or `undefined` when they describe the same
+ * adaptive limit (same declared bucket, same parameters, same `random` function).
+ *
+ * @internal
+ */
+export function adaptiveConfigDifference(a: AdaptiveConfig, b: AdaptiveConfig): string | undefined {
+  if (a === b) return undefined;
+  if (a.declared.rate !== b.declared.rate) return `rate: ${a.declared.rate} vs ${b.declared.rate}`;
+  if (a.declared.burst !== b.declared.burst) return `burst: ${a.declared.burst} vs ${b.declared.burst}`;
+  for (const key of CONFIG_SCALARS) {
+    const [x, y] = [a[key], b[key]];
+    if (Object.is(x, y)) continue;
+    return typeof x === 'function' && typeof y === 'function'
+      ? `adaptive.${key}: two different functions`
+      : `adaptive.${key}: ${show(x)} vs ${show(y)}`;
+  }
+  return undefined;
+}
+
+const CONFIG_SCALARS = [
+  'min',
+  'max',
+  'decrease',
+  'increase',
+  'failureThreshold',
+  'healthyWindows',
+  'minOutcomes',
+  'intervalMs',
+  'latencyTargetMs',
+  'jitter',
+  'random',
+  'notifyThreshold',
+] as const satisfies readonly (keyof AdaptiveConfig)[];
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'number' || typeof value === 'undefined' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

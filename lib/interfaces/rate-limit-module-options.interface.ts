@@ -1,0 +1,46 @@
+import type { RateLimitClock } from '../clock.js';
+import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
+import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
+
+/**
+ * Which rate-limit headers to write.
+ * - `'draft'`: IETF draft-ietf-httpapi-ratelimit-headers-10 `RateLimit` + `RateLimit-Policy`.
+ * - `'legacy'`: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (most restrictive limit).
+ * - `'both'`, or `false` for none. `Retry-After` is always sent on a 429.
+ */
+export type HeadersMode = 'draft' | 'legacy' | 'both' | false;
+
+/**
+ * Which proxies may set `X-Forwarded-For`.
+ * - `false`: none; the socket address is the client.
+ * - `true`: all; the left-most forwarded address is the client.
+ * - a number `n`: the last `n` hops are trusted proxies.
+ * - a list of addresses / CIDRs (`'10.0.0.0/8'`, `'::1'`): the client is the
+ *   right-most address not in the list.
+ */
+export type TrustProxy = boolean | number | readonly string[];
+
+/**
+ * Options of `RateLimitModule.forRoot()` / `forRootAsync()`.
+ *
+ * @publicApi
+ */
+export interface RateLimitModuleOptions {
+  /** @default new MemoryStore() */
+  readonly store?: RateLimitStore;
+  /**
+   * Applied to routes that carry no `@RateLimit()`. Its `key` is also the
+   * default key of every limit. When omitted, undecorated routes are not limited.
+   */
+  readonly defaults?: Omit<RateLimitOptions, 'key'> & { readonly key?: KeyStrategy };
+  /** Applied to every route, on top of route limits (a route limit of the same name replaces it). */
+  readonly limits?: readonly RateLimitOptions[];
+  /** @default 'draft' */
+  readonly headers?: HeadersMode;
+  /** @default 'open' */
+  readonly failMode?: FailMode;
+  /** @default false */
+  readonly trustProxy?: TrustProxy;
+  /** Milliseconds; for tests and simulations. @default Date.now */
+  readonly clock?: RateLimitClock;
+}

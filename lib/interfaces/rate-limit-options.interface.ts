@@ -1,0 +1,66 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { AdaptiveOptions } from '../adaptive/adaptive-options.interface.js';
+
+/**
+ * A rate: tokens per second as a number, or `'<n>/<unit>'` / `'<n>/<k><unit>'`
+ * with unit `ms|s|sec|second|m|min|minute|h|hour|d|day` (plural forms too):
+ * `'10/s'`, `'100/min'`, `'100/15min'`, `'1/h'`.
+ */
+export type Rate = number | string;
+
+/**
+ * Who a bucket belongs to.
+ * - `'ip'`: the client address (honours `trustProxy`; IPv6 grouped by /64).
+ * - `'user'`: `req.user.id ?? req.user.sub`; falls back to `'ip'` when there is no user.
+ * - `'header:<name>'`: the value of that request header; falls back to `'ip'` when absent.
+ * - `'global'`: one bucket shared by every caller.
+ * - a function of the `ExecutionContext`, returning the caller's identity;
+ *   `undefined`, `null` or `''` falls back to `'ip'`. It must be synchronous.
+ */
+export type KeyStrategy =
+  | 'ip'
+  | 'user'
+  | 'global'
+  | `header:${string}`
+  | ((context: ExecutionContext) => string | number | undefined | null);
+
+/** What to do when the store fails (throws, rejects, times out). */
+export type FailMode = 'open' | 'closed';
+
+/**
+ * One limit, as declared in `@RateLimit()`, in the module's `limits`, or as `defaults`.
+ *
+ * @publicApi
+ */
+export interface RateLimitOptions {
+  /**
+   * Names the limit in headers and in `@SkipRateLimit('name')`; a method-level
+   * limit replaces a class-level (or module-wide) one of the same name.
+   * @default 'default'
+   */
+  readonly name?: string;
+  /** Refill rate: tokens per second, or a string such as `'100/min'`. */
+  readonly rate: Rate;
+  /**
+   * Bucket capacity: how many requests may arrive at once.
+   * @default one second's worth of `rate`, at least 1
+   */
+  readonly burst?: number;
+  /**
+   * Tokens one request takes; a number or a (synchronous) function of the context.
+   * @default 1
+   */
+  readonly cost?: number | ((context: ExecutionContext) => number);
+  /** @default the module `defaults.key`, else `'ip'` */
+  readonly key?: KeyStrategy;
+  /**
+   * `'route'`: one bucket per route (per handler). `'shared'`: one bucket for
+   * every route carrying a limit of this name.
+   * @default 'route'
+   */
+  readonly scope?: 'route' | 'shared';
+  /** Overrides the module's `failMode` for requests this limit applies to. */
+  readonly failMode?: FailMode;
+  /** Let the AIMD controller move the rate between bounds from downstream outcomes. */
+  readonly adaptive?: AdaptiveOptions;
+}

@@ -1,0 +1,28 @@
+import type { Rate } from '../interfaces/rate-limit-options.interface.js';
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
+  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
+  h: 3_600_000, hr: 3_600_000, hour: 3_600_000, hours: 3_600_000,
+  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+};
+
+const RATE_PATTERN = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)?\s*([a-z]+)\s*$/i;
+
+/**
+ * Turn a declared rate into tokens per second, or `undefined` when it is not
+ * a positive finite rate (the caller names the option in the error).
+ */
+export function parseRate(rate: Rate): number | undefined {
+  if (typeof rate === 'number') return Number.isFinite(rate) && rate > 0 ? rate : undefined;
+  if (typeof rate !== 'string') return undefined;
+  const match = RATE_PATTERN.exec(rate);
+  if (!match) return undefined;
+  const [, tokens, multiplier, unit] = match;
+  const unitMs = UNIT_MS[unit!.toLowerCase()];
+  if (unitMs === undefined) return undefined;
+  const periodMs = unitMs * (multiplier === undefined ? 1 : Number(multiplier));
+  const perSecond = (Number(tokens) * 1000) / periodMs;
+  return Number.isFinite(perSecond) && perSecond > 0 ? perSecond : undefined;
+}

@@ -1,0 +1,68 @@
+import type { ClientAddressResolver } from '../keys/client-address.js';
+import { compileKeyStrategy } from '../keys/key-strategy.js';
+import type { KeyStrategy, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
+import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
+import { resolveBucket } from './resolve-bucket.js';
+import type { ResolvedLimit } from './resolved-limit.js';
+
+/** What a limit needs from its surroundings to be resolved. */
+export interface LimitContext {
+  /** Names the place the limit was declared, for error messages (`OrdersController.search`). */
+  readonly where: string;
+  /** Route identity used in bucket keys when the limit is route-scoped. */
+  readonly routeId: string;
+  readonly defaultKey: KeyStrategy;
+  readonly clientAddress: ClientAddressResolver;
+}
+
+/**
+ * Validate one declared limit and turn it into a {@link ResolvedLimit}.
+ * Throws a TypeError naming the place, the limit and the option.
+ */
+export function resolveLimit(options: RateLimitOptions, context: LimitContext): ResolvedLimit {
+  const name = options?.name ?? DEFAULT_LIMIT_NAME;
+  const fail = (option: string, problem: string): never => {
+    throw new TypeError(`RateLimit: ${context.where}, limit "${name}": ${option} ${problem}`);
+  };
+  if (options === null || typeof options !== 'object') fail('limit', `must be an object, got ${String(options)}`);
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(name)) {
+    fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${JSON.stringify(name)}`);
+  }
+
+  const { rate, burst } = resolveBucket(options, fail);
+
+  const cost = options.cost ?? 1;
+  if (typeof cost === 'number') {
+    if (!Number.isFinite(cost) || cost <= 0) fail('cost', `must be a positive number or a function, got ${cost}`);
+    if (cost > burst) fail('cost', `(${cost}) is larger than burst (${burst}): every request would be denied`);
+  } else if (typeof cost !== 'function') {
+    fail('cost', `must be a positive number or a function, got ${String(cost)}`);
+  }
+
+  const keyStrategy = options.key ?? context.defaultKey;
+  const identify = compileKeyStrategy(keyStrategy, context.clientAddress);
+  if (!identify) {
+    fail('key', `must be 'ip', 'user', 'global', 'header:<name>' or a function, got ${JSON.stringify(keyStrategy)}`);
+  }
+
+  const scope = options.scope ?? 'route';
+  if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${JSON.stringify(scope)}`);
+  if (options.failMode !== undefined && options.failMode !== 'open' && options.failMode !== 'closed') {
+    fail('failMode', `must be 'open' or 'closed', got ${JSON.stringify(options.failMode)}`);
+  }
+
+  return {
+    name,
+    rate,
+    burst,
+    cost,
+    identify: identify!,
+    namespace: `${name}|${scope === 'shared' ? '*' : context.routeId}|`,
+    failMode: options.failMode,
+    adaptive:
+      options.adaptive === undefined
+        ? undefined
+        : resolveAdaptiveOptions(options.adaptive, { rate, burst }, `${context.where}, limit "${name}"`),
+  };
+}

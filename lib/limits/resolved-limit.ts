@@ -1,0 +1,25 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { AdaptiveConfig } from '../adaptive/resolve-adaptive-options.js';
+import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
+import type { Identify } from '../keys/key-strategy.js';
+
+/**
+ * A limit after start-up validation: numbers instead of strings, the key
+ * strategy compiled, the bucket namespace fixed. What the guard uses per request.
+ *
+ * @internal
+ */
+export interface ResolvedLimit {
+  readonly name: string;
+  /** Declared rate, tokens per second. */
+  readonly rate: number;
+  /** Declared burst, tokens. */
+  readonly burst: number;
+  /** A constant cost, or a function validated on each call. */
+  readonly cost: number | ((context: ExecutionContext) => number);
+  readonly identify: Identify;
+  /** Prefix of every bucket key of this limit: name and route (unless shared). */
+  readonly namespace: string;
+  readonly failMode: FailMode | undefined;
+  readonly adaptive: AdaptiveConfig | undefined;
+}

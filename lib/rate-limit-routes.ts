@@ -1,0 +1,111 @@
+import { Inject, Injectable, type ExecutionContext, type OnModuleInit, type Type } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
+import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
+import type { CompiledRoute } from './limits/compiled-route.js';
+import { mergeLimits } from './limits/merge-limits.js';
+import { resolveLimit } from './limits/resolve-limit.js';
+import { policyHeader } from './headers/rate-limit-headers.js';
+import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import type { ResolvedModuleOptions } from './resolve-module-options.js';
+
+type Handler = (...args: unknown[]) => unknown;
+
+/**
+ * Resolves, validates and caches the limits of every route handler.
+ *
+ * All controllers are compiled when the module initialises, so a bad limit
+ * fails the application's bootstrap with a message naming the handler, the
+ * limit and the option. Handlers not reachable by discovery (GraphQL
+ * resolvers, gateways) are compiled on first use and cached the same way;
+ * the per-request cost is two `Map` lookups.
+ *
+ * @internal
+ */
+@Injectable()
+export class RateLimitRoutes implements OnModuleInit {
+  private readonly routes = new Map<Type, Map<Handler, CompiledRoute>>();
+
+  constructor(
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
+    private readonly reflector: Reflector,
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly adaptive: AdaptiveRateProvider,
+  ) {}
+
+  onModuleInit(): void {
+    // Module-wide limits and defaults are checked even when no route uses them.
+    const where = 'RateLimitModule options';
+    const moduleWide = mergeLimits({ ...this.declared(), classLimits: [], methodLimits: [], skip: [] }, where);
+    for (const limit of moduleWide) resolveLimit(limit, this.limitContext(where, 'module'));
+
+    for (const wrapper of this.discovery.getControllers()) {
+      const controller = wrapper.metatype as Type | undefined;
+      if (!controller?.prototype) continue;
+      for (const method of this.scanner.getAllMethodNames(controller.prototype)) {
+        const handler = controller.prototype[method] as Handler;
+        if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) this.compile(controller, handler);
+      }
+    }
+  }
+
+  /** The compiled route of the handler about to run. */
+  forContext(context: ExecutionContext): CompiledRoute {
+    const controller = context.getClass();
+    const handler = context.getHandler() as Handler;
+    return this.routes.get(controller)?.get(handler) ?? this.compile(controller, handler);
+  }
+
+  private compile(controller: Type, handler: Handler): CompiledRoute {
+    const routeId = `${controller.name}.${handler.name}`;
+    const declared = mergeLimits(
+      {
+        ...this.declared(),
+        classLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, controller) ?? [],
+        methodLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, handler) ?? [],
+        skip: skipped(this.reflector.get(SKIP_RATE_LIMIT_METADATA, controller), this.reflector.get(SKIP_RATE_LIMIT_METADATA, handler)),
+      },
+      routeId,
+    );
+    const limits = declared.map((limit) => resolveLimit(limit, this.limitContext(routeId, routeId)));
+    for (const limit of limits) {
+      if (limit.adaptive) this.adaptive.register(limit.name, limit.adaptive, limit);
+    }
+    const route: CompiledRoute = {
+      limits,
+      interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
+      // Each limit may override the module's fail mode; the strictest one wins.
+      failMode: limits.some((limit) => (limit.failMode ?? this.options.failMode) === 'closed') ? 'closed' : 'open',
+      adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
+      staticPolicy: limits.some((limit) => limit.adaptive) ? undefined : policyHeader(limits),
+    };
+    let byHandler = this.routes.get(controller);
+    if (!byHandler) this.routes.set(controller, (byHandler = new Map()));
+    byHandler.set(handler, route);
+    return route;
+  }
+
+  private declared() {
+    return { moduleLimits: this.options.limits, defaults: this.options.defaults };
+  }
+
+  private limitContext(where: string, routeId: string) {
+    return { where, routeId, defaultKey: this.options.defaultKey, clientAddress: this.options.clientAddress };
+  }
+}
+
+function skipped(onClass: true | string[] | undefined, onHandler: true | string[] | undefined): true | string[] {
+  if (onClass === true || onHandler === true) return true;
+  return [...(onClass ?? []), ...(onHandler ?? [])];
+}
+
+function bindsInterceptor(target: object): boolean {
+  const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, target) ?? [];
+  return interceptors.some((interceptor) => {
+    const type = typeof interceptor === 'function' ? interceptor : (interceptor as object | null)?.constructor;
+    return (type as { [RATE_LIMIT_INTERCEPTOR_BRAND]?: boolean } | undefined)?.[RATE_LIMIT_INTERCEPTOR_BRAND] === true;
+  });
+}

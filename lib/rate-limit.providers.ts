@@ -1,0 +1,26 @@
+import type { Provider } from '@nestjs/common';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE } from './rate-limit.constants.js';
+import { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
+import { resolveModuleOptions, type ResolvedModuleOptions } from './resolve-module-options.js';
+
+/** Token of the validated module options. @internal */
+export const RESOLVED_RATE_LIMIT_OPTIONS = 'RATE_LIMIT:RESOLVED_OPTIONS';
+
+/** Validates the options once; a bad option fails the bootstrap here. */
+export const resolvedOptionsProvider: Provider = {
+  provide: RESOLVED_RATE_LIMIT_OPTIONS,
+  useFactory: resolveModuleOptions,
+  inject: [RATE_LIMIT_MODULE_OPTIONS],
+};
+
+export const storeProvider: Provider = {
+  provide: RATE_LIMIT_STORE,
+  useFactory: (options: ResolvedModuleOptions) => options.store,
+  inject: [RESOLVED_RATE_LIMIT_OPTIONS],
+};
+
+export const clockProvider: Provider = {
+  provide: RATE_LIMIT_CLOCK,
+  useFactory: (options: ResolvedModuleOptions) => options.clock,
+  inject: [RESOLVED_RATE_LIMIT_OPTIONS],
+};

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { RateLimitGuard, RateLimitModule } from 'nestjs-holdup';
+import { AccountController } from './account.controller.js';
+import { HeaderAuthGuard } from './auth.guard.js';
+import { CatalogController } from './catalog.controller.js';
+import { HealthController } from './health.controller.js';
+import { createStore } from './store.js';
+
+@Module({
+  imports: [
+    RateLimitModule.forRootAsync({
+      // The guard is registered below, after authentication, so that
+      // `key: 'user'` sees the user: global guards run in registration order.
+      global: false,
+      useFactory: async () => ({
+        store: await createStore(),
+        defaults: { rate: '60/min', burst: 10, key: 'ip' },
+        trustProxy: process.env.TRUST_PROXY === 'true',
+      }),
+    }),
+  ],
+  controllers: [CatalogController, AccountController, HealthController],
+  providers: [
+    { provide: APP_GUARD, useClass: HeaderAuthGuard },
+    { provide: APP_GUARD, useExisting: RateLimitGuard },
+  ],
+})
+export class AppModule {}
