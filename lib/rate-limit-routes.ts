@@ -27,6 +27,7 @@ type Handler = (...args: unknown[]) => unknown;
 @Injectable()
 export class RateLimitRoutes implements OnModuleInit {
   private readonly routes = new Map<Type, Map<Handler, CompiledRoute>>();
+  private readonly routeIds = new Set<string>();
 
   constructor(
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
@@ -60,7 +61,7 @@ export class RateLimitRoutes implements OnModuleInit {
   }
 
   private compile(controller: Type, handler: Handler): CompiledRoute {
-    const routeId = `${controller.name}.${handler.name}`;
+    const where = `${controller.name}.${handler.name}`;
     const declared = mergeLimits(
       {
         ...this.declared(),
@@ -68,9 +69,10 @@ export class RateLimitRoutes implements OnModuleInit {
         methodLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, handler) ?? [],
         skip: skipped(this.reflector.get(SKIP_RATE_LIMIT_METADATA, controller), this.reflector.get(SKIP_RATE_LIMIT_METADATA, handler)),
       },
-      routeId,
+      where,
     );
-    const limits = declared.map((limit) => resolveLimit(limit, this.limitContext(routeId, routeId)));
+    const routeId = this.uniqueRouteId(controller, handler);
+    const limits = declared.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
     for (const limit of limits) {
       if (limit.adaptive) this.adaptive.register(limit.name, limit.adaptive, limit);
     }
@@ -86,6 +88,22 @@ export class RateLimitRoutes implements OnModuleInit {
     if (!byHandler) this.routes.set(controller, (byHandler = new Map()));
     byHandler.set(handler, route);
     return route;
+  }
+
+  /**
+   * A route's part of its bucket keys. Stable across processes that run the
+   * same code (Redis buckets are shared between them): class, method and
+   * route paths, plus a counter for two classes that share all of those.
+   */
+  private uniqueRouteId(controller: Type, handler: Handler): string {
+    const paths = [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)]
+      .filter((path) => path !== undefined)
+      .map(String);
+    const base = `${controller.name}.${handler.name}${paths.length > 0 ? `:${paths.join('/')}` : ''}`.replaceAll('|', '/');
+    let routeId = base;
+    for (let n = 2; this.routeIds.has(routeId); n++) routeId = `${base}#${n}`;
+    this.routeIds.add(routeId);
+    return routeId;
   }
 
   private declared() {

@@ -45,13 +45,15 @@ export class RateLimiter implements OnApplicationShutdown {
 
   /** `key`'s bucket of `limit` as it is now, without charging it. */
   async peek(key: string, limit: ProgrammaticLimit): Promise<RateLimitDecision> {
-    const result = await this.call(() => this.store.peek({ checks: [this.bucket(key, limit)], now: this.clock.now() }));
+    const checks = [this.bucket(key, limit)];
+    const result = await this.call(() => this.store.peek({ checks, now: this.clock.now() }));
     return result.decisions[0]!;
   }
 
   /** Refill `key`'s bucket of `limit` (e.g. after a successful login). */
   async reset(key: string, limit: ProgrammaticLimit): Promise<void> {
-    await this.call(() => this.store.reset({ checks: [this.bucket(key, limit)], now: this.clock.now() }));
+    const checks = [this.bucket(key, limit)];
+    await this.call(() => this.store.reset({ checks, now: this.clock.now() }));
   }
 
   /**

@@ -99,8 +99,15 @@ export function resolveAdaptiveOptions(
     }
   }
 
-  const number = (name: keyof AdaptiveOptions, fallback: number, ok: (v: number) => boolean, expected: string): number => {
-    const value = opts[name] ?? fallback;
+  const number = (
+    name: keyof AdaptiveOptions,
+    fallback: number,
+    ok: (v: number) => boolean,
+    expected: string,
+  ): number => {
+    // Only `undefined` means "left out": a null is a mistake worth reporting.
+    const given: unknown = opts[name];
+    const value = given === undefined ? fallback : given;
     if (typeof value !== 'number' || !Number.isFinite(value) || !ok(value)) fail(`adaptive.${name}`, expected, value);
     return value as number;
   };
@@ -110,10 +117,20 @@ export function resolveAdaptiveOptions(
     number(name, fallback, (v) => v >= 0 && v < 1, 'a number in [0, 1)');
 
   const rate = declared.rate;
-  const min = number('min', rate * ADAPTIVE_DEFAULTS.minFraction, (v) => v > 0 && v <= rate, `a rate > 0 and at most the declared rate (${rate}/s)`);
+  const min = number(
+    'min',
+    rate * ADAPTIVE_DEFAULTS.minFraction,
+    (v) => v > 0 && v <= rate,
+    `a rate > 0 and at most the declared rate (${rate}/s)`,
+  );
   const max = number('max', rate, (v) => v >= rate, `a rate at least the declared rate (${rate}/s)`);
   const decrease = number('decrease', ADAPTIVE_DEFAULTS.decrease, (v) => v > 0 && v < 1, 'a number in (0, 1)');
-  const increase = number('increase', rate * ADAPTIVE_DEFAULTS.increaseFraction, (v) => v > 0, 'a rate > 0 (tokens/s added per healthy window)');
+  const increase = number(
+    'increase',
+    rate * ADAPTIVE_DEFAULTS.increaseFraction,
+    (v) => v > 0,
+    'a rate > 0 (tokens/s added per healthy window)',
+  );
   const failureThreshold = fraction('failureThreshold', ADAPTIVE_DEFAULTS.failureThreshold);
   const healthyWindows = integer('healthyWindows', ADAPTIVE_DEFAULTS.healthyWindows);
   const minOutcomes = integer('minOutcomes', ADAPTIVE_DEFAULTS.minOutcomes);
@@ -125,8 +142,11 @@ export function resolveAdaptiveOptions(
   if (opts.latencyTargetMs !== undefined) {
     latencyTargetMs = number('latencyTargetMs', 0, (v) => v > 0, 'a number of milliseconds > 0');
   }
-  const random = opts.random ?? Math.random;
-  if (typeof random !== 'function') fail('adaptive.random', 'a function returning numbers in [0, 1)', random);
+  const givenRandom: unknown = opts.random === undefined ? Math.random : opts.random;
+  const random =
+    typeof givenRandom === 'function'
+      ? (givenRandom as () => number)
+      : fail('adaptive.random', 'a function returning numbers in [0, 1)', givenRandom);
 
   return Object.freeze({
     declared: Object.freeze({ rate, burst: declared.burst }),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /** Identities longer than this are hashed. */
 const MAX_RAW_LENGTH = 128;
-/** Printable ASCII without space; anything else (NUL, unicode, separators) is hashed. */
+/** Printable ASCII without space; anything else (NUL, unicode, whitespace) is hashed. */
 const SAFE_IDENTITY = /^[\x21-\x7e]*$/;
 
 /**

@@ -9,7 +9,7 @@ import { parseRate } from './parse-rate.js';
 export function resolveBucket(options: Pick<RateLimitOptions, 'rate' | 'burst'>, fail: (option: string, problem: string) => never): BucketLimit {
   const rate = parseRate(options.rate);
   if (rate === undefined) {
-    fail('rate', `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${JSON.stringify(options.rate)}`);
+    fail('rate', `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${typeof options.rate === 'string' ? JSON.stringify(options.rate) : String(options.rate)}`);
   }
   const burst = options.burst ?? Math.max(1, Math.ceil(rate - 1e-9));
   if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 1) {
