@@ -21,6 +21,9 @@ const config: Config = {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testTimeout: 30_000,
+  // One shared redis-server for the Redis specs (REDIS_URL), unless REDIS_URL is already set.
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
 };
 
 export default config;

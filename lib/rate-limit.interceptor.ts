@@ -49,7 +49,9 @@ export class RateLimitInterceptor implements NestInterceptor {
     const startedAt = this.clock.now();
     const report = (failed: boolean) => {
       const latencyMs = this.clock.now() - startedAt;
-      for (const name of names) this.adaptive.report(name, failed ? 'failure' : { latencyMs });
+      // The latency also lets the controller ignore outcomes of requests admitted before its last cut.
+      const outcome = { latencyMs, failed };
+      for (const name of names) this.adaptive.report(name, outcome);
     };
     return next.handle().pipe(
       tap({
