@@ -5,6 +5,7 @@ import { AccountController } from './account.controller.js';
 import { HeaderAuthGuard } from './auth.guard.js';
 import { CatalogController } from './catalog.controller.js';
 import { HealthController } from './health.controller.js';
+import { QuotesController } from './quotes.controller.js';
 import { createStore } from './store.js';
 
 @Module({
@@ -20,7 +21,7 @@ import { createStore } from './store.js';
       }),
     }),
   ],
-  controllers: [CatalogController, AccountController, HealthController],
+  controllers: [CatalogController, AccountController, HealthController, QuotesController],
   providers: [
     { provide: APP_GUARD, useClass: HeaderAuthGuard },
     { provide: APP_GUARD, useExisting: RateLimitGuard },

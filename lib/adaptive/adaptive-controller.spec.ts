@@ -63,13 +63,22 @@ describe('AdaptiveController', () => {
     expect(rates).toEqual([100, 140, 180, 200, 200, 200]);
   });
 
-  it('treats a window below minOutcomes as neutral: no cut, and a healthy run survives it', () => {
+  it('grows a window below minOutcomes until it can be judged, instead of throwing its outcomes away', () => {
     const { controller } = make({ minOutcomes: 20, increase: 10 });
     feed(controller, 'success', 20, 0); // healthy, streak 1
-    feed(controller, 'failure', 19, 1000); // too few: neutral
+    feed(controller, 'failure', 19, 1000); // too few to judge yet: the window grows
     expect(controller.current(2000)).toBe(100);
-    feed(controller, 'success', 20, 2000); // streak 2
-    expect(controller.current(3000)).toBe(110);
+    feed(controller, 'failure', 1, 2000); // 20 outcomes, all bad, over [1000, 3000)
+    expect(controller.current(3000)).toBe(80);
+  });
+
+  it('judges a window that stays below minOutcomes for 10 intervals neutral: no cut, and a healthy run survives it', () => {
+    const { controller } = make({ minOutcomes: 20, increase: 10 });
+    feed(controller, 'success', 20, 0); // healthy, streak 1
+    for (let i = 1; i <= 10; i += 1) feed(controller, 'failure', 1, i * 1000); // 10 outcomes over 10 intervals
+    expect(controller.current(11_000)).toBe(100);
+    feed(controller, 'success', 20, 11_000); // streak 2
+    expect(controller.current(12_000)).toBe(110);
   });
 
   it('keeps windows on a fixed grid and skips idle ones', () => {

@@ -6,6 +6,9 @@ import { aimdNext, type AimdState } from './aimd.js';
 import { effectiveBucket } from './effective-bucket.js';
 import type { AdaptiveConfig } from './resolve-adaptive-options.js';
 
+/** A window short of `minOutcomes` may grow to this many intervals before it is judged neutral. */
+const MAX_WINDOW_INTERVALS = 10;
+
 /**
  * The adaptive state of one limit: counts outcomes per evaluation window and
  * moves the effective rate with {@link aimdNext} when a window closes.
@@ -14,8 +17,10 @@ import type { AdaptiveConfig } from './resolve-adaptive-options.js';
  * window is closed lazily by the first call at or after its end. Nothing runs
  * in between, so nothing keeps the process alive and a test drives it by
  * passing times. Windows sit on a fixed grid starting at the first call, so
- * they are exactly `intervalMs` long however sparse the calls are; windows in
- * which nothing was recorded are neutral and change nothing.
+ * they are whole multiples of `intervalMs` however sparse the calls are;
+ * windows in which nothing was recorded are neutral and change nothing, and a
+ * window with fewer than `minOutcomes` outcomes grows (up to
+ * {@link MAX_WINDOW_INTERVALS} intervals) until it has enough to be judged.
  *
  * Time that goes backwards is treated as "still in the current window".
  *
@@ -89,8 +94,15 @@ export class AdaptiveController {
       this.windowEnd = now + interval;
       return;
     }
-    const window = { outcomes: this.outcomes, failures: this.failures };
     const startMs = this.windowStart;
+    if (this.outcomes > 0 && this.outcomes < this.config.minOutcomes && now - startMs < interval * MAX_WINDOW_INTERVALS) {
+      // Too few outcomes to judge: the window grows by whole intervals instead
+      // of being thrown away, so a limit running below minOutcomes per
+      // interval (low rates) is still judged, over a longer window.
+      this.windowEnd = startMs + (Math.floor((now - startMs) / interval) + 1) * interval;
+      return;
+    }
+    const window = { outcomes: this.outcomes, failures: this.failures };
     const endMs = this.windowEnd;
     // Skip straight over the empty windows since: they are neutral.
     const elapsed = Math.floor((now - startMs) / interval);

@@ -50,7 +50,8 @@ export interface AdaptiveOptions {
   readonly healthyWindows?: number;
   /**
    * Outcomes a window needs to be judged (integer >= 1). A window with fewer
-   * is neither healthy nor bad: it changes nothing.
+   * grows by whole intervals until it has enough; one still short after 10
+   * intervals is neither healthy nor bad: it changes nothing.
    * @default 20
    */
   readonly minOutcomes?: number;
