@@ -32,10 +32,7 @@ function pick(decision: RateLimitDecision, keys: readonly string[]): Record<stri
  * green while the bug exists, red once it is fixed, as a reminder to move them
  * back to the plain list.
  */
-const KNOWN_FAILING_SCENARIOS: ReadonlySet<string> = new Set([
-  // retryAfterMs is computed from the clamped state when tat > now + C.
-  'clock going backwards: retryAfterMs is when the request can succeed',
-]);
+const KNOWN_FAILING_SCENARIOS: ReadonlySet<string> = new Set<string>([]);
 
 function runScenario(scenario: GcraScenario): void {
   const { limit } = scenario;
@@ -332,42 +329,43 @@ describe('gcra: properties over seeded random sequences', () => {
 });
 
 /*
- * Known bug: when the stored TAT is more than one bucket capacity ahead of
- * `now` (clock went backwards, or the limit changed so that C shrank, e.g. an
- * adaptive rate increase), the decision is made on the real TAT but
- * retryAfterMs is computed from the clamped one (now + C), so it is too short:
- * a client that honours Retry-After is denied again.
+ * When the stored TAT is more than one bucket capacity ahead of `now` (clock
+ * went backwards, or the limit changed so that C shrank, e.g. an adaptive rate
+ * increase), retryAfterMs is measured from the stored TAT: a client that
+ * honours Retry-After is not denied again. (Found by this suite: it used to
+ * be computed from a clamped TAT.)
  */
-describe('gcra: known bug, retryAfterMs after the bucket horizon moved back', () => {
-  it.failing('clock back by 5 s: waiting retryAfterMs is enough (reports 1000 instead of 6000)', () => {
+describe('gcra: retryAfterMs after the bucket horizon moved back', () => {
+  it('clock back by 5 s: waiting retryAfterMs (6000) is enough', () => {
     const limit = { rate: 1, burst: 3 };
     const { tat } = gcraConsume(undefined, 10_000, limit, 3); // tat 13_000
     const denied = gcraConsume(tat, 5000, limit, 1).decision;
+    expect(denied.retryAfterMs).toBe(6000);
     expect(gcraConsume(tat, 5000 + denied.retryAfterMs, limit, 1).decision.allowed).toBe(true);
   });
 
-  it.failing('rate raised from 1/s to 2/s on an empty bucket: waiting retryAfterMs is enough (reports 500 instead of 2000)', () => {
+  it('rate raised from 1/s to 2/s on an empty bucket: waiting retryAfterMs (2000) is enough', () => {
     const { tat } = gcraConsume(undefined, 0, { rate: 1, burst: 3 }, 3); // tat 3000, C was 3000
     const faster = { rate: 2, burst: 3 }; // C = 1500: the stored TAT is 1500 ms beyond it
     const denied = gcraConsume(tat, 0, faster, 1).decision;
     // Admitted once tat + 500 - t <= 1500, i.e. at t = 2000.
+    expect(denied.retryAfterMs).toBe(2000);
     expect(gcraConsume(tat, denied.retryAfterMs, faster, 1).decision.allowed).toBe(true);
   });
 });
 
 /*
- * Known precision bugs in gcra.ts, kept as `failing` tests: they pass while
- * the bug exists and start failing once it is fixed (then drop `.failing` and
- * move the case into the scenario table).
- *
- * Root cause: the TAT is an absolute time in ms held in a double. Around
- * Date.now() (~1.7e12 ms, between 2^40 and 2^41) doubles are 2^-12 ms
- * (0.000244 ms) apart, so `current + cost * interval` is rounded to a multiple
- * of 0.000244 ms. With interval 0.001 ms (1e6/s) every token is charged as
- * 4 * 0.000244 = 0.0009765625 ms instead of 0.001: 2.4 % too cheap. Below half
- * a step (rate >= ~8.2e6/s at cost 1) the TAT never moves at all.
+ * Precision at Date.now()-scale times. The TAT is an absolute time in ms held
+ * in a double. Around Date.now() (~1.7e12 ms, between 2^40 and 2^41) doubles
+ * are 2^-12 ms (0.000244 ms) apart, coarser than one token at 1e6/s (0.001 ms).
+ * Rounding to nearest charged 4 steps = 0.0009765625 ms per token, 2.4 % too
+ * cheap (1024 admitted of a burst of 1000), and at 1e7/s nothing at all (found
+ * by this suite). Charges are now rounded up: such buckets may admit fewer
+ * than their burst, never more. Stores avoid the problem by computing in time
+ * relative to an epoch of their own (MemoryStore: its first `now`), where doubles
+ * are fine-grained.
  */
-describe('gcra: known precision bugs at Date.now()-scale times', () => {
+describe('gcra: precision at Date.now()-scale times never admits more than the burst', () => {
   const now = 1_700_000_000_000;
 
   function admittedAtOneInstant(limit: BucketLimit, tries: number): number {
@@ -382,14 +380,19 @@ describe('gcra: known precision bugs at Date.now()-scale times', () => {
     return admitted;
   }
 
-  // Hand-derived: the burst of 1000 lasts while n * 0.0009765625 <= 1 + slack
-  // (slack ~ 7.5e-4 ms at this magnitude): n = 1024 single tokens admitted.
-  it.failing('rate 1e6/s, burst 1000: at most 1000 single tokens at one instant (admits 1024)', () => {
-    expect(admittedAtOneInstant({ rate: 1e6, burst: 1000 }, 2000)).toBe(1000);
+  // Each token is charged 5 steps (0.001220703125 ms): floor((1 + slack) / that) = 819.
+  it('rate 1e6/s, burst 1000: at most 1000 single tokens at one instant (819)', () => {
+    expect(admittedAtOneInstant({ rate: 1e6, burst: 1000 }, 2000)).toBe(819);
   });
 
-  // interval 1e-4 ms < half a rounding step: now + 1e-4 === now, the TAT never advances.
-  it.failing('rate 1e7/s, burst 1000: at most 1000 single tokens at one instant (admits all)', () => {
-    expect(admittedAtOneInstant({ rate: 1e7, burst: 1000 }, 5000)).toBe(1000);
+  // interval 1e-4 ms is below one step: each token is charged one step, 0.000244 ms: 409 fit in 0.1 ms (+ slack).
+  it('rate 1e7/s, burst 1000: at most 1000 single tokens at one instant (410)', () => {
+    expect(admittedAtOneInstant({ rate: 1e7, burst: 1000 }, 5000)).toBeLessThanOrEqual(1000);
+    expect(admittedAtOneInstant({ rate: 1e7, burst: 1000 }, 5000)).toBeGreaterThan(400);
+  });
+
+  // 0.1 ms per token is 409.6 steps, charged 410: 1000 tokens cost 0.24 ms more than the burst holds.
+  it('rate 1e4/s, burst 1000: never more than the burst, at most one token short', () => {
+    expect(admittedAtOneInstant({ rate: 1e4, burst: 1000 }, 2000)).toBe(999);
   });
 });

@@ -81,9 +81,11 @@ function toleranceMs(now: number, intervalMs: number): number {
  * Consume `cost` tokens at `now` from a bucket whose stored TAT is `tat`
  * (`undefined` for a key never seen, which is the same as a full bucket).
  *
- * A TAT in the future beyond the bucket's horizon can only come from a clock
- * that went backwards (or from a burst that shrank); it is clamped so that the
- * bucket is never "more than empty" and time running backwards never refills.
+ * Time running backwards never refills: a TAT in the past counts as "full
+ * now", and a TAT further ahead than the bucket's capacity (a clock that went
+ * backwards, or a burst that shrank) is an empty bucket that stays empty until
+ * that TAT, so `retryAfterMs` and `resetMs` are measured from the stored TAT,
+ * never from a clamped one: waiting `retryAfterMs` is always enough.
  */
 export function gcraConsume(
   tat: number | undefined,
@@ -93,35 +95,51 @@ export function gcraConsume(
 ): GcraOutcome {
   const interval = emissionIntervalMs(limit);
   const capacityMs = limit.burst * interval;
-  const slack = toleranceMs(now, interval);
-  // Clamp: an empty bucket is TAT = now + capacity; anything beyond is debt
-  // that a shrunken burst or a backwards clock would otherwise create.
-  const current = tat === undefined || tat < now ? now : Math.min(tat, now + capacityMs);
+  const current = tat === undefined || tat < now ? now : tat;
 
   if (cost > limit.burst + TOKEN_EPSILON) {
     return {
       tat: tat ?? now,
-      decision: denied(current, now, interval, capacityMs, Number.POSITIVE_INFINITY, 'cost-exceeds-burst'),
+      decision: denied(current, now, interval, capacityMs, Number.POSITIVE_INFINITY, 'cost-exceeds-burst', toleranceMs(now, interval)),
     };
   }
 
-  const next = current + cost * interval;
+  const next = charge(current, cost * interval);
   const debtMs = next - now;
+  const slack = toleranceMs(now, interval);
   if (debtMs <= capacityMs + slack) {
     return {
       tat: next,
       decision: {
         allowed: true,
-        remaining: wholeTokens(capacityMs - debtMs, interval),
+        remaining: wholeTokens(capacityMs - debtMs, interval, slack),
         retryAfterMs: 0,
-        resetMs: Math.max(0, debtMs),
+        resetMs: Math.min(capacityMs, Math.max(0, debtMs)),
       },
     };
   }
   return {
     tat: tat ?? now,
-    decision: denied(current, now, interval, capacityMs, debtMs - capacityMs, 'limit'),
+    decision: denied(current, now, interval, capacityMs, debtMs - capacityMs, 'limit', slack),
   };
+}
+
+/**
+ * `from + stepMs`, rounded up so that the bucket is never charged less than
+ * `stepMs`. At `Date.now()` magnitudes doubles are 2^-12 ms apart, coarser
+ * than one token at very high rates (1e6/s is 0.001 ms per token); rounding to
+ * nearest would under-charge and admit more than the burst. Rounding up can
+ * only admit fewer, by at most one double step per decision.
+ */
+function charge(from: number, stepMs: number): number {
+  let next = from + stepMs;
+  while (next - from < stepMs) next += ulp(next);
+  return next;
+}
+
+/** The distance from `x` to the next larger double (for positive, normal `x`). */
+function ulp(x: number): number {
+  return x === 0 ? Number.MIN_VALUE : 2 ** (Math.floor(Math.log2(Math.abs(x))) - 52);
 }
 
 /**
@@ -146,17 +164,19 @@ function denied(
   capacityMs: number,
   retryAfterMs: number,
   reason: DenyReason,
+  slack: number,
 ): RateLimitDecision {
   const debtMs = current - now;
   return {
     allowed: false,
-    remaining: wholeTokens(capacityMs - debtMs, interval),
+    remaining: wholeTokens(capacityMs - debtMs, interval, slack),
     retryAfterMs,
     resetMs: Math.max(0, debtMs),
     reason,
   };
 }
 
-function wholeTokens(freeMs: number, interval: number): number {
-  return Math.max(0, Math.floor(freeMs / interval + TOKEN_EPSILON));
+/** Whole tokens in `freeMs` of bucket room, forgiving rounding up to `slack` ms. */
+function wholeTokens(freeMs: number, interval: number, slack: number): number {
+  return Math.max(0, Math.floor((freeMs + slack) / interval));
 }

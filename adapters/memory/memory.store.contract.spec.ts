@@ -1,0 +1,5 @@
+import { describeStoreContract } from '../../test/utils/store-contract.js';
+import { MemoryStore } from './memory.store.js';
+
+describeStoreContract('MemoryStore', () => new MemoryStore());
+describeStoreContract('MemoryStore (small maxKeys)', () => new MemoryStore({ maxKeys: 100 }));
