@@ -18,7 +18,7 @@ export type {
   KeyStrategy,
   FailMode,
 } from './interfaces/rate-limit-options.interface.js';
-export type { RateLimitModuleOptions, HeadersMode, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
+export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
 
 // Adaptive limits
 export * from './adaptive/index.js';

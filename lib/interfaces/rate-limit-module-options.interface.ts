@@ -44,3 +44,12 @@ export interface RateLimitModuleOptions {
   /** Milliseconds; for tests and simulations. @default Date.now */
   readonly clock?: RateLimitClock;
 }
+
+/**
+ * A class for `RateLimitModule.forRootAsync({ useClass })` / `useExisting`.
+ *
+ * @publicApi
+ */
+export interface RateLimitOptionsFactory {
+  createRateLimitOptions(): RateLimitModuleOptions | Promise<RateLimitModuleOptions>;
+}

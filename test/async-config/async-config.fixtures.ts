@@ -1,10 +1,5 @@
 import { Controller, Get, Injectable, Module, UseGuards } from '@nestjs/common';
-import { RateLimit, RateLimitGuard, type RateLimitModuleOptions } from 'nestjs-holdup';
-
-/** What `useClass` must implement (the builder's factory method name). */
-export interface RateLimitOptionsFactory {
-  createRateLimitOptions(): RateLimitModuleOptions | Promise<RateLimitModuleOptions>;
-}
+import { RateLimit, RateLimitGuard, type RateLimitModuleOptions, type RateLimitOptionsFactory } from 'nestjs-holdup';
 
 /** A stand-in for @nestjs/config's ConfigService: values from a plain object. */
 @Injectable()
