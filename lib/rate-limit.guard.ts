@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
+import type { BucketLimit } from './algorithms/gcra.js';
 import type { RateLimitClock } from './clock.js';
 import { retryAfterSeconds, type HeaderLimit } from './headers/rate-limit-headers.js';
 import { writeRateLimitHeaders, type HeaderSource } from './headers/write-headers.js';
@@ -45,6 +46,9 @@ export interface RateLimitDenial extends HeaderSource {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
+  /** Per route with adaptive limits: the provider's buckets last seen, and the limits built from them. */
+  private readonly adaptiveBuckets = new WeakMap<CompiledRoute, { sources: readonly BucketLimit[]; limits: readonly HeaderLimit[] }>();
+
   constructor(
     private readonly routes: RateLimitRoutes,
     private readonly limiter: RateLimiter,
@@ -60,7 +64,7 @@ export class RateLimitGuard implements CanActivate {
     if (limits.length === 0) return true;
 
     const { request, response } = this.getRequestResponse(context);
-    const buckets = route.staticPolicy === undefined ? this.effectiveLimits(limits) : limits;
+    const buckets = route.staticPolicy === undefined ? this.effectiveLimits(route) : limits;
     const checks: RateLimitCheck[] = new Array(limits.length);
     for (let i = 0; i < limits.length; i++) {
       const limit = limits[i]!;
@@ -137,8 +141,20 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
-  private effectiveLimits(limits: readonly ResolvedLimit[]): HeaderLimit[] {
-    return limits.map((limit) => (limit.adaptive ? { name: limit.name, ...this.adaptive.effectiveLimit(limit.name) } : limit));
+  /**
+   * The buckets of a route with adaptive limits, as they are now. The
+   * provider returns the same bucket object until a rate changes, so the
+   * array built from them is reused until then.
+   */
+  private effectiveLimits(route: CompiledRoute): readonly HeaderLimit[] {
+    const cached = this.adaptiveBuckets.get(route);
+    if (cached && route.limits.every((limit, i) => !limit.adaptive || this.adaptive.effectiveLimit(limit.name) === cached.sources[i])) {
+      return cached.limits;
+    }
+    const sources = route.limits.map((limit) => (limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit));
+    const limits = route.limits.map((limit, i) => (limit.adaptive ? { name: limit.name, rate: sources[i]!.rate, burst: sources[i]!.burst } : limit));
+    this.adaptiveBuckets.set(route, { sources, limits });
+    return limits;
   }
 }
 
