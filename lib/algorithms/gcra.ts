@@ -137,9 +137,14 @@ function charge(from: number, stepMs: number): number {
   return next;
 }
 
-/** The distance from `x` to the next larger double (for positive, normal `x`). */
+/** The distance from `|x|` to the next larger double (for normal `x`). */
 function ulp(x: number): number {
-  return x === 0 ? Number.MIN_VALUE : 2 ** (Math.floor(Math.log2(Math.abs(x))) - 52);
+  if (x === 0) return Number.MIN_VALUE;
+  const magnitude = Math.abs(x);
+  // Math.log2 may round up just below a power of two: correct the exponent.
+  let exponent = Math.floor(Math.log2(magnitude));
+  if (2 ** exponent > magnitude) exponent--;
+  return 2 ** (exponent - 52);
 }
 
 /**

@@ -4,7 +4,8 @@ import type { ConsumeResult, RateLimitDecision } from 'nestjs-holdup';
  * The expected result with its millisecond fields matched to within 1 µs.
  *
  * Stores compute in a time frame of their own (MemoryStore relative to its
- * first `now`, Redis relative to a fixed base) where doubles are finer than at
+ * first `now`, the Redis script relative to `floor(now)`, with the integer base
+ * stored beside each key) where doubles are finer than at
  * `Date.now()` magnitudes, so `resetMs` / `retryAfterMs` can differ from the
  * bare algorithm's in the last bits; `allowed`, `remaining` and `reason` must
  * match exactly.

@@ -1,0 +1,38 @@
+/**
+ * The few commands {@link RedisStore} needs from a Redis client.
+ *
+ * ioredis `Redis` and `Cluster` fit it as they are. For another client (e.g.
+ * node-redis), write a small object that forwards these calls:
+ *
+ * ```ts
+ * const client: RedisClient = {
+ *   evalsha: (sha, numkeys, ...args) => redis.sendCommand(['EVALSHA', sha, String(numkeys), ...args.map(String)]),
+ *   eval: (script, numkeys, ...args) => redis.sendCommand(['EVAL', script, String(numkeys), ...args.map(String)]),
+ *   del: (...keys) => redis.del(keys),
+ *   get status() { return redis.isReady ? 'ready' : 'connecting'; },
+ * };
+ * ```
+ *
+ * Errors must reject the promise; a `NOSCRIPT` reply must reject with an error
+ * whose message contains `NOSCRIPT` (the store then falls back to `EVAL`).
+ *
+ * @publicApi
+ */
+export interface RedisClient {
+  /** `EVALSHA sha numkeys key... arg...`. */
+  evalsha(sha1: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  /** `EVAL script numkeys key... arg...` (also caches the script under its SHA1). */
+  eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  /** `DEL key...` (keys of one call always share a Cluster slot). */
+  del(...keys: string[]): Promise<unknown>;
+  /**
+   * Connection state, when the client has one (ioredis: `'ready'` once
+   * usable). When present and neither `'ready'` nor `'wait'` (ioredis' lazy,
+   * not yet connected state, which connects on the first command), the store
+   * fails fast instead of handing the command to an offline queue that would
+   * replay it, and charge the bucket, long after the caller gave up.
+   */
+  readonly status?: string;
+  /** True for a Redis Cluster client (ioredis `Cluster`): checks are then grouped by slot. */
+  readonly isCluster?: boolean;
+}

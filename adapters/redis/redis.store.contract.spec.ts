@@ -1,0 +1,23 @@
+import { Redis } from 'ioredis';
+import { sharedRedisUrl, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { describeStoreContract } from '../../test/utils/store-contract.js';
+import { RedisStore } from './redis.store.js';
+
+let client: Redis;
+
+beforeAll(async () => {
+  client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+  await client.connect();
+});
+
+afterAll(async () => {
+  await client.quit();
+});
+
+// Client time, so the scenarios' explicit `now` values decide. The padding
+// keeps keys alive while the virtual clock stands still and real time passes
+// (it never changes a decision); the generous timeout keeps a loaded CI
+// machine from turning a slow answer into a failure.
+describeStoreContract('RedisStore (client time)', () =>
+  new RedisStore({ client, keyPrefix: uniquePrefix('contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+);

@@ -1,0 +1,277 @@
+/**
+ * RedisStore against a Redis that dies, freezes, forgets its scripts or
+ * answers errors. Each test runs its own redis-server (never the shared one).
+ *
+ * What must hold: every call settles within `timeoutMs` plus a small margin,
+ * either answered or rejected with RateLimitStoreError; nothing is left as an
+ * unhandled rejection (jest-circus fails the running test on any, and the
+ * plain-Node variant in test/redis/faults.e2e-spec.ts checks it with a real
+ * `process.on('unhandledRejection')` spy); and the store is exact again once
+ * Redis is back, without being recreated.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
+import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import { freePort, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
+import { approximately } from '../../test/utils/approximately.js';
+import { ModelStore } from '../../test/utils/store-contract.js';
+import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore } from './index.js';
+
+const TIMEOUT_MS = DEFAULT_REDIS_TIMEOUT_MS;
+/** Slack for a loaded 2-core CI machine: timers and the event loop run late. */
+const MARGIN_MS = 400;
+/** For calls whose point is not the timeout: a loaded machine must not turn them into timeouts. */
+const PATIENT_MS = 5_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
+
+/** What the tests recommend, and ioredis' defaults (offline queue, resending in-flight commands). */
+const clientConfigs: [string, RedisOptions][] = [
+  ['recommended options', { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false }],
+  ['ioredis defaults', {}],
+];
+
+interface Call {
+  readonly ms: number;
+  readonly error?: unknown;
+}
+
+/** `concurrency` loops of consume calls until `stop()`, each call timed. */
+async function hammer(store: RedisStore, stop: () => boolean, concurrency = 3): Promise<Call[]> {
+  const calls: Call[] = [];
+  let now = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (!stop()) {
+        const started = performance.now();
+        try {
+          await store.consume({ checks: [check('load', 1e6, 1e6)], now: now++ });
+          calls.push({ ms: performance.now() - started });
+        } catch (error) {
+          calls.push({ ms: performance.now() - started, error });
+        }
+        await sleep(5);
+      }
+    }),
+  );
+  return calls;
+}
+
+function expectBounded(calls: readonly Call[]): void {
+  expect(calls.length).toBeGreaterThan(0);
+  const slowest = Math.max(...calls.map((call) => call.ms));
+  expect(slowest).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
+  for (const call of calls) if (call.error !== undefined) expect(call.error).toBeInstanceOf(RateLimitStoreError);
+}
+
+/** Polls until the store answers again (it must recover on its own). */
+async function waitForRecovery(store: RedisStore, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await store.peek({ checks: [{ key: 'probe', rate: 1, burst: 1 }], now: 0 });
+      return;
+    } catch (error) {
+      expect(error).toBeInstanceOf(RateLimitStoreError);
+      if (Date.now() > deadline) throw new Error(`store did not recover within ${timeoutMs} ms: ${String(error)}`);
+      await sleep(20);
+    }
+  }
+}
+
+/**
+ * A fresh bucket behaves exactly: burst, exact wait, refill. Checked through
+ * a second, patient store on the same client and key prefix: a call that timed
+ * out on a loaded machine might still have been applied, which would make the
+ * exact sequence unprovable. (That the store under test itself recovered is
+ * what `waitForRecovery` shows.)
+ */
+async function expectExact(tested: RedisStore, client: Redis, keyPrefix: string): Promise<void> {
+  const store = new RedisStore({ client, keyPrefix, time: 'client', timeoutMs: PATIENT_MS });
+  expect(tested.calls).toBeGreaterThan(0);
+  const c = check(`exact:${Math.random()}`, 1, 3);
+  for (const remaining of [2, 1, 0]) {
+    expect((await store.consume({ checks: [c], now: 10_000 })).decisions[0]).toEqual({
+      allowed: true,
+      remaining,
+      retryAfterMs: 0,
+      resetMs: 1_000 * (3 - remaining),
+    });
+  }
+  expect((await store.consume({ checks: [c], now: 10_000 })).decisions[0]).toEqual({
+    allowed: false,
+    remaining: 0,
+    retryAfterMs: 1_000,
+    resetMs: 3_000,
+    reason: 'limit',
+  });
+  expect((await store.consume({ checks: [c], now: 11_000 })).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
+}
+
+describe('RedisStore under Redis faults', () => {
+  let server: RedisServer | undefined;
+  let client: Redis | undefined;
+
+  const connect = async (url: string, options: RedisOptions) => {
+    // Reconnect quickly (the default backs off to 2 s) to keep the test short.
+    client = new Redis(url, { retryStrategy: () => 50, lazyConnect: true, ...options });
+    client.on('error', () => {}); // connection errors are expected here; ioredis would log them
+    await client.connect();
+    return client;
+  };
+
+  let prefix = '';
+  const makeStore = (redis: Redis, timeoutMs = TIMEOUT_MS) => {
+    prefix = uniquePrefix('faults');
+    return new RedisStore({ client: redis, keyPrefix: prefix, time: 'client', timeoutMs, expiryPaddingMs: 60_000 });
+  };
+
+  afterEach(async () => {
+    client?.disconnect();
+    client = undefined;
+    await server?.stop();
+    server = undefined;
+  });
+
+  describe.each(clientConfigs)('with %s', (_label, options) => {
+    it('settles every call while Redis is killed, and recovers when it restarts', async () => {
+      server = await startRedisServer();
+      const store = makeStore(await connect(server.url, options));
+      let stopped = false;
+      const load = hammer(store, () => stopped);
+      await sleep(150);
+      await server.kill();
+      await sleep(400);
+      const failuresWhileDown = store.errors + store.timeouts;
+      await server.restart();
+      await waitForRecovery(store);
+      await sleep(100);
+      stopped = true;
+      const calls = await load;
+
+      expectBounded(calls);
+      expect(failuresWhileDown).toBeGreaterThan(0);
+      expect(calls.filter((call) => call.error === undefined).length).toBeGreaterThan(10);
+      await expectExact(store, client!, prefix);
+      // The restarted server had no script: recovered through EVAL.
+      expect(store.scriptReloads).toBeGreaterThanOrEqual(2);
+    });
+
+    it('times out every call while Redis is frozen (SIGSTOP), and is exact again after SIGCONT', async () => {
+      server = await startRedisServer();
+      const redis = await connect(server.url, options);
+      const store = makeStore(redis);
+      let stopped = false;
+      const load = hammer(store, () => stopped);
+      await sleep(150);
+      server.pause();
+      await sleep(500);
+      server.resume();
+      await sleep(150);
+      stopped = true;
+      const calls = await load;
+      // Let the frozen commands' late replies arrive: they must be swallowed.
+      expect(await redis.ping()).toBe('PONG');
+
+      expectBounded(calls);
+      expect(store.timeouts).toBeGreaterThan(0);
+      expect(calls.filter((call) => call.error !== undefined).every((call) => call.ms >= TIMEOUT_MS - 5)).toBe(true);
+      await expectExact(store, client!, prefix);
+    });
+
+    it('settles every call when Redis is killed while frozen (late failures are swallowed)', async () => {
+      server = await startRedisServer();
+      const store = makeStore(await connect(server.url, options));
+      let stopped = false;
+      const load = hammer(store, () => stopped);
+      await sleep(150);
+      server.pause();
+      await sleep(300);
+      // The commands sent while frozen timed out long ago; now they fail (or
+      // are resent, with ioredis defaults) after their callers were answered.
+      await server.kill();
+      await sleep(200);
+      await server.restart();
+      await waitForRecovery(store);
+      await sleep(150);
+      stopped = true;
+      const calls = await load;
+
+      expectBounded(calls);
+      expect(store.timeouts).toBeGreaterThan(0);
+      await expectExact(store, client!, prefix);
+    });
+  });
+
+  it('rides through SCRIPT FLUSH mid-run without an error or a wrong decision', async () => {
+    server = await startRedisServer();
+    const store = makeStore(await connect(server.url, clientConfigs[0]![1]), PATIENT_MS);
+    const admin = new Redis(server.url);
+    try {
+      await store.peek({ checks: [{ key: 'warm-up', rate: 1, burst: 1 }], now: 0 });
+      const reloadsBefore = store.scriptReloads;
+      const model = new ModelStore();
+      const checks = [check('a', 5, 3), check('b', 1, 2)];
+      for (let i = 0; i < 120; i++) {
+        if (i === 30 || i === 80) await admin.script('FLUSH');
+        const request = { checks: i % 3 === 0 ? checks : [checks[0]!], now: i * 97.5 };
+        expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
+      }
+      expect(store.scriptReloads - reloadsBefore).toBe(2);
+
+      // Concurrent callers while flushing: nobody sees an error.
+      let stopped = false;
+      const load = hammer(store, () => stopped, 4);
+      for (let i = 0; i < 5; i++) {
+        await sleep(30);
+        await admin.script('FLUSH');
+      }
+      stopped = true;
+      const calls = await load;
+      expect(calls.filter((call) => call.error !== undefined)).toEqual([]);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('rejects fast with the cause when Redis answers errors (OOM), and is exact once it stops', async () => {
+    server = await startRedisServer();
+    // Patient: the rejection must come from Redis' error reply, not from a timeout.
+    const store = makeStore(await connect(server.url, clientConfigs[0]![1]), PATIENT_MS);
+    const admin = new Redis(server.url);
+    try {
+      await admin.config('SET', 'maxmemory', '1');
+      const started = performance.now();
+      const failure = await store.consume({ checks: [check('k', 1, 1)], now: 0 }).catch((error: unknown) => error);
+      expect(performance.now() - started).toBeLessThan(PATIENT_MS / 2);
+      expect(failure).toBeInstanceOf(RateLimitStoreError);
+      expect(String((failure as Error).message)).toMatch(/OOM/);
+      expect(store.errors).toBe(1);
+      await admin.config('SET', 'maxmemory', '0');
+      await expectExact(store, client!, prefix);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('fails fast while Redis is down from the start, queues nothing, and recovers when it comes up', async () => {
+    const port = await freePort();
+    // ioredis defaults: an offline queue that would replay every command on connect.
+    client = new Redis({ host: '127.0.0.1', port, retryStrategy: () => 50 });
+    client.on('error', () => {});
+    const store = makeStore(client);
+    const c = check('outage', 1, 5);
+    for (let i = 0; i < 10; i++) {
+      const started = performance.now();
+      await expect(store.consume({ checks: [c], now: 0 })).rejects.toThrow(/not ready/);
+      expect(performance.now() - started).toBeLessThan(MARGIN_MS);
+    }
+    server = await startRedisServer({ port });
+    await waitForRecovery(store);
+    // None of the ten refused calls reached Redis later: the bucket is untouched.
+    const patient = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: PATIENT_MS });
+    expect((await patient.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({ allowed: true, remaining: 4 });
+    await expectExact(store, client!, prefix);
+  });
+});

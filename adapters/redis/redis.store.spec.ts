@@ -1,0 +1,502 @@
+import { Cluster, Redis } from 'ioredis';
+import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
+import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import {
+  rawCommand,
+  startRedisCluster,
+  startRedisServer,
+  uniquePrefix,
+  type RedisClusterHandle,
+  type RedisServer,
+} from '../../test/utils/redis-harness.js';
+import { approximately } from '../../test/utils/approximately.js';
+import { describeStoreContract, ModelStore } from '../../test/utils/store-contract.js';
+import { GCRA_LUA } from './gcra.lua.js';
+import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
+import { checkKeyPrefix, encodeKey, keySlot, MAX_ENCODED_KEY_LENGTH, redisKey } from './redis-keys.js';
+
+// Compile-time check: ioredis' Redis and Cluster fit the store's client interface as they are.
+export const ioredisFits: [(client: Redis) => RedisClient, (client: Cluster) => RedisClient] = [
+  (client) => client,
+  (client) => client,
+];
+
+const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
+
+/** `INFO commandstats` as `{ evalsha: 12, ... }` (calls per command). */
+async function commandCalls(client: Redis): Promise<Record<string, number>> {
+  const info = await client.info('commandstats');
+  const calls: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[match[1]!] = Number(match[2]);
+  return calls;
+}
+
+/** A stored bucket value (`<base>:<offset>`, see gcra.lua.ts) as absolute milliseconds. */
+function storedTat(value: string | null): number {
+  const [base, offset] = String(value).split(':').map(Number) as [number, number];
+  return base + offset;
+}
+
+/** Redis server time in ms. */
+async function serverNow(client: Redis): Promise<number> {
+  const [seconds, micros] = (await client.call('TIME')) as [string, string];
+  return Number(seconds) * 1000 + Number(micros) / 1000;
+}
+
+describe('redis keys', () => {
+  it('computes Redis Cluster slots like Redis does', () => {
+    expect(keySlot('123456789')).toBe(12739); // CRC16/XMODEM check value
+    expect(keySlot('{user1000}.following')).toBe(keySlot('{user1000}.followers'));
+    expect(keySlot('foo{{bar}}zap')).toBe(keySlot('{bar'));
+    expect(keySlot('foo{bar}{zap}')).toBe(keySlot('bar'));
+  });
+
+  it('escapes braces, the escape character, the hash marker and non-ASCII', () => {
+    expect(redisKey('p:', 'ip:1.2.3.4')).toBe('p:{ip:1.2.3.4}');
+    expect(redisKey('p:', 'a{b}c')).toBe('p:{a%7Bb%7Dc}');
+    expect(redisKey('p:', 'a%7Bb')).toBe('p:{a%257Bb}');
+    expect(redisKey('p:', '#x')).toBe('p:{%23x}');
+    expect(encodeKey('é\uD800\u0000')).toBe('%E9%uD800%00');
+  });
+
+  it('bounds the length by hashing long keys, without colliding with short ones', () => {
+    const long = redisKey('p:', 'x'.repeat(100_000));
+    expect(long).toMatch(/^p:\{#[0-9a-f]{64}\}$/);
+    expect(redisKey('p:', 'x'.repeat(100_000) + 'y')).not.toBe(long);
+    expect(redisKey('p:', 'x'.repeat(MAX_ENCODED_KEY_LENGTH))).toBe(`p:{${'x'.repeat(MAX_ENCODED_KEY_LENGTH)}}`);
+    // A short key cannot start with the hash marker: '#' is always escaped.
+    expect(redisKey('p:', long.slice(3, -1))).not.toBe(long);
+  });
+
+  it('refuses a prefix that would set the hash tag', () => {
+    expect(() => checkKeyPrefix('app{1}:')).toThrow(/keyPrefix must not contain/);
+    expect(() => checkKeyPrefix('x'.repeat(101))).toThrow(/at most 100/);
+    expect(checkKeyPrefix('app:')).toBe('app:');
+  });
+});
+
+describe('RedisStore on a standalone Redis', () => {
+  let server: RedisServer;
+  let client: Redis;
+  let prefix: string;
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    client.disconnect();
+    await server.stop();
+  });
+
+  beforeEach(() => {
+    prefix = uniquePrefix('store');
+  });
+
+  const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
+    new RedisStore({ client, keyPrefix: prefix, timeoutMs: 5_000, ...options });
+
+  it('validates its options, naming them', () => {
+    expect(() => new RedisStore({} as never)).toThrow(/client must be a Redis client/);
+    expect(() => new RedisStore({ client, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => new RedisStore({ client, timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
+    expect(() => new RedisStore({ client, time: 'local' as never })).toThrow(/time must be/);
+    expect(() => new RedisStore({ client, keyPrefix: '{x}' })).toThrow(/keyPrefix/);
+    expect(() => new RedisStore({ client, expiryPaddingMs: -1 })).toThrow(/expiryPaddingMs/);
+    expect(DEFAULT_REDIS_TIMEOUT_MS).toBeGreaterThanOrEqual(50);
+    expect(DEFAULT_REDIS_TIMEOUT_MS).toBeLessThanOrEqual(200);
+  });
+
+  it('calls the script by SHA: one EVALSHA per decision, no SCRIPT LOAD, no EVAL once cached', async () => {
+    const store = makeStore({ time: 'client' });
+    await client.script('FLUSH');
+    await store.consume({ checks: [check('warm-up', 10, 10)], now: 0 });
+    expect(store.scriptReloads).toBe(1);
+
+    await client.config('RESETSTAT');
+    for (let i = 0; i < 20; i++) {
+      await store.consume({ checks: [check('a', 10, 10), check('b', 10, 10)], now: i });
+    }
+    await store.peek({ checks: [{ key: 'a', rate: 10, burst: 10 }], now: 30 });
+    const calls = await commandCalls(client);
+    expect(calls.evalsha).toBe(21);
+    expect(calls.eval).toBeUndefined();
+    expect(calls.script).toBeUndefined();
+    expect(calls.keys).toBeUndefined();
+    expect(calls.scan).toBeUndefined();
+    expect(store.scriptReloads).toBe(1);
+    expect(store.calls).toBe(22);
+  });
+
+  it('recovers from SCRIPT FLUSH with one EVAL, keeping the buckets', async () => {
+    const store = makeStore({ time: 'client' });
+    const c = check('k', 1, 3);
+    await store.consume({ checks: [c], now: 0 });
+    await client.script('FLUSH');
+    const before = store.scriptReloads;
+    expect((await store.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
+    expect(store.scriptReloads).toBe(before + 1);
+    expect((await store.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
+    expect(store.scriptReloads).toBe(before + 1);
+  });
+
+  it('expires each key exactly when its bucket is full again (server time)', async () => {
+    const store = makeStore();
+    await store.consume({ checks: [check('k', 1, 10, 3)], now: 0 });
+    const key = redisKey(prefix, 'k');
+    const value = (await client.get(key))!;
+    const [base, offset] = value.split(':').map(Number) as [number, number];
+    expect(Number.isInteger(base)).toBe(true);
+    const tat = base + offset;
+    const expireAt = Number(await client.call('PEXPIRETIME', key));
+    expect(expireAt).toBe(base + Math.ceil(offset));
+    expect(expireAt).toBe(Math.ceil(tat));
+    const now = await serverNow(client);
+    expect(tat - now).toBeGreaterThan(2_000);
+    expect(tat - now).toBeLessThanOrEqual(3_000);
+  });
+
+  it('expires each key exactly when its bucket is full again (client time), plus any padding', async () => {
+    const exact = makeStore({ time: 'client' });
+    await exact.consume({ checks: [check('k', 1, 10, 2)], now: 5_000.5 });
+    const key = redisKey(prefix, 'k');
+    expect(await client.get(key)).toBe('5000:2000.5'); // frame floor(now), offset from it
+    expect(storedTat(await client.get(key))).toBe(7_000.5);
+    const ttl = await client.pttl(key);
+    expect(ttl).toBeGreaterThan(1_000); // 2 s minus however long this took
+    expect(ttl).toBeLessThanOrEqual(2_000);
+
+    const padded = makeStore({ time: 'client', expiryPaddingMs: 10_000 });
+    await padded.consume({ checks: [check('p', 1, 10, 2)], now: 5_000 });
+    const paddedTtl = await client.pttl(redisKey(prefix, 'p'));
+    expect(paddedTtl).toBeGreaterThan(11_000);
+    expect(paddedTtl).toBeLessThanOrEqual(12_000);
+  });
+
+  it('lets Redis drop a key once its bucket is full', async () => {
+    const store = makeStore();
+    await store.consume({ checks: [check('short', 100, 1)], now: 0 }); // full again in 10 ms
+    const key = redisKey(prefix, 'short');
+    const deadline = Date.now() + 5_000;
+    while ((await client.exists(key)) === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(await client.exists(key)).toBe(0);
+  });
+
+  it('writes nothing when a request is denied', async () => {
+    const store = makeStore({ time: 'client' });
+    const open = check('open', 10, 5);
+    const shut = check('shut', 1, 1);
+    await store.consume({ checks: [shut], now: 0 });
+    const shutValue = await client.get(redisKey(prefix, 'shut'));
+    const result = await store.consume({ checks: [open, shut], now: 0 });
+    expect(result.allowed).toBe(false);
+    expect(await client.exists(redisKey(prefix, 'open'))).toBe(0);
+    expect(await client.get(redisKey(prefix, 'shut'))).toBe(shutValue);
+    const cost = await store.consume({ checks: [check('big', 1, 2, 3)], now: 0 });
+    expect(cost.decisions[0]).toMatchObject({ allowed: false, retryAfterMs: Number.POSITIVE_INFINITY });
+    expect(await client.exists(redisKey(prefix, 'big'))).toBe(0);
+  });
+
+  it('stores one hash-tagged, escaped key per bucket', async () => {
+    const store = makeStore({ time: 'client' });
+    await store.consume({ checks: [check('user:{x}:é', 1, 5), check('ip:127.0.0.1', 1, 5)], now: 0 });
+    const keys = (await client.keys(`${prefix}*`)).sort();
+    expect(keys).toEqual([`${prefix}{ip:127.0.0.1}`, `${prefix}{user:%7Bx%7D:%E9}`]);
+    for (const key of keys) expect(key.match(/[{}]/g)).toEqual(['{', '}']);
+  });
+
+  it('uses Redis time by default: request.now is ignored, so skewed instances share one bucket', async () => {
+    const a = makeStore();
+    const b = makeStore();
+    const c = check('shared', 0.1, 2); // one token per 10 s: wide margins for a slow machine
+    expect((await a.consume({ checks: [c], now: 0 })).allowed).toBe(true);
+    expect((await b.consume({ checks: [c], now: 9e15 })).allowed).toBe(true);
+    const denied = await a.consume({ checks: [c], now: -1e12 });
+    expect(denied.allowed).toBe(false);
+    expect(denied.decisions[0]!.retryAfterMs).toBeGreaterThan(5_000);
+    expect(denied.decisions[0]!.retryAfterMs).toBeLessThanOrEqual(10_000);
+    const peeked = await b.peek({ checks: [{ key: 'shared', rate: 0.1, burst: 2 }], now: 0 });
+    expect(peeked.decisions[0]!.resetMs).toBeGreaterThan(15_000);
+    expect(peeked.decisions[0]!.resetMs).toBeLessThanOrEqual(20_000);
+  });
+
+  it('keeps fractional milliseconds and infinity through Redis', async () => {
+    const store = makeStore({ time: 'client' });
+    const model = new ModelStore();
+    for (const request of [
+      { checks: [check('third', 3, 1)], now: 0.25 },
+      { checks: [check('third', 3, 1)], now: 100.125 },
+      { checks: [check('third', 3, 1, 2)], now: 100.125 },
+    ]) {
+      expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
+    }
+    expect(storedTat(await client.get(redisKey(prefix, 'third')))).toBe(0.25 + 1000 / 3);
+    const denied = await store.consume({ checks: [check('third', 3, 1)], now: 100.125 });
+    expect(Number.isInteger(denied.decisions[0]!.retryAfterMs)).toBe(false);
+    const never = await store.consume({ checks: [check('third', 3, 1, 2)], now: 0 });
+    expect(never.decisions[0]!.retryAfterMs).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('keeps full precision at Date.now() magnitudes (computes in the frame of floor(now))', async () => {
+    // 1e6/s is 0.001 ms per token; absolute times near 1.7e12 are 2^-12 ms apart,
+    // so computing in absolute time would round every charge up by ~20 %.
+    const store = makeStore({ time: 'client', expiryPaddingMs: 60_000 }); // the clock stands still here
+    const now = 1_763_000_000_000.123;
+    const c = check('fast', 1e6, 1000);
+    for (let i = 0; i < 1000; i++) {
+      const { decisions } = await store.consume({ checks: [c], now });
+      expect(decisions[0]).toMatchObject({ allowed: true, remaining: 999 - i });
+    }
+    expect((await store.consume({ checks: [c], now })).allowed).toBe(false);
+    // (The caller's own clock is that coarse: now + 0.002 is ~1.95 µs later.)
+    expect((await store.consume({ checks: [c], now: now + 0.002 })).allowed).toBe(true);
+  });
+
+  it('resets buckets with DEL', async () => {
+    const store = makeStore({ time: 'client' });
+    await store.consume({ checks: [check('a', 1, 1), check('b', 1, 1)], now: 0 });
+    await store.reset({ checks: [{ key: 'a', rate: 1, burst: 1 }, { key: 'b', rate: 1, burst: 1 }], now: 0 });
+    expect(await client.exists(redisKey(prefix, 'a'), redisKey(prefix, 'b'))).toBe(0);
+  });
+
+  it('refunds exactly when untouched, and only its own cost when charged since', async () => {
+    // The script's refund operation, driven directly (the Cluster path uses it).
+    const key = redisKey(prefix, 'refund');
+    const run = (...argv: string[]) => client.eval(GCRA_LUA, 1, key, ...argv) as Promise<string[]>;
+    const charged = await run('c', '1000', '0', '10', '5', '2'); // frame 1000, tat 200 in it
+    const [previous, written] = charged.slice(6, 8) as [string, string];
+    expect([previous, written]).toEqual(['', '1000:200']);
+    await run('r', '1000', '0', '10', '5', '2', written, previous);
+    expect(await client.exists(key)).toBe(0); // put back: no key, full bucket
+
+    await client.set(key, '1000:500', 'PX', 60_000);
+    const answer = await run('r', '1000', '0', '10', '5', '2', '1000:200', ''); // someone charged since
+    expect(await client.get(key)).toBe('1000:300');
+    expect(answer.slice(1, 5)).toEqual(['1', '2', '0', '300']);
+    await run('r', '1000', '0', '10', '5', '9', '1000:200', '');
+    expect(await client.exists(key)).toBe(0); // never below now
+
+    // A previous value is put back verbatim, and read in whatever frame comes next.
+    await run('c', '1000', '0', '10', '5', '1'); // 1000:100
+    const again = await run('c', '1050.5', '0', '10', '5', '1'); // frame 1050: tat 150 (100 - 50 + 100)
+    expect(again.slice(6, 8)).toEqual(['1000:100', '1050:150']);
+    await run('r', '1050.5', '0', '10', '5', '1', '1050:150', '1000:100');
+    expect(await client.get(key)).toBe('1000:100');
+    expect((await run('p', '1050.5', '0', '10', '5', '0')).slice(1, 5)).toEqual(['1', '4', '0', '49.5']);
+  });
+
+  it('close() leaves the client it was given open, and refuses further calls', async () => {
+    const store = makeStore({ time: 'client' });
+    await store.consume({ checks: [check('k', 1, 1)], now: 0 });
+    await store.close();
+    await store.close();
+    expect(client.status).toBe('ready');
+    expect(await client.ping()).toBe('PONG');
+    await expect(store.consume({ checks: [check('k', 1, 1)], now: 0 })).rejects.toBeInstanceOf(RateLimitStoreError);
+  });
+
+  it('fails fast, without queueing, when the client is not connected', async () => {
+    const offline = new Redis(server.url, { lazyConnect: true });
+    await offline.connect();
+    const ended = new Promise((resolve) => offline.once('end', resolve));
+    offline.disconnect();
+    await ended;
+    expect(offline.status).toBe('end');
+    const store = new RedisStore({ client: offline, keyPrefix: prefix });
+    const started = Date.now();
+    await expect(store.consume({ checks: [check('k', 1, 1)], now: 0 })).rejects.toThrow(/not ready \(status "end"\)/);
+    expect(Date.now() - started).toBeLessThan(200); // no network wait at all; slack for a loaded machine
+    expect(store.errors).toBe(1);
+    expect(store.timeouts).toBe(0);
+  });
+
+  it('wraps Redis error replies in RateLimitStoreError, with the cause', async () => {
+    const store = makeStore({ time: 'client' });
+    await client.hset(redisKey(prefix, 'hash'), 'field', '1');
+    const failure = await store.consume({ checks: [check('hash', 1, 1)], now: 0 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RateLimitStoreError);
+    expect((failure as RateLimitStoreError).message).toMatch(/WRONGTYPE/);
+    expect((failure as RateLimitStoreError).cause).toBeInstanceOf(Error);
+    expect(store.errors).toBe(1);
+  });
+});
+
+describe('RedisStore on a Redis Cluster (3 masters)', () => {
+  let cluster: RedisClusterHandle;
+  let client: Cluster;
+  let prefix: string;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = new Cluster([...cluster.startupNodes], {
+      enableOfflineQueue: true, // only until ready; the store itself never sends while not ready
+      redisOptions: { maxRetriesPerRequest: 1 },
+    });
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve());
+      client.once('error', reject);
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+
+  beforeEach(() => {
+    prefix = uniquePrefix('cluster');
+  });
+
+  const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
+    new RedisStore({ client, keyPrefix: prefix, timeoutMs: 5_000, time: 'client', ...options });
+
+  /** `count` bucket keys whose Redis keys fall in distinct slots, in ascending slot order. */
+  const keysInDistinctSlots = (count: number): string[] => {
+    const bySlot = new Map<number, string>();
+    for (let i = 0; bySlot.size < count; i++) {
+      const key = `k${i}`;
+      const slot = keySlot(redisKey(prefix, key));
+      if (!bySlot.has(slot)) bySlot.set(slot, key);
+    }
+    return [...bySlot].sort(([a], [b]) => a - b).map(([, key]) => key);
+  };
+
+  it('computes the same slots as the Cluster, whatever the key contains', async () => {
+    for (const raw of ['foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', 'é', 'plain']) {
+      expect(await client.cluster('KEYSLOT', raw)).toBe(keySlot(raw));
+    }
+    const keys = ['ip:10.0.0.1', 'user:{admin}', '{x}', 'é{', '}{', 'x'.repeat(500), '#h'];
+    for (const key of keys) {
+      const stored = redisKey(prefix, key);
+      expect(await client.cluster('KEYSLOT', stored)).toBe(keySlot(stored));
+    }
+    // An injected tag does not pull two callers' buckets into one slot (or onto the tag's slot).
+    const a = redisKey(prefix, 'route:a:{victim}');
+    const b = redisKey(prefix, 'route:b:{victim}');
+    expect(keySlot(a)).not.toBe(keySlot(b));
+    expect(keySlot(a)).not.toBe(keySlot('victim'));
+  });
+
+  it('makes one script call per slot involved', async () => {
+    const store = makeStore();
+    const evalshaCalls = async () => {
+      let total = 0;
+      for (const node of cluster.nodes) {
+        const info = await rawCommand(node.port, ['INFO', 'commandstats']);
+        total += Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
+      }
+      return total;
+    };
+    // Every node caches the script on its own: load it everywhere first, so
+    // the count below is not disturbed by NOSCRIPT fallbacks.
+    await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', GCRA_LUA])));
+    await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['CONFIG', 'RESETSTAT'])));
+    const result = await store.consume({ checks: [check('solo', 1, 2)], now: 0 });
+    expect(result.decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await evalshaCalls()).toBe(1);
+    await store.consume({ checks: keysInDistinctSlots(3).map((k) => check(k, 1, 2)), now: 0 });
+    expect(await evalshaCalls()).toBe(4);
+  });
+
+  it('gives back what earlier slots took when a later slot denies', async () => {
+    const store = makeStore();
+    const [first, second, third] = keysInDistinctSlots(3) as [string, string, string];
+    const model = new ModelStore();
+    const checks = [check(second, 10, 5), check(third, 1, 1), check(first, 10, 5)];
+    const admitted = { checks, now: 0 };
+    expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
+    const values = await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))));
+
+    const denied = { checks, now: 10 };
+    const result = await store.consume(denied);
+    expect(result.allowed).toBe(false);
+    expect(result).toEqual(approximately(model.consume(denied)));
+    // The slots before the denying one were charged, then put back exactly.
+    expect(await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))))).toEqual(values);
+  });
+
+  it('evaluates, without charging, the slots after the denying one', async () => {
+    const store = makeStore();
+    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    await store.consume({ checks: [check(first, 1, 1)], now: 0 });
+    const model = new ModelStore();
+    model.consume({ checks: [check(first, 1, 1)], now: 0 });
+    const request = { checks: [check(second, 10, 5, 2), check(first, 1, 1)], now: 0 };
+    expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
+    expect(await client.exists(redisKey(prefix, second))).toBe(0);
+  });
+
+  /** The real Cluster client, with calls for one key or one script operation made to fail. */
+  const failing = (fails: (keys: string[], op: string) => boolean): RedisClient => {
+    const fail = (numkeys: number, args: string[]) => fails(args.slice(0, numkeys), args[numkeys]!);
+    return {
+      isCluster: true,
+      get status() {
+        return client.status;
+      },
+      evalsha: (sha, numkeys, ...args) =>
+        fail(numkeys, args) ? Promise.reject(new Error('injected failure')) : client.evalsha(sha, numkeys, ...args),
+      eval: (script, numkeys, ...args) =>
+        fail(numkeys, args) ? Promise.reject(new Error('injected failure')) : client.eval(script, numkeys, ...args),
+      del: (...keys) => client.del(...keys),
+    };
+  };
+
+  it('answers the denial even when the refund fails, reporting the bucket as charged', async () => {
+    const store = new RedisStore({ client: failing((_keys, op) => op === 'r'), keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
+    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    await store.consume({ checks: [check(second, 1, 1)], now: 0 });
+    const result = await store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 });
+    expect(result.allowed).toBe(false);
+    // The refund never happened: the first bucket is charged, and says so.
+    expect(result.decisions[0]).toEqual({ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 100 });
+    expect(await client.get(redisKey(prefix, first))).toBe('0:100');
+    expect(store.refundFailures).toBe(1);
+  });
+
+  it('rejects when a later slot fails, and still gives back what earlier slots took', async () => {
+    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    const secondKey = redisKey(prefix, second);
+    const store = new RedisStore({
+      client: failing((keys, op) => op === 'c' && keys.includes(secondKey)),
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+    });
+    await expect(store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 })).rejects.toThrow(
+      RateLimitStoreError,
+    );
+    const firstKey = redisKey(prefix, first);
+    const deadline = Date.now() + 5_000;
+    while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(await client.exists(firstKey)).toBe(0);
+  });
+
+  it('peeks and resets across slots', async () => {
+    const store = makeStore();
+    const keys = keysInDistinctSlots(3);
+    await store.consume({ checks: keys.map((k) => check(k, 1, 3)), now: 0 });
+    const buckets = keys.map((k) => ({ key: k, rate: 1, burst: 3 }));
+    expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([2, 2, 2]);
+    await store.reset({ checks: buckets, now: 0 });
+    expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([3, 3, 3]);
+  });
+
+  it('uses Redis time across slots too', async () => {
+    const store = makeStore({ time: 'server' });
+    const keys = keysInDistinctSlots(2);
+    const checks = keys.map((k) => check(k, 0.1, 1));
+    expect((await store.consume({ checks, now: 0 })).allowed).toBe(true);
+    const denied = await store.consume({ checks, now: 0 });
+    expect(denied.allowed).toBe(false);
+    expect(denied.decisions[0]!.retryAfterMs).toBeGreaterThan(5_000);
+    expect(denied.decisions[0]!.retryAfterMs).toBeLessThanOrEqual(10_000);
+  });
+
+  describeStoreContract(
+    'RedisStore on a Redis Cluster (client time)',
+    () => new RedisStore({ client, keyPrefix: uniquePrefix('cluster-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+  );
+});
