@@ -96,10 +96,13 @@ export class RateLimitRoutes implements OnModuleInit {
    * route paths, plus a counter for two classes that share all of those.
    */
   private uniqueRouteId(controller: Type, handler: Handler): string {
-    const paths = [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)]
-      .filter((path) => path !== undefined)
-      .map(String);
-    const base = `${controller.name}.${handler.name}${paths.length > 0 ? `:${paths.join('/')}` : ''}`.replaceAll('|', '/');
+    const path = [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)]
+      .flat()
+      .filter((segment) => segment !== undefined)
+      .map((segment) => String(segment).replace(/^\/+|\/+$/g, ''))
+      .filter((segment) => segment !== '')
+      .join('/');
+    const base = `${controller.name}.${handler.name}${path === '' ? '' : `:${path}`}`.replaceAll('|', '/');
     let routeId = base;
     for (let n = 2; this.routeIds.has(routeId); n++) routeId = `${base}#${n}`;
     this.routeIds.add(routeId);

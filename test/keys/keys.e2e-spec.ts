@@ -332,8 +332,8 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     await get(alice).expect(429);
     await get({ Authorization: 'Bearer bob' }).expect(200);
     expect(store.keys).toEqual([
-      ...Array(3).fill('default|UserKeyController.user:user//|u=alice'),
-      'default|UserKeyController.user:user//|u=bob',
+      ...Array(3).fill('default|UserKeyController.user:user|u=alice'),
+      'default|UserKeyController.user:user|u=bob',
     ]);
   });
 
@@ -341,7 +341,7 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     await get({ 'X-Sub': 'carol' }).expect(200);
     await get({ 'X-Sub': 'carol' }).expect(200);
     await get({ 'X-Sub': 'carol' }).expect(429);
-    expect(store.keys).toEqual(Array(3).fill('default|UserKeyController.user:user//|u=carol'));
+    expect(store.keys).toEqual(Array(3).fill('default|UserKeyController.user:user|u=carol'));
   });
 
   it('falls back to the client address without a user (or without an id), separate from user buckets', async () => {
@@ -351,8 +351,8 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     // A user whose id looks like the fallback identity is still a user bucket.
     await get({ Authorization: 'Bearer ip=127.0.0.1' }).expect(200);
     expect(store.keys).toEqual([
-      ...Array(3).fill('default|UserKeyController.user:user//|ip=127.0.0.1'),
-      'default|UserKeyController.user:user//|u=ip=127.0.0.1',
+      ...Array(3).fill('default|UserKeyController.user:user|ip=127.0.0.1'),
+      'default|UserKeyController.user:user|u=ip=127.0.0.1',
     ]);
   });
 });

@@ -2,17 +2,23 @@ import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
 import { ManualClock, RateLimitModule } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { makeStore, STORES, type StoreFixture } from '../utils/stores.js';
 import { MultiLimitController } from './multi-limit.controller.js';
 
-describe.each(PLATFORMS)('several limits and costs on one route (%s)', (platform) => {
+describe.each(STORES.flatMap((store) => PLATFORMS.map((platform) => [store, platform] as const)))('several limits and costs on one route (%s store, %s)', (storeKind, platform) => {
   let app: INestApplication;
   let clock: ManualClock;
+  let fixture: StoreFixture;
 
   beforeEach(async () => {
     clock = new ManualClock(5_000_000);
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock })], controllers: [MultiLimitController] });
+    fixture = await makeStore(storeKind, 'multi-limit');
+    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: fixture.store })], controllers: [MultiLimitController] });
   });
-  afterEach(() => app.close());
+  afterEach(async () => {
+    await app.close();
+    await fixture.release();
+  });
 
   const get = (path: string) => request(app.getHttpServer()).get(path);
   const expectHit = async (path: string, status: number, rateLimit: string, retryAfter?: string) => {

@@ -1,0 +1,89 @@
+import { Controller, Get, type INestApplication } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { RateLimit, RateLimitModule, type FailMode } from 'nestjs-holdup';
+import { RedisStore } from 'nestjs-holdup/redis';
+import request from 'supertest';
+import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+
+@Controller('guarded')
+class GuardedController {
+  @RateLimit({ rate: 1, burst: 2 })
+  @Get()
+  get() {
+    return { ok: true };
+  }
+
+  @RateLimit({ rate: 1, burst: 2, failMode: 'closed' })
+  @Get('strict')
+  strict() {
+    return { ok: true };
+  }
+}
+
+/**
+ * The module in front of a real Redis that dies and comes back: every request
+ * is answered (by failMode) within the store's timeout, and limiting is exact
+ * again once Redis is back. Each test has its own redis-server.
+ */
+describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => {
+  let server: RedisServer;
+  let client: Redis;
+  let app: INestApplication;
+
+  const boot = async (failMode: FailMode) => {
+    server = await startRedisServer();
+    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    await new Promise((resolve) => client.once('ready', resolve));
+    const store = new RedisStore({ client, keyPrefix: uniquePrefix('fail-mode'), timeoutMs: 100 });
+    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store, failMode })], controllers: [GuardedController] });
+  };
+  afterEach(async () => {
+    await app.close();
+    client.disconnect();
+    await server.stop();
+  });
+
+  const timed = async (path: string) => {
+    const started = performance.now();
+    const res = await request(app.getHttpServer()).get(path);
+    return { status: res.status, ms: performance.now() - started };
+  };
+
+  it("'open': Redis paused (SIGSTOP) → admitted within the timeout; exact again after SIGCONT", async () => {
+    await boot('open');
+    expect((await timed('/guarded')).status).toBe(200);
+    server.pause();
+    for (let i = 0; i < 4; i++) {
+      const { status, ms } = await timed('/guarded');
+      expect(status).toBe(200);
+      expect(ms).toBeLessThan(100 + 400);
+    }
+    // A limit that says 'closed' overrides the module's 'open'.
+    expect((await timed('/guarded/strict')).status).toBe(503);
+    server.resume();
+    await new Promise((resolve) => setTimeout(resolve, 200)); // let the paused replies drain
+    // The 503'd request's script was already in Redis' socket: Redis ran it on
+    // waking up and charged one token. A timed-out decision can only make later
+    // ones stricter, never admit more: 1 token of 2 left.
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await timed('/guarded/strict')).status);
+    expect(statuses).toEqual([200, 429, 429]);
+  });
+
+  it("'closed': Redis killed → 503 within the timeout; back to limiting after a restart", async () => {
+    await boot('closed');
+    await server.kill();
+    for (let i = 0; i < 3; i++) {
+      const { status, ms } = await timed('/guarded');
+      expect(status).toBe(503);
+      expect(ms).toBeLessThan(100 + 400);
+    }
+    await server.restart();
+    await new Promise((resolve) => client.status === 'ready' ? resolve(undefined) : client.once('ready', resolve));
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await timed('/guarded')).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+});

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { AppModule } from '../../sample-app/app.module.js';
+import { createApp, PLATFORMS } from '../utils/create-app.js';
+
+/**
+ * The sample app as shipped, on each store it supports and on both
+ * platforms. Redis comes from the harness (REDIS_URL); each run gets its own
+ * key prefix so runs and workers never share buckets.
+ */
+const STORES = ['memory', 'redis'] as const;
+
+describe.each(STORES)('sample app on the %s store', (store) => {
+  describe.each(PLATFORMS)('%s', (platform) => {
+    let app: INestApplication;
+
+    beforeEach(async () => {
+      process.env.RATE_LIMIT_STORE = store;
+      process.env.RATE_LIMIT_KEY_PREFIX = `sample-${randomUUID()}:`;
+      app = await createApp(platform, { imports: [AppModule] });
+    });
+    afterEach(async () => {
+      await app.close();
+      delete process.env.RATE_LIMIT_STORE;
+      delete process.env.RATE_LIMIT_KEY_PREFIX;
+    });
+
+    it('public routes: 10 requests per IP, then 429 with Retry-After and the draft headers', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push((await request(app.getHttpServer()).get('/products')).status);
+      expect(statuses).toEqual([...Array(10).fill(200), 429]);
+      const denied = await request(app.getHttpServer()).get('/products').expect(429);
+      expect(denied.headers['retry-after']).toBe('1');
+      expect(denied.headers['ratelimit-policy']).toBe('"default";q=10;w=10');
+      expect(denied.headers['ratelimit']).toBe('"default";r=0;t=1');
+    });
+
+    it('account routes: one budget per user, shared by the routes; the export costs 5', async () => {
+      const as = (user: string) => ({ Authorization: `Bearer ${user}` });
+      await request(app.getHttpServer()).get('/account').expect(401);
+      await request(app.getHttpServer()).post('/account/export').set(as('alice')).expect(201);
+      await request(app.getHttpServer()).get('/account').set(as('alice')).expect(429);
+      const bob = await request(app.getHttpServer()).get('/account').set(as('bob')).expect(200);
+      expect(bob.body).toEqual({ user: 'bob' });
+      expect(bob.headers['ratelimit']).toBe('"account";r=4;t=0');
+    });
+
+    it('the health route is never limited', async () => {
+      for (let i = 0; i < 15; i++) await request(app.getHttpServer()).get('/health').expect(200);
+    });
+  });
+});

@@ -1,0 +1,37 @@
+import { Redis } from 'ioredis';
+import { MemoryStore, type RateLimitStore } from 'nestjs-holdup';
+import { RedisStore } from 'nestjs-holdup/redis';
+import { sharedRedisUrl, uniquePrefix } from './redis-harness.js';
+
+/** The stores every HTTP scenario that runs "on each store" is run against. */
+export const STORES = ['memory', 'redis'] as const;
+export type StoreKind = (typeof STORES)[number];
+
+/** A store plus what must be released after the test. */
+export interface StoreFixture {
+  readonly store: RateLimitStore;
+  release(): Promise<void>;
+}
+
+/**
+ * A fresh store of the given kind. The Redis one uses the harness's server,
+ * its own key prefix, and client time, so that the test's `ManualClock`
+ * drives it; keys live a minute past their TAT since that clock stands still
+ * while real time passes.
+ */
+export async function makeStore(kind: StoreKind, label: string): Promise<StoreFixture> {
+  if (kind === 'memory') return { store: new MemoryStore(), release: async () => undefined };
+  const client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  await new Promise<void>((resolve, reject) => {
+    client.once('ready', resolve);
+    client.once('error', reject);
+  });
+  const store = new RedisStore({ client, time: 'client', keyPrefix: uniquePrefix(label), expiryPaddingMs: 60_000 });
+  return {
+    store,
+    release: async () => {
+      await store.close();
+      await client.quit();
+    },
+  };
+}
