@@ -3,18 +3,8 @@ import { runInNewContext } from 'node:vm';
 import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import type { ConsumeRequest, ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from './memory.store.js';
+import { seededRandom } from '../../lib/adaptive/seeded-random.js';
 
-/** Deterministic PRNG (mulberry32). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 
@@ -188,7 +178,7 @@ describe('MemoryStore', () => {
           return d.allowed === e.allowed && d.remaining === e.remaining && d.reason === e.reason &&
             Math.abs(d.resetMs - e.resetMs) < 1e-3 && (d.retryAfterMs === e.retryAfterMs || Math.abs(d.retryAfterMs - e.retryAfterMs) < 1e-3);
         });
-      const rand = mulberry32(0xc0ffee);
+      const rand = seededRandom(0xc0ffee);
       const store = new MemoryStore({ maxKeys: 1_000_000 });
       const reference = new Map<string, number>();
       // Reference semantics, never deleting anything.

@@ -43,7 +43,8 @@ export const ADAPTIVE_DEFAULTS = Object.freeze({
   notifyThreshold: 0.05,
 });
 
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof AdaptiveOptions>([
+/** The options, which are also the config's scalar fields (compared by `sameAdaptiveConfig`). */
+const CONFIG_SCALARS = [
   'min',
   'max',
   'decrease',
@@ -56,7 +57,10 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof AdaptiveOptions>([
   'jitter',
   'random',
   'notifyThreshold',
-]);
+] as const satisfies readonly (keyof AdaptiveConfig & keyof AdaptiveOptions)[];
+
+/** Every option `adaptive` accepts: a misspelt one is an error, not ignored. */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set<string>(CONFIG_SCALARS);
 
 /**
  * Apply defaults to an `adaptive` option and validate it, once, at start-up.
@@ -186,20 +190,6 @@ export function adaptiveConfigDifference(a: AdaptiveConfig, b: AdaptiveConfig): 
   return undefined;
 }
 
-const CONFIG_SCALARS = [
-  'min',
-  'max',
-  'decrease',
-  'increase',
-  'failureThreshold',
-  'healthyWindows',
-  'minOutcomes',
-  'intervalMs',
-  'latencyTargetMs',
-  'jitter',
-  'random',
-  'notifyThreshold',
-] as const satisfies readonly (keyof AdaptiveConfig)[];
 
 function show(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`;

@@ -7,18 +7,8 @@ import {
   type BucketLimit,
   type RateLimitDecision,
 } from './gcra.js';
+import { seededRandom } from '../adaptive/seeded-random.js';
 
-/** Deterministic PRNG (mulberry32): the property runs are reproducible from their seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick(decision: RateLimitDecision, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -206,7 +196,7 @@ interface RunResult {
  * keeps 100k+ decisions fast); each message carries what is needed to replay.
  */
 function randomRun(limit: BucketLimit, options: RunOptions): RunResult {
-  const rand = mulberry32(options.seed);
+  const rand = seededRandom(options.seed);
   const interval = emissionIntervalMs(limit);
   const capacityMs = limit.burst * interval;
   const admissions: Admission[] = [];
@@ -308,7 +298,7 @@ describe('gcra: properties over seeded random sequences', () => {
   });
 
   it('peek never changes with repeated calls and never decreases as time moves forward', () => {
-    const rand = mulberry32(99);
+    const rand = seededRandom(99);
     for (const limit of propertyLimits) {
       const interval = emissionIntervalMs(limit);
       let tat: number | undefined;

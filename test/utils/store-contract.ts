@@ -20,6 +20,7 @@ import type {
   RateLimitCheck,
   RateLimitStore,
 } from '../../lib/store/rate-limit-store.interface.js';
+import { seededRandom } from '../../lib/adaptive/seeded-random.js';
 
 /** Options of {@link describeStoreContract}. */
 export interface StoreContractOptions {
@@ -71,17 +72,6 @@ export class ModelStore {
   }
 }
 
-/** Deterministic PRNG (mulberry32), so the randomized scenario is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Registers the shared store scenarios under `describe(name)`. */
 export function describeStoreContract(
@@ -295,7 +285,7 @@ export function describeStoreContract(
     });
 
     it('agrees with the algorithm on a long randomized sequence', async () => {
-      const random = prng(20_240_601);
+      const random = seededRandom(20_240_601);
       const limits = [
         { rate: 1, burst: 1 },
         { rate: 3, burst: 3 },
