@@ -20,13 +20,21 @@
  *
  * Calling convention: `KEYS` = bucket keys; `ARGV` =
  * `op, now, padding, rate1, burst1, cost1, rate2, ...`
- * (for `r`: `rate, burst, cost, written, previous` per key)
+ * (for `r`: `rate, burst, cost, written, previous` per key;
+ * for `l`: `rate, burst, cost, maxExtra` per key)
  * - `op`: `c` consume (all or nothing), `e` evaluate (decide as `c` would for
  *   a request denied elsewhere: never writes), `p` peek (cost 0, no write),
  *   `r` refund: give back what an earlier `c` took. If the key still holds
  *   the value that `c` wrote, the value found before is put back exactly;
  *   if someone charged it since, TAT -= cost * interval, never below now.
- *   Answers like `p`.
+ *   Answers like `p`. With an empty `written`, only the second rule applies
+ *   (how a lease's unspent tokens are given back).
+ *   `l` lease: `c`, and when the request is admitted, each key additionally
+ *   gives up to `maxExtra` whole tokens, as many as its bucket holds after
+ *   the cost (the extras never decide the admission). The decisions are the
+ *   ones `c` would answer (the bucket after the cost, before the extras); the
+ *   reply ends with one more field per key, the extras granted; `written` is
+ *   the value stored, extras included.
  * - `now`: milliseconds in the caller's clock, or empty to read `TIME`.
  * - `padding`: extra milliseconds of key lifetime beyond the TAT (0 = expire
  *   exactly when the bucket is full again).
@@ -36,7 +44,7 @@
  * written with `%.17g` (exact round trip for doubles) and infinity as `inf`.
  *
  * Reply: `{ allowed, then per key: allowed, remaining, retryAfterMs, resetMs,
- * reason, previous, written }` with `allowed` as `1`/`0`, `reason` empty on
+ * reason, previous, written }` (for `l`, then one `extras` per key) with `allowed` as `1`/`0`, `reason` empty on
  * admissions, `previous` the stored value found and `written` the value `c`
  * stored (empty when none): the receipt a refund needs.
  *
@@ -142,16 +150,30 @@ local function consume(tat, rate, burst, cost)
   return nil, denied(current, interval, capacity, debt - capacity, 'limit', slack)
 end
 
+-- lease: up to max_extra whole tokens more from a bucket already charged to tat.
+local function extras(tat, rate, burst, max_extra)
+  local interval = 1000 / rate
+  local capacity = burst * interval
+  local slack = tolerance(interval)
+  local extra = math.min(max_extra, whole_tokens(capacity - (tat - now), interval, slack))
+  -- The rounded-up charge may cost a hair more than whole_tokens assumed.
+  while extra > 0 and charge(tat, extra * interval) - now > capacity + slack do extra = extra - 1 end
+  if extra <= 0 then return tat, 0 end
+  return charge(tat, extra * interval), extra
+end
+
 local n = #KEYS
 local stride = 3
-if op == 'r' then stride = 5 end
+if op == 'r' then stride = 5 elseif op == 'l' then stride = 4 end
 local raws, tats = {}, {}
-local rates, bursts, costs = {}, {}, {}
+local rates, bursts, costs, max_extras, granted = {}, {}, {}, {}, {}
 for i = 1, n do
   local base = 4 + stride * (i - 1)
   rates[i] = tonumber(ARGV[base])
   bursts[i] = tonumber(ARGV[base + 1])
   costs[i] = tonumber(ARGV[base + 2])
+  granted[i] = 0
+  if op == 'l' then max_extras[i] = math.max(0, math.floor(tonumber(ARGV[base + 3]))) end
   raws[i] = redis.call('GET', KEYS[i])
   tats[i] = read(raws[i])
 end
@@ -184,8 +206,12 @@ else
     next_tats[i], decisions[i] = consume(tats[i], rates[i], bursts[i], cost)
     allowed = allowed and decisions[i][1]
   end
-  if allowed and op == 'c' then
-    for i = 1, n do written[i] = write(KEYS[i], next_tats[i]) end
+  if allowed and (op == 'c' or op == 'l') then
+    for i = 1, n do
+      local tat = next_tats[i]
+      if op == 'l' and max_extras[i] > 0 then tat, granted[i] = extras(tat, rates[i], bursts[i], max_extras[i]) end
+      written[i] = write(KEYS[i], tat)
+    end
   elseif op == 'e' or not allowed then
     -- Denied as a whole ('e' is only asked for a request another slot
     -- denied): nothing was charged, so admitting checks report their bucket
@@ -212,6 +238,9 @@ for i = 1, n do
   reply[k + 5] = d[5]
   reply[k + 6] = raws[i] or ''
   reply[k + 7] = written[i] or ''
+end
+if op == 'l' then
+  for i = 1, n do reply[1 + 7 * n + i] = fmt(granted[i]) end
 end
 return reply
 `;

@@ -85,8 +85,37 @@ export const DEFAULT_REDIS_TIMEOUT_MS = 100;
 
 const SCRIPT_SHA = createHash('sha1').update(GCRA_LUA).digest('hex');
 
+/**
+ * One check of a {@link LeaseRequest}: a consume check, plus how many more
+ * tokens the caller would like to take along.
+ */
+export interface LeaseCheck extends RateLimitCheck {
+  /**
+   * Whole tokens wanted beyond `cost`, taken only as far as the bucket holds
+   * them after the cost (0: a plain consume). Never decides the admission.
+   */
+  readonly maxExtra: number;
+}
+
+/** What {@link RedisStore.lease} is asked. */
+export interface LeaseRequest {
+  readonly checks: readonly LeaseCheck[];
+  /** As {@link ConsumeRequest.now}. */
+  readonly now: number;
+}
+
+/** What {@link RedisStore.lease} answers. */
+export interface LeaseResult extends ConsumeResult {
+  /**
+   * Per check, the extra whole tokens taken from its bucket beyond the cost
+   * (all 0 when the request is denied). The decisions are those of a plain
+   * consume: the bucket after the cost, before the extras.
+   */
+  readonly extras: readonly number[];
+}
+
 /** Script operations: see `gcra.lua.ts`. */
-type ScriptOp = 'c' | 'e' | 'p' | 'r';
+type ScriptOp = 'c' | 'e' | 'p' | 'r' | 'l';
 
 /** A check with its Redis key, as the script is given it. */
 interface Bucket {
@@ -94,10 +123,12 @@ interface Bucket {
   readonly rate: number;
   readonly burst: number;
   readonly cost: number;
+  /** Lease only: whole tokens wanted beyond the cost. */
+  readonly maxExtra?: number;
 }
 
 /** What one script call answers: the decisions, and for each key what a refund needs. */
-interface ScriptAnswer extends ConsumeResult {
+interface ScriptAnswer extends LeaseResult {
   /** Per key: the stored value found, and the value written (empty strings for none). */
   readonly receipts: readonly Receipt[];
 }
@@ -105,6 +136,13 @@ interface ScriptAnswer extends ConsumeResult {
 interface Receipt {
   readonly previous: string;
   readonly written: string;
+}
+
+/** A slot already charged by a multi-slot consume or lease: what its refund needs. */
+interface Charged {
+  readonly group: SlotGroup;
+  readonly receipts: readonly Receipt[];
+  readonly extras: readonly number[];
 }
 
 /** Checks of one request that share a Cluster slot: indexes into the request. */
@@ -204,7 +242,7 @@ export class RedisStore implements RateLimitStore {
     this.paddingArg = String(padding);
   }
 
-  /** Decisions asked of Redis (consume, peek, reset) since start. */
+  /** Calls asked of Redis (consume, lease, giveBack, peek, reset) since start. */
   get calls(): number {
     return this.callCount;
   }
@@ -236,7 +274,59 @@ export class RedisStore implements RateLimitStore {
       const buckets = this.buckets(checks);
       const groups = this.cluster ? groupBySlot(buckets) : undefined;
       if (groups === undefined || groups.length === 1) return this.run('c', buckets, now).then(withoutReceipts);
-      return this.consumeAcrossSlots(buckets, groups, now);
+      return this.consumeAcrossSlots('c', buckets, groups, now).then(withoutReceipts);
+    });
+  }
+
+  /**
+   * A consume that also takes a lease: all checks are charged their cost or
+   * none is (exactly as {@link consume}, same decisions), and when the
+   * request is admitted each check's bucket additionally gives up to
+   * `maxExtra` whole tokens, as many as it holds after the cost, in the same
+   * atomic script call. The caller owns those tokens: spend them locally, and
+   * hand back what is left with {@link giveBack}. Used by `TwoTierStore`.
+   *
+   * Same failure rules as {@link consume} (timeout, fail-fast, Cluster slot
+   * by slot, where a slot that denies gives back the cost and extras the
+   * earlier slots took).
+   */
+  lease(request: LeaseRequest): Promise<LeaseResult> {
+    const { checks, now } = request;
+    if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [], extras: [] });
+    return this.guarded('lease', () => {
+      const buckets = checks.map((check) => {
+        const maxExtra = Math.floor(check.maxExtra);
+        if (!(maxExtra >= 0)) throw new TypeError(`RedisStore: lease maxExtra must be a number >= 0, got ${String(check.maxExtra)}`);
+        return { redisKey: redisKey(this.keyPrefix, check.key), rate: check.rate, burst: check.burst, cost: check.cost, maxExtra };
+      });
+      const groups = this.cluster ? groupBySlot(buckets) : undefined;
+      if (groups === undefined || groups.length === 1) return this.run('l', buckets, now).then(withExtras);
+      return this.consumeAcrossSlots('l', buckets, groups, now).then(withExtras);
+    });
+  }
+
+  /**
+   * Gives back tokens taken earlier (the unspent part of a lease): each
+   * check's bucket gets `cost` tokens back, `TAT -= cost x interval`, never
+   * past "full now" (tokens the bucket would have regained by now anyway are
+   * not added twice). A missing key is a full bucket and stays so. Answers
+   * each bucket as it is afterwards, like {@link peek}.
+   */
+  giveBack(request: ConsumeRequest): Promise<ConsumeResult> {
+    const { checks, now } = request;
+    if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
+    return this.guarded('giveBack', async () => {
+      const buckets = this.buckets(checks);
+      const none = (count: number): Receipt[] => Array.from({ length: count }, () => ({ previous: '', written: '' }));
+      const groups = this.cluster ? groupBySlot(buckets) : undefined;
+      if (groups === undefined || groups.length === 1) return withoutReceipts(await this.run('r', buckets, now, none(buckets.length)));
+      const decisions: RateLimitDecision[] = new Array(buckets.length);
+      await Promise.all(
+        groups.map(async (group) =>
+          place(decisions, group, (await this.run('r', pick(buckets, group), now, none(group.indexes.length))).decisions),
+        ),
+      );
+      return { allowed: true, decisions };
     });
   }
 
@@ -294,15 +384,16 @@ export class RedisStore implements RateLimitStore {
     }));
   }
 
-  /** The multi-slot protocol described on the class. */
-  private async consumeAcrossSlots(buckets: Bucket[], groups: SlotGroup[], now: number): Promise<ConsumeResult> {
+  /** The multi-slot protocol described on the class (`op`: `c`, or `l` for a lease). */
+  private async consumeAcrossSlots(op: 'c' | 'l', buckets: Bucket[], groups: SlotGroup[], now: number): Promise<ScriptAnswer> {
     const decisions: RateLimitDecision[] = new Array(buckets.length);
-    const charged: { group: SlotGroup; receipts: readonly Receipt[] }[] = [];
+    const extras: number[] = new Array<number>(buckets.length).fill(0);
+    const charged: Charged[] = [];
     for (let g = 0; g < groups.length; g++) {
       const group = groups[g]!;
       let result: ScriptAnswer;
       try {
-        result = await this.run('c', pick(buckets, group), now);
+        result = await this.run(op, pick(buckets, group), now);
       } catch (error) {
         // This slot may or may not have been charged (no answer); the earlier
         // ones were: give those back, without making the caller wait.
@@ -311,7 +402,8 @@ export class RedisStore implements RateLimitStore {
       }
       place(decisions, group, result.decisions);
       if (result.allowed) {
-        charged.push({ group, receipts: result.receipts });
+        charged.push({ group, receipts: result.receipts, extras: result.extras });
+        place(extras, group, result.extras);
         continue;
       }
       const later = groups.slice(g + 1);
@@ -319,9 +411,9 @@ export class RedisStore implements RateLimitStore {
         this.refund(buckets, charged, now, decisions),
         ...later.map(async (rest) => place(decisions, rest, (await this.run('e', pick(buckets, rest), now)).decisions)),
       ]);
-      return { allowed: false, decisions };
+      return { allowed: false, decisions, extras: extras.fill(0), receipts: [] };
     }
-    return { allowed: true, decisions };
+    return { allowed: true, decisions, extras, receipts: [] };
   }
 
   /**
@@ -329,16 +421,13 @@ export class RedisStore implements RateLimitStore {
    * the bucket charged, and the decision already recorded for it (taken from
    * the charging call) is then the truth.
    */
-  private async refund(
-    buckets: Bucket[],
-    charged: readonly { group: SlotGroup; receipts: readonly Receipt[] }[],
-    now: number,
-    decisions: RateLimitDecision[],
-  ): Promise<void> {
+  private async refund(buckets: Bucket[], charged: readonly Charged[], now: number, decisions: RateLimitDecision[]): Promise<void> {
     await Promise.all(
-      charged.map(async ({ group, receipts }) => {
+      charged.map(async ({ group, receipts, extras }) => {
+        // A lease's extras go back with the cost.
+        const taken = pick(buckets, group).map((bucket, i) => ({ ...bucket, cost: bucket.cost + extras[i]! }));
         try {
-          place(decisions, group, (await this.run('r', pick(buckets, group), now, receipts)).decisions);
+          place(decisions, group, (await this.run('r', taken, now, receipts)).decisions);
         } catch {
           this.refundFailureCount++;
         }
@@ -348,7 +437,7 @@ export class RedisStore implements RateLimitStore {
 
   /** One script call: EVALSHA, or EVAL when Redis lost the script. `receipts` only for refunds. */
   private async run(op: ScriptOp, buckets: readonly Bucket[], now: number, receipts?: readonly Receipt[]): Promise<ScriptAnswer> {
-    const stride = receipts ? 5 : 3;
+    const stride = receipts ? 5 : op === 'l' ? 4 : 3;
     const args: string[] = new Array(buckets.length + 3 + stride * buckets.length);
     let i = 0;
     for (const bucket of buckets) args[i++] = bucket.redisKey;
@@ -362,6 +451,8 @@ export class RedisStore implements RateLimitStore {
       if (receipts) {
         args[i++] = receipts[b]!.written;
         args[i++] = receipts[b]!.previous;
+      } else if (op === 'l') {
+        args[i++] = String(bucket.maxExtra ?? 0);
       }
     });
     let reply: unknown;
@@ -372,7 +463,7 @@ export class RedisStore implements RateLimitStore {
       this.noScriptCount++;
       reply = await this.client.eval(GCRA_LUA, buckets.length, ...args);
     }
-    return parseReply(reply, buckets.length);
+    return parseReply(reply, buckets.length, op === 'l');
   }
 
   /**
@@ -450,9 +541,9 @@ function pick(buckets: readonly Bucket[], group: SlotGroup): Bucket[] {
   return group.indexes.map((index) => buckets[index]!);
 }
 
-function place(decisions: RateLimitDecision[], group: SlotGroup, groupDecisions: readonly RateLimitDecision[]): void {
+function place<T>(into: T[], group: SlotGroup, values: readonly T[]): void {
   group.indexes.forEach((index, i) => {
-    decisions[index] = groupDecisions[i]!;
+    into[index] = values[i]!;
   });
 }
 
@@ -470,9 +561,13 @@ function withoutReceipts(answer: ScriptAnswer): ConsumeResult {
   return { allowed: answer.allowed, decisions: answer.decisions };
 }
 
+function withExtras(answer: ScriptAnswer): LeaseResult {
+  return { allowed: answer.allowed, decisions: answer.decisions, extras: answer.extras };
+}
+
 /** Reads the script's reply (see `gcra.lua.ts`): strings, so fractions and infinity survive. */
-function parseReply(reply: unknown, count: number): ScriptAnswer {
-  if (!Array.isArray(reply) || reply.length !== 1 + 7 * count) {
+function parseReply(reply: unknown, count: number, lease = false): ScriptAnswer {
+  if (!Array.isArray(reply) || reply.length !== 1 + (lease ? 8 : 7) * count) {
     throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
   }
   const field = (index: number): string => String(reply[index]);
@@ -492,7 +587,9 @@ function parseReply(reply: unknown, count: number): ScriptAnswer {
     else if (REASONS.has(reason)) decisions[i] = { ...decision, reason: reason as DenyReason };
     else throw new Error(`unexpected deny reason from the rate-limit script: ${reason}`);
   }
-  return { allowed: field(0) === '1', decisions, receipts };
+  const extras: number[] = new Array<number>(count).fill(0);
+  if (lease) for (let i = 0; i < count; i++) extras[i] = parseNumber(field(1 + 7 * count + i));
+  return { allowed: field(0) === '1', decisions, receipts, extras };
 }
 
 function parseNumber(text: string): number {

@@ -1,0 +1,157 @@
+/**
+ * The lease operations TwoTierStore builds on: `RedisStore.lease` (a consume
+ * that takes extra whole tokens along, atomically) and `RedisStore.giveBack`
+ * (the unspent ones back), on a standalone Redis and across Cluster slots.
+ */
+import { Cluster, Redis } from 'ioredis';
+import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import { approximately } from '../../test/utils/approximately.js';
+import { sharedRedisUrl, startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
+import { ModelStore } from '../../test/utils/store-contract.js';
+import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
+import { keySlot, redisKey } from './redis-keys.js';
+
+const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
+const lease = (key: string, rate: number, burst: number, cost: number, maxExtra: number): LeaseCheck => ({ key, rate, burst, cost, maxExtra });
+
+describe('RedisStore leases (standalone)', () => {
+  let client: Redis;
+  let prefix: string;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.quit();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix('lease');
+    store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+  });
+  afterEach(() => store.close());
+
+  it('answers like consume, and takes up to maxExtra more whole tokens in the same call', async () => {
+    const model = new ModelStore();
+    const request = { checks: [lease('k', 10, 10, 2, 5)], now: 0 };
+    const result = await store.lease(request);
+    // The decision is consume's: the bucket after the cost, before the extras.
+    expect({ allowed: result.allowed, decisions: result.decisions }).toEqual(approximately(model.consume(request)));
+    expect(result.extras).toEqual([5]);
+    // Redis holds cost + extras: 7 of 10 taken.
+    expect((await store.peek({ checks: [{ key: 'k', rate: 10, burst: 10 }], now: 0 })).decisions[0]).toMatchObject({ remaining: 3, resetMs: 700 });
+  });
+
+  it('grants only what the bucket holds after the cost, and nothing when it denies', async () => {
+    const first = await store.lease({ checks: [lease('k', 10, 5, 1, 100)], now: 0 });
+    expect(first.extras).toEqual([4]);
+    expect(first.decisions[0]).toMatchObject({ allowed: true, remaining: 4 });
+    const denied = await store.lease({ checks: [lease('k', 10, 5, 1, 100)], now: 50 });
+    expect(denied).toEqual({
+      allowed: false,
+      decisions: [{ allowed: false, remaining: 0, retryAfterMs: 50, resetMs: 450, reason: 'limit' }],
+      extras: [0],
+    });
+    // 250 ms later: 2.5 tokens back; 1 for the cost, 1 whole extra (the half stays).
+    const partial = await store.lease({ checks: [lease('k', 10, 5, 1, 100)], now: 250 });
+    expect(partial.extras).toEqual([1]);
+  });
+
+  it('is all or nothing across checks, extras included', async () => {
+    await store.consume({ checks: [check('narrow', 1, 1)], now: 0 });
+    const result = await store.lease({ checks: [lease('wide', 10, 10, 1, 5), lease('narrow', 1, 1, 1, 0)], now: 0 });
+    expect(result.allowed).toBe(false);
+    expect(result.extras).toEqual([0, 0]);
+    expect(await client.exists(redisKey(prefix, 'wide'))).toBe(0);
+  });
+
+  it('with maxExtra 0 is exactly consume, and rejects a negative maxExtra', async () => {
+    const model = new ModelStore();
+    for (let i = 0; i < 4; i++) {
+      const request = { checks: [lease('k', 3, 3, 1, 0)], now: i * 10 };
+      const { extras, ...result } = await store.lease(request);
+      expect(result).toEqual(approximately(model.consume(request)));
+      expect(extras).toEqual([0]);
+    }
+    await expect(store.lease({ checks: [lease('k', 3, 3, 1, -1)], now: 0 })).rejects.toThrow(/maxExtra/);
+  });
+
+  it('gives tokens back (TAT -= tokens x interval), never past a full bucket', async () => {
+    await store.lease({ checks: [lease('k', 10, 10, 1, 5)], now: 0 }); // 6 taken: tat 600
+    const back = await store.giveBack({ checks: [check('k', 10, 10, 2.5)], now: 100 });
+    expect(back.decisions[0]).toMatchObject({ allowed: true, remaining: 7, resetMs: 250 }); // tat 600 - 250, at 100
+    await store.giveBack({ checks: [check('k', 10, 10, 10)], now: 100 });
+    expect(await client.exists(redisKey(prefix, 'k'))).toBe(0); // full: key gone
+    // A bucket already full (or never seen) stays so.
+    expect((await store.giveBack({ checks: [check('never', 10, 10, 3)], now: 0 })).decisions[0]).toMatchObject({ remaining: 10 });
+    expect(await client.exists(redisKey(prefix, 'never'))).toBe(0);
+  });
+
+  it('takes extras as whole tokens at fractional rates, never beyond the burst', async () => {
+    const result = await store.lease({ checks: [lease('k', 3, 7, 0.5, 100)], now: 0 });
+    expect(result.extras).toEqual([6]); // 6.5 left after the cost: 6 whole
+    const denied = await store.lease({ checks: [lease('k', 3, 7, 1, 100)], now: 0 });
+    expect(denied.allowed).toBe(false);
+    expect((await store.peek({ checks: [{ key: 'k', rate: 3, burst: 7 }], now: 0 })).decisions[0]).toMatchObject({ remaining: 0 });
+  });
+});
+
+describe('RedisStore leases on a Redis Cluster', () => {
+  let cluster: RedisClusterHandle;
+  let client: Cluster;
+  let prefix: string;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = new Cluster([...cluster.startupNodes], { enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: 1 } });
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve());
+      client.once('error', reject);
+    });
+  }, 60_000);
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix('lease-cluster');
+  });
+
+  const keysInDistinctSlots = (count: number): string[] => {
+    const bySlot = new Map<number, string>();
+    for (let i = 0; bySlot.size < count; i++) {
+      const key = `k${i}`;
+      const slot = keySlot(redisKey(prefix, key));
+      if (!bySlot.has(slot)) bySlot.set(slot, key);
+    }
+    return [...bySlot].sort(([a], [b]) => a - b).map(([, key]) => key);
+  };
+
+  it('leases slot by slot, and a later slot that denies gives back cost and extras of the earlier ones', async () => {
+    const store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    const admitted = await store.lease({ checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)], now: 0 });
+    expect(admitted.allowed).toBe(true);
+    expect(admitted.extras).toEqual([3, 2]);
+    await store.giveBack({ checks: [check(first, 10, 10, 3), check(second, 10, 10, 2)], now: 0 });
+
+    await store.consume({ checks: [check(second, 10, 10, 9)], now: 0 }); // second: 1 + 9 = 10 taken
+    const before = await client.get(redisKey(prefix, first));
+    const denied = await store.lease({ checks: [lease(first, 10, 10, 1, 5), lease(second, 10, 10, 1, 5)], now: 0 });
+    expect(denied.allowed).toBe(false);
+    expect(denied.extras).toEqual([0, 0]);
+    // The first slot was charged 1 + 5, then put back exactly.
+    expect(await client.get(redisKey(prefix, first))).toBe(before);
+    await store.close();
+  });
+
+  it('gives back across slots', async () => {
+    const store = new RedisStore({ client: client as RedisClient, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+    const keys = keysInDistinctSlots(3);
+    await store.lease({ checks: keys.map((k) => lease(k, 10, 10, 1, 4)), now: 0 });
+    const back = await store.giveBack({ checks: keys.map((k) => check(k, 10, 10, 4)), now: 0 });
+    expect(back.decisions.map((d) => d.remaining)).toEqual([9, 9, 9]);
+    await store.close();
+  });
+});
