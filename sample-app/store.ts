@@ -49,5 +49,9 @@ async function createRedisBackedStore(
     const { RedisStore } = await import('nestjs-holdup/redis');
     return new RedisStore({ client, keyPrefix });
   }
-  throw new Error('RATE_LIMIT_STORE=two-tier: TwoTierStore is not available yet');
+  const { TwoTierStore } = await import('nestjs-holdup/two-tier');
+  // RATE_LIMIT_INSTANCES: how many copies of the app share Redis (the local
+  // fallback enforces 1/instances of each limit while Redis is down).
+  const instances = Number(process.env.RATE_LIMIT_INSTANCES ?? 1);
+  return new TwoTierStore({ client, keyPrefix, instances });
 }

@@ -1,0 +1,23 @@
+import { Redis } from 'ioredis';
+import { sharedRedisUrl, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { describeStoreContract } from '../../test/utils/store-contract.js';
+import { TwoTierStore } from './two-tier.store.js';
+
+let client: Redis;
+
+beforeAll(async () => {
+  client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+  await client.connect();
+});
+
+afterAll(async () => {
+  await client.quit();
+});
+
+// As for RedisStore: client time, so the scenarios' `now` values decide;
+// padding keeps keys alive while the virtual clock stands still. Leases are
+// on (defaults): the scenarios' hot buckets lease tokens and spend them
+// locally, and the answers must still be the algorithm's.
+describeStoreContract('TwoTierStore (client time)', () =>
+  new TwoTierStore({ client, keyPrefix: uniquePrefix('two-tier-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+);

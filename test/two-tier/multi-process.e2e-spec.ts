@@ -1,0 +1,143 @@
+/**
+ * The two-tier guarantee across processes: 4 Node processes, each with its
+ * own ioredis client and TwoTierStore (Redis server time), offer one hot key
+ * 6x its rate for several seconds. The total admitted must never exceed what
+ * the bucket allows over the measured time (T from Redis TIME),
+ * floor(burst + rate x T), must reach at least 90 % of it, and Redis must be
+ * asked at most 0.1 times per admitted request: counted by the stores, and
+ * independently by the dedicated server's INFO commandstats.
+ *
+ * HOLDUP_RATE / HOLDUP_BURST / HOLDUP_DURATION_MS change the scenario,
+ * HOLDUP_STORE=redis runs the same load on RedisStore instead (for the
+ * comparison in the README: only the bound is checked then), HOLDUP_REPORT=1
+ * prints the figures.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
+import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+
+const WORKER = fileURLToPath(new URL('./multi-process.worker.mjs', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/two-tier/index.js', import.meta.url));
+
+const PROCESSES = 4;
+const RATE = Number(process.env.HOLDUP_RATE ?? 200);
+const BURST = Number(process.env.HOLDUP_BURST ?? 200);
+const OFFERED_RATIO = 6;
+const DURATION_MS = Number(process.env.HOLDUP_DURATION_MS ?? 5_000);
+const STORE = process.env.HOLDUP_STORE === 'redis' ? 'redis' : 'two-tier';
+
+interface Done {
+  type: 'done';
+  offered: number;
+  admitted: number;
+  denied: number;
+  errors: number;
+  sync: number;
+  slowestMs: number;
+  startMs: number;
+  endMs: number;
+  stats: Partial<TwoTierStoreStats> & { redisCalls: number };
+  afterClose: Partial<TwoTierStoreStats> & { redisCalls: number };
+}
+
+function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: { type: string }) => {
+      if (message.type !== type) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(message as T);
+    };
+    const onExit = (code: number | null) => reject(new Error(`worker exited (${code}) before sending "${type}"`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** Script calls the server ran (EVALSHA + EVAL), from INFO commandstats. */
+async function scriptCalls(port: number): Promise<number> {
+  const info = await rawCommand(port, ['INFO', 'commandstats']);
+  let total = 0;
+  for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) total += Number(match[2]);
+  return total;
+}
+
+describe(`${STORE === 'redis' ? 'RedisStore' : 'TwoTierStore'} across processes, paced load`, () => {
+  const children: ChildProcess[] = [];
+  let server: RedisServer | undefined;
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await server?.stop();
+  });
+
+  const title =
+    STORE === 'redis'
+      ? 'admits at most burst + rate x T and at least 90 % of it (RedisStore, for comparison)'
+      : `admits at most burst + rate x T, at least 90 % of it, with <= 0.1 Redis calls per admission, from ${PROCESSES} processes`;
+  it(title, async () => {
+    if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
+    server = await startRedisServer();
+    const env = {
+      ...process.env,
+      NODE_OPTIONS: '',
+      REDIS_URL: server.url,
+      KEY_PREFIX: uniquePrefix('two-tier-multi'),
+      RATE: String(RATE),
+      BURST: String(BURST),
+      OFFER: String((OFFERED_RATIO * RATE) / PROCESSES),
+      INSTANCES: String(PROCESSES),
+      STORE,
+    };
+    for (let i = 0; i < PROCESSES; i++) children.push(fork(WORKER, [], { env, stdio: 'inherit' }));
+    await Promise.all(children.map((child) => nextMessage(child, 'ready')));
+    await rawCommand(server.port, ['CONFIG', 'RESETSTAT']);
+
+    const results = children.map((child) => nextMessage<Done>(child, 'done'));
+    for (const child of children) child.send({ durationMs: DURATION_MS });
+    const done = await Promise.all(results);
+    const serverCalls = await scriptCalls(server.port);
+
+    const sum = (pick: (d: Done) => number) => done.reduce((total, d) => total + pick(d), 0);
+    const admitted = sum((d) => d.admitted);
+    const offered = sum((d) => d.offered);
+    const errors = sum((d) => d.errors);
+    const storeCalls = sum((d) => d.afterClose.redisCalls);
+    const seconds = (Math.max(...done.map((d) => d.endMs)) - Math.min(...done.map((d) => d.startMs))) / 1000;
+    const bound = Math.floor(BURST + RATE * seconds);
+    const report = {
+      store: STORE,
+      rate: RATE,
+      burst: BURST,
+      seconds,
+      offered,
+      admitted,
+      bound,
+      admittedOverBound: admitted / bound,
+      storeCalls,
+      serverScriptCalls: serverCalls,
+      callsPerAdmitted: storeCalls / admitted,
+      serverCallsPerAdmitted: serverCalls / admitted,
+      syncShare: sum((d) => d.sync) / offered,
+      leasesTaken: sum((d) => d.afterClose.leasesTaken ?? 0),
+      leasedTokens: sum((d) => d.afterClose.leasedTokens ?? 0),
+      returnedTokens: sum((d) => d.afterClose.returnedTokens ?? 0),
+      denyCacheHits: sum((d) => d.afterClose.denyCacheHits ?? 0),
+      errors,
+      slowestMs: Math.max(...done.map((d) => d.slowestMs)),
+      perProcess: done.map((d) => d.admitted),
+    };
+    if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(report));
+
+    expect(errors).toBe(0);
+    expect(offered).toBeGreaterThanOrEqual(5 * (BURST + RATE * seconds) * 0.9); // really well over the rate
+    expect(admitted).toBeLessThanOrEqual(bound);
+    expect(admitted).toBeGreaterThanOrEqual(0.9 * bound);
+    if (STORE === 'redis') return; // one call per decision, by design
+    expect(storeCalls / admitted).toBeLessThanOrEqual(0.1);
+    // Redis' own count: every script call (decisions, give-backs), whoever counted it.
+    expect(serverCalls / admitted).toBeLessThanOrEqual(0.1);
+  }, 60_000);
+});
