@@ -4,6 +4,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import type { CompiledRoute } from './limits/compiled-route.js';
+import { strictestFailMode } from './limits/fail-mode.js';
 import { mergeLimits } from './limits/merge-limits.js';
 import { resolveLimit } from './limits/resolve-limit.js';
 import { policyHeader } from './headers/rate-limit-headers.js';
@@ -80,7 +81,7 @@ export class RateLimitRoutes implements OnModuleInit {
       limits,
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
       // Each limit may override the module's fail mode; the strictest one wins.
-      failMode: limits.some((limit) => (limit.failMode ?? this.options.failMode) === 'closed') ? 'closed' : 'open',
+      failMode: strictestFailMode(limits.map((limit) => limit.failMode ?? this.options.failMode)),
       adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
       staticPolicy: limits.some((limit) => limit.adaptive) ? undefined : policyHeader(limits),
     };
@@ -114,7 +115,13 @@ export class RateLimitRoutes implements OnModuleInit {
   }
 
   private limitContext(where: string, routeId: string) {
-    return { where, routeId, defaultKey: this.options.defaultKey, clientAddress: this.options.clientAddress };
+    return {
+      where,
+      routeId,
+      defaultKey: this.options.defaultKey,
+      clientAddress: this.options.clientAddress,
+      localFallback: this.options.store.localFallback === true,
+    };
   }
 }
 

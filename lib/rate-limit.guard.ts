@@ -79,7 +79,7 @@ export class RateLimitGuard implements CanActivate {
 
     let answer: ConsumeResult | Promise<ConsumeResult>;
     try {
-      answer = this.limiter.evaluate({ checks, now: this.clock.now() });
+      answer = this.limiter.evaluate({ checks, now: this.clock.now(), failMode: route.failMode });
     } catch (error) {
       return this.onStoreFailure(context, route, error);
     }
@@ -111,10 +111,11 @@ export class RateLimitGuard implements CanActivate {
 
   /**
    * The store failed (already logged once per burst by `RateLimiter`):
-   * `failMode: 'open'` admits, `'closed'` answers 503.
+   * `failMode: 'closed'` answers 503; `'open'` admits, and so does `'local'`
+   * (the store had its chance to decide locally, and could not either).
    */
   protected onStoreFailure(_context: ExecutionContext, route: CompiledRoute, _error: unknown): boolean {
-    if (route.failMode === 'open') return true;
+    if (route.failMode !== 'closed') return true;
     throw new ServiceUnavailableException('Rate limiting is temporarily unavailable');
   }
 

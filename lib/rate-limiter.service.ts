@@ -8,6 +8,8 @@ import { resolveBucket } from './limits/resolve-bucket.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
 import type { ConsumeRequest, ConsumeResult, RateLimitCheck, RateLimitStore } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
 /** A limit as the programmatic API takes it: the bucket part of {@link RateLimitOptions}. */
 export type ProgrammaticLimit = Pick<RateLimitOptions, 'name' | 'rate' | 'burst'>;
@@ -30,16 +32,19 @@ export class RateLimiter implements OnApplicationShutdown {
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode'>,
   ) {}
 
   /**
    * Take `cost` tokens (default 1) from `key`'s bucket of `limit`.
-   * Rejects with {@link RateLimitStoreError} when the store fails.
+   * Rejects with {@link RateLimitStoreError} when the store fails (with the
+   * module's `failMode: 'local'`, a store with a local tier decides locally instead).
    */
   async consume(key: string, limit: ProgrammaticLimit, options: { cost?: number } = {}): Promise<RateLimitDecision> {
     const cost = options.cost ?? 1;
     if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${cost}`);
-    const result = await this.evaluate({ checks: [{ ...this.bucket(key, limit), cost }], now: this.clock.now() });
+    const checks = [{ ...this.bucket(key, limit), cost }];
+    const result = await this.evaluate({ checks, now: this.clock.now(), failMode: this.options.failMode });
     return result.decisions[0]!;
   }
 

@@ -3,6 +3,7 @@ import { systemClock, type RateLimitClock } from './clock.js';
 import type { HeadersMode, RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { compileTrustProxy, type ClientAddressResolver } from './keys/client-address.js';
+import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
 
 /**
@@ -22,7 +23,6 @@ export interface ResolvedModuleOptions {
 }
 
 const HEADER_MODES: readonly unknown[] = ['draft', 'legacy', 'both', false];
-const FAIL_MODES: readonly unknown[] = ['open', 'closed'];
 
 /**
  * Validate the module options once, at start-up; every message names the option.
@@ -35,16 +35,17 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   if (options === null || typeof options !== 'object') fail('options', 'must be an object');
   const headers = options.headers ?? 'draft';
   if (!HEADER_MODES.includes(headers)) fail('headers', `must be 'draft', 'legacy', 'both' or false, got ${JSON.stringify(headers)}`);
-  const failMode = options.failMode ?? 'open';
-  if (!FAIL_MODES.includes(failMode)) fail('failMode', `must be 'open' or 'closed', got ${JSON.stringify(failMode)}`);
   const clock = options.clock ?? systemClock;
   if (typeof clock?.now !== 'function') fail('clock', 'must be an object with a now() method returning milliseconds');
-  const store = options.store ?? new MemoryStore();
+  const store: RateLimitStore = options.store ?? new MemoryStore();
   for (const method of ['consume', 'peek', 'reset', 'close'] as const) {
     if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
       fail('store', `must implement RateLimitStore (missing ${method}())`);
     }
   }
+  const failMode = options.failMode ?? 'open';
+  const failModeError = failModeProblem(failMode, store.localFallback === true);
+  if (failModeError) fail('failMode', failModeError);
   if (options.limits !== undefined && !Array.isArray(options.limits)) fail('limits', 'must be an array of limits');
   if (options.defaults !== undefined && (options.defaults === null || typeof options.defaults !== 'object')) {
     fail('defaults', 'must be a limit object');

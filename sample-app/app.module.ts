@@ -14,11 +14,16 @@ import { createStore } from './store.js';
       // The guard is registered below, after authentication, so that
       // `key: 'user'` sees the user: global guards run in registration order.
       global: false,
-      useFactory: async () => ({
-        store: await createStore(),
-        defaults: { rate: '60/min', burst: 10, key: 'ip' },
-        trustProxy: process.env.TRUST_PROXY === 'true',
-      }),
+      useFactory: async () => {
+        const store = await createStore();
+        return {
+          store,
+          defaults: { rate: '60/min', burst: 10, key: 'ip' },
+          // Two tier: keep limiting from a local share while Redis is away.
+          failMode: store.localFallback ? 'local' : 'open',
+          trustProxy: process.env.TRUST_PROXY === 'true',
+        };
+      },
     }),
   ],
   controllers: [CatalogController, AccountController, HealthController, QuotesController],

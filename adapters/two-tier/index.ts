@@ -1,1 +1,1 @@
-export { TwoTierStore, type TwoTierStoreOptions, type TwoTierStoreStats, type TwoTierRedisFailure } from './two-tier.store.js';
+export { TwoTierStore, type TwoTierStoreOptions, type TwoTierStoreStats} from './two-tier.store.js';

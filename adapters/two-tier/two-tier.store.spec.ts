@@ -76,7 +76,6 @@ describe('TwoTierStore', () => {
     expect(() => new TwoTierStore({ client, instances: 0 })).toThrow(/instances/);
     expect(() => new TwoTierStore({ client, localShare: 0 })).toThrow(/localShare/);
     expect(() => new TwoTierStore({ client, localShare: 1.5 })).toThrow(/localShare/);
-    expect(() => new TwoTierStore({ client, onRedisFailure: 'open' as never })).toThrow(/onRedisFailure/);
     expect(() => new TwoTierStore({ client, leaseTtlMs: 0 })).toThrow(/leaseTtlMs/);
     expect(() => new TwoTierStore({ client, maxLeaseShare: 2 })).toThrow(/maxLeaseShare/);
     expect(() => new TwoTierStore({ client, maxKeys: 0 })).toThrow(/maxKeys/);
@@ -84,6 +83,7 @@ describe('TwoTierStore', () => {
     expect(() => new TwoTierStore({ client, clock: {} as never })).toThrow(/clock/);
     expect(() => new TwoTierStore({ client, keyPrefix: '{x}' })).toThrow(/keyPrefix/);
     expect(new TwoTierStore({ redis }).redisStore).toBe(redis);
+    expect(new TwoTierStore({ redis }).localFallback).toBe(true); // what lets the module accept failMode: 'local'
   });
 
   it('serves a hot key from leases: synchronous answers, few Redis calls, the algorithm exactly', async () => {
@@ -290,15 +290,18 @@ describe('TwoTierStore', () => {
     expect((await redisView('leaser', 100, 100, T0 + 10)).decisions[0]!.remaining).toBe(91);
   });
 
-  it("with onRedisFailure 'fail', rejects with RateLimitStoreError, and still spends what it leased", async () => {
+  it("without failMode 'local', rejects with RateLimitStoreError, and still spends what it leased", async () => {
     const own = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
     await own.connect();
-    const store = new TwoTierStore({ client: own, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, onRedisFailure: 'fail' });
+    const store = new TwoTierStore({ client: own, keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
     stores.push(store);
     for (let i = 0; i < 10; i++) await store.consume({ checks: [check('k', 100, 100)], now: T0 + i });
     own.disconnect();
     expect(store.consume({ checks: [check('k', 100, 100)], now: T0 + 10 })).toMatchObject({ allowed: true });
     await expect(store.consume({ checks: [check('elsewhere', 100, 100)], now: T0 + 10 })).rejects.toThrow(RateLimitStoreError);
+    await expect(store.consume({ checks: [check('elsewhere', 100, 100)], now: T0 + 10, failMode: 'closed' })).rejects.toThrow(
+      RateLimitStoreError,
+    );
     expect(store.stats()).toMatchObject({ fallbacks: 0, degraded: false });
   });
 });
@@ -318,23 +321,26 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
     await server.stop();
   });
 
-  it('answers from a local share of each limit while Redis is down, probes it, and comes back by itself', async () => {
+  it("answers failMode 'local' requests from a local share of each limit while Redis is down, probes it, and comes back by itself", async () => {
     const store = new TwoTierStore({ client, keyPrefix: uniquePrefix('fallback'), time: 'client', timeoutMs: 100, instances: 4, probeIntervalMs: 50 });
     try {
       const c = check('k', 40, 40); // fallback: 10/s, burst 10
       expect(await store.consume({ checks: [c], now: T0 })).toMatchObject({ allowed: true });
       await server.kill();
-      const first = store.consume({ checks: [c], now: T0 + 1 });
+      const first = store.consume({ checks: [c], now: T0 + 1, failMode: 'local' });
       expect(await first).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 9, retryAfterMs: 0, resetMs: 100 }] });
       expect(store.degraded).toBe(true);
       let admitted = 1;
       for (let i = 0; i < 20; i++) {
-        const answer = store.consume({ checks: [c], now: T0 + 1 });
+        const answer = store.consume({ checks: [c], now: T0 + 1, failMode: 'local' });
         expect(isPromise(answer)).toBe(false); // no Redis call, no wait
         if ((answer as ConsumeResult).allowed) admitted++;
       }
       expect(admitted).toBe(10);
       expect(store.stats()).toMatchObject({ fallbacks: 1, fallbackDecisions: 21 });
+      // Requests that do not ask for 'local' still go to Redis, and fail for the module to resolve.
+      await expect(store.consume({ checks: [c], now: T0 + 1, failMode: 'open' })).rejects.toThrow(RateLimitStoreError);
+      expect(store.stats().fallbackDecisions).toBe(21);
 
       await server.restart();
       await until(() => !store.degraded);

@@ -11,9 +11,6 @@ import type {
 import { MemoryStore } from '../memory/index.js';
 import { RedisStore, type LeaseCheck, type LeaseResult, type RedisClient, type RedisStoreOptions } from '../redis/index.js';
 
-/** What {@link TwoTierStoreOptions.onRedisFailure} does when Redis cannot answer. */
-export type TwoTierRedisFailure = 'local' | 'fail';
-
 /**
  * Options of {@link TwoTierStore}. Give either `client` (the store then builds
  * its own {@link RedisStore} with the Redis options below) or `redis` (an
@@ -37,25 +34,11 @@ export interface TwoTierStoreOptions extends Partial<Omit<RedisStoreOptions, 'cl
   readonly instances?: number;
   /**
    * Share (0 < share <= 1) of each limit's rate and burst that this instance
-   * enforces on its own while Redis is unreachable (`onRedisFailure: 'local'`).
+   * enforces on its own while Redis is unreachable, for requests whose
+   * `failMode` is `'local'`.
    * @default 1 / instances
    */
   readonly localShare?: number;
-  /**
-   * What happens when Redis fails (error, not connected, no answer within
-   * `timeoutMs`):
-   * - `'local'`: the decision, and every decision after it, is taken by a
-   *   local in-memory bucket holding `localShare` of the limit; Redis is
-   *   probed in the background every `probeIntervalMs` and used again as soon
-   *   as it answers. The module's `failMode` is never involved.
-   * - `'fail'`: the call rejects with `RateLimitStoreError`, and the module's
-   *   `failMode` (`'open'` / `'closed'`) decides, as with RedisStore.
-   *
-   * Either way, tokens already leased and denials already cached keep being
-   * applied locally.
-   * @default 'local'
-   */
-  readonly onRedisFailure?: TwoTierRedisFailure;
   /**
    * Longest time leased tokens are held locally, in milliseconds of the
    * store's `clock`. Tokens not spent by then are given back to Redis. Also
@@ -250,11 +233,18 @@ const defaultClock = { now: () => performance.now() };
  * check that is deny-cached denies the whole request without a call,
  * charging nothing.
  *
- * **Redis failure.** With `onRedisFailure: 'local'` (default) a failed call
- * is answered by a local {@link MemoryStore} enforcing `localShare` of each
- * limit, and so is every decision until a background probe (an `unref()`'d
- * timer) finds Redis healthy again. With `'fail'` the call rejects with
- * {@link RateLimitStoreError} and the module's `failMode` applies.
+ * **Redis failure** (an error, not connected, no answer within `timeoutMs`).
+ * What happens is the request's `failMode` (the module's, or a limit's):
+ * - `'local'`: the decision is taken by a local {@link MemoryStore} enforcing
+ *   `localShare` of each limit, and so is every `'local'` decision after it
+ *   until a background probe (an `unref()`'d timer, every `probeIntervalMs`)
+ *   or any successful Redis call finds Redis healthy again.
+ * - `'open'` / `'closed'` (or none, as for direct callers): the call rejects
+ *   with {@link RateLimitStoreError} and the module resolves it, as with
+ *   RedisStore.
+ *
+ * Either way, tokens already leased and denials already cached keep being
+ * applied locally.
  *
  * **Reported values.** Decisions are computed from this instance's view of
  * the bucket without its own lease, which is what RedisStore would answer
@@ -268,11 +258,12 @@ const defaultClock = { now: () => performance.now() };
  * @publicApi
  */
 export class TwoTierStore implements RateLimitStore {
+  /** Decides from a local share of each limit while Redis fails, when the request's `failMode` is `'local'`. */
+  readonly localFallback = true;
   private readonly redis: RedisStore;
   private readonly ownsRedis: boolean;
   private readonly fallback = new MemoryStore();
   private readonly localShare: number;
-  private readonly failLocal: boolean;
   private readonly leaseTtlMs: number;
   private readonly maxLeaseShare: number;
   private readonly maxKeys: number;
@@ -311,7 +302,7 @@ export class TwoTierStore implements RateLimitStore {
 
   constructor(options: TwoTierStoreOptions) {
     if (!options || typeof options !== 'object') throw new TypeError('TwoTierStore: options must be an object with client or redis');
-    const { client, redis, instances, localShare, onRedisFailure, leaseTtlMs, maxLeaseShare, maxKeys, probeIntervalMs, clock, ...redisOptions } =
+    const { client, redis, instances, localShare, leaseTtlMs, maxLeaseShare, maxKeys, probeIntervalMs, clock, ...redisOptions } =
       options;
     if (redis !== undefined) {
       if (!(redis instanceof RedisStore)) throw new TypeError('TwoTierStore: redis must be a RedisStore');
@@ -336,11 +327,6 @@ export class TwoTierStore implements RateLimitStore {
     if (typeof this.localShare !== 'number' || !(this.localShare > 0 && this.localShare <= 1)) {
       throw new TypeError(`TwoTierStore: localShare must be a number in (0, 1], got ${String(localShare)}`);
     }
-    const failure = onRedisFailure ?? 'local';
-    if (failure !== 'local' && failure !== 'fail') {
-      throw new TypeError(`TwoTierStore: onRedisFailure must be 'local' or 'fail', got ${JSON.stringify(onRedisFailure)}`);
-    }
-    this.failLocal = failure === 'local';
     this.leaseTtlMs = positive('leaseTtlMs', leaseTtlMs, 1000);
     this.probeIntervalMs = positive('probeIntervalMs', probeIntervalMs, 1000);
     this.maxLeaseShare = maxLeaseShare ?? 0.25;
@@ -395,6 +381,11 @@ export class TwoTierStore implements RateLimitStore {
     return this.decide(request, now, 0);
   }
 
+  /**
+   * The buckets as Redis has them, seen without this instance's leases.
+   * While the store runs on its local fallback, the fallback's buckets (the
+   * local share) instead. A Redis failure rejects: a peek has no `failMode`.
+   */
   peek(request: BucketsRequest): MaybePromise<ConsumeResult> {
     if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: peek called after close()'));
     const { checks } = request;
@@ -418,19 +409,13 @@ export class TwoTierStore implements RateLimitStore {
           return gcraPeek(tat, now, check);
         }),
       }),
-      (error: unknown) => {
-        if (!this.failLocal) throw error;
-        this.degrade();
-        return this.fallback.peek({ checks: checks.map((check) => this.scaled(check)), now: request.now });
-      },
     );
   }
 
   /**
    * Forgets the buckets locally (leases dropped: the Redis bucket they came
    * from is deleted, so full again) and in Redis. Rejects when Redis cannot
-   * be reached, whatever `onRedisFailure` says: the caller asked for the
-   * shared bucket to change.
+   * be reached: the caller asked for the shared bucket to change.
    */
   reset(request: BucketsRequest): MaybePromise<void> {
     if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: reset called after close()'));
@@ -441,10 +426,7 @@ export class TwoTierStore implements RateLimitStore {
     }
     this.fallback.reset({ checks, now: request.now });
     this.redisCallCount++;
-    return this.redis.reset(request).catch((error: unknown) => {
-      if (this.failLocal) this.degrade();
-      throw error;
-    });
+    return this.redis.reset(request);
   }
 
   /**
@@ -517,7 +499,7 @@ export class TwoTierStore implements RateLimitStore {
       for (let i = 0; i < count; i++) decisions[i] = this.spend(checks[i]!, states[i]!, now).decision;
       return { allowed: true, decisions };
     }
-    if (this.degradedNow) return this.decideLocally(request, now, states, remote, leased ?? []);
+    if (this.degradedNow && request.failMode === 'local') return this.decideLocally(request, now, states, remote, leased ?? []);
 
     if (waits < MAX_WAITS) {
       // Another request is already asking Redis for this key: its answer
@@ -563,12 +545,14 @@ export class TwoTierStore implements RateLimitStore {
     const answered = call.then(
       (result) => {
         settle();
+        // Any answer from Redis means it is reachable again.
+        this.recover();
         return this.applyAnswer(request, now, remote, states, reservations, result);
       },
       (error: unknown) => {
         settle();
         for (let r = reservations.length - 1; r >= 0; r--) this.unreserve(reservations[r]!);
-        if (!this.failLocal || this.closed) throw wrap(error);
+        if (request.failMode !== 'local' || this.closed) throw wrap(error);
         this.degrade();
         return this.decide(request, now, MAX_WAITS);
       },

@@ -24,8 +24,19 @@ export type KeyStrategy =
   | `header:${string}`
   | ((context: ExecutionContext) => string | number | undefined | null);
 
-/** What to do when the store fails (throws, rejects, times out). */
-export type FailMode = 'open' | 'closed';
+/**
+ * What to do when the store fails (throws, rejects, times out):
+ * - `'open'` admits the request;
+ * - `'closed'` answers 503;
+ * - `'local'` lets a store with a local tier (`TwoTierStore`) decide from its
+ *   local share of each limit while its shared backend is unreachable. Only
+ *   accepted with such a store (see {@link RateLimitStore.localFallback});
+ *   should the local tier fail too, the request is admitted as with `'open'`.
+ *
+ * When several limits apply to one request, the strictest wins:
+ * `'closed'`, then `'local'`, then `'open'`.
+ */
+export type FailMode = 'open' | 'closed' | 'local';
 
 /**
  * One limit, as declared in `@RateLimit()`, in the module's `limits`, or as `defaults`.

@@ -10,7 +10,7 @@ export interface CompiledRoute {
   readonly limits: readonly ResolvedLimit[];
   /** `RateLimitInterceptor` is bound to this route: it writes the headers. */
   readonly interceptorBound: boolean;
-  /** `'closed'` if any limit's fail mode (its own, else the module's) is closed. */
+  /** The strictest fail mode of the route's limits (each its own, else the module's). */
   readonly failMode: FailMode;
   /** Names of the adaptive limits, whose outcomes the interceptor reports. */
   readonly adaptiveNames: readonly string[];

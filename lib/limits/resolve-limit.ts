@@ -3,6 +3,7 @@ import { compileKeyStrategy } from '../keys/key-strategy.js';
 import type { KeyStrategy, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
+import { failModeProblem } from './fail-mode.js';
 import { resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
 
@@ -14,6 +15,8 @@ export interface LimitContext {
   readonly routeId: string;
   readonly defaultKey: KeyStrategy;
   readonly clientAddress: ClientAddressResolver;
+  /** The store can decide locally when its backend fails (allows `failMode: 'local'`). */
+  readonly localFallback: boolean;
 }
 
 /**
@@ -48,9 +51,8 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
 
   const scope = options.scope ?? 'route';
   if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${JSON.stringify(scope)}`);
-  if (options.failMode !== undefined && options.failMode !== 'open' && options.failMode !== 'closed') {
-    fail('failMode', `must be 'open' or 'closed', got ${JSON.stringify(options.failMode)}`);
-  }
+  const failModeError = options.failMode === undefined ? undefined : failModeProblem(options.failMode, context.localFallback);
+  if (failModeError) fail('failMode', failModeError);
 
   return {
     name,

@@ -1,4 +1,5 @@
 import type { RateLimitDecision } from '../algorithms/gcra.js';
+import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 
 /** One bucket to check within a {@link ConsumeRequest}. */
 export interface RateLimitCheck {
@@ -21,6 +22,12 @@ export interface ConsumeRequest {
    * (Redis server time) may ignore it.
    */
   readonly now: number;
+  /**
+   * How the caller resolves a failure of this request. `'local'` asks a
+   * store with {@link RateLimitStore.localFallback} to decide locally rather
+   * than fail; other stores ignore it. Omitted: fail (throw or reject).
+   */
+  readonly failMode?: FailMode;
 }
 
 /** What {@link RateLimitStore.consume} answers. */
@@ -54,6 +61,13 @@ export type MaybePromise<T> = T | Promise<T>;
  * @publicApi
  */
 export interface RateLimitStore {
+  /**
+   * True when the store can keep deciding from a local share of each limit
+   * while its shared backend fails, as `failMode: 'local'` asks
+   * (`TwoTierStore`). The module refuses `failMode: 'local'` at start-up
+   * with a store that cannot.
+   */
+  readonly localFallback?: boolean;
   /** Charge every check's bucket, or none of them. */
   consume(request: ConsumeRequest): MaybePromise<ConsumeResult>;
   /** Report each bucket as it is now, without charging it. */

@@ -9,7 +9,7 @@ import { createApp, PLATFORMS } from '../utils/create-app.js';
  * platforms. Redis comes from the harness (REDIS_URL); each run gets its own
  * key prefix so runs and workers never share buckets.
  */
-const STORES = ['memory', 'redis'] as const;
+const STORES = ['memory', 'redis', 'two-tier'] as const;
 
 describe.each(STORES)('sample app on the %s store', (store) => {
   describe.each(PLATFORMS)('%s', (platform) => {

@@ -3,13 +3,13 @@
  * TwoTierStore under steady load (hot keys on leases, a stream of cold keys)
  * while its Redis is killed and restarted, then frozen (SIGSTOP) and thawed.
  *
- * With `onRedisFailure: 'local'` every decision is answered (none rejects),
+ * With `failMode: 'local'` every decision is answered (none rejects),
  * none waits longer than timeoutMs plus a margin, the store switches to its
  * local fallback within timeoutMs of the failure and back to Redis within a
  * few seconds of its return, with no unhandled rejection or uncaught
  * exception (real `process.on` spies in the worker), and the process exits
- * by itself afterwards. With `'fail'` decisions reject with
- * RateLimitStoreError instead (the module's failMode then applies).
+ * by itself afterwards. With `'open'` (or `'closed'`) decisions reject with
+ * RateLimitStoreError instead, for the module to resolve.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -51,7 +51,7 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
     server = undefined;
   });
 
-  const run = async (clientOptions: object, onRedisFailure: 'local' | 'fail') => {
+  const run = async (clientOptions: object, failMode: 'local' | 'open') => {
     if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
     const redis = await startRedisServer();
     server = redis;
@@ -63,7 +63,7 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
         KEY_PREFIX: uniquePrefix('two-tier-faults'),
         TIMEOUT_MS: String(TIMEOUT_MS),
         CLIENT_OPTIONS: JSON.stringify(clientOptions),
-        ON_REDIS_FAILURE: onRedisFailure,
+        FAIL_MODE: failMode,
       },
       stdio: 'inherit',
     });
@@ -100,7 +100,7 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
   it.each([
     ['ioredis defaults', {}],
     ['recommended options', { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false }],
-  ])("onRedisFailure 'local', %s: falls back within timeoutMs, never rejects or hangs, returns to Redis by itself", async (_label, clientOptions) => {
+  ])("failMode 'local', %s: falls back within timeoutMs, never rejects or hangs, returns to Redis by itself", async (_label, clientOptions) => {
     const { summary, actions, exitedInTime, exitCode } = await run(clientOptions, 'local');
     const after = (at: number, degraded: boolean) => summary.transitions.find(([time, state]) => time >= at && state === degraded)?.[0];
     const report = {
@@ -127,8 +127,8 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
     expect(exitCode).toBe(0);
   }, 40_000);
 
-  it("onRedisFailure 'fail': rejects with RateLimitStoreError only, never hangs, leaks no rejection", async () => {
-    const { summary, exitedInTime, exitCode } = await run({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }, 'fail');
+  it("failMode 'open': rejects with RateLimitStoreError only, never hangs, leaks no rejection", async () => {
+    const { summary, exitedInTime, exitCode } = await run({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }, 'open');
     if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(summary));
     expect(summary).toMatchObject({ unhandledRejections: 0, uncaughtExceptions: 0, otherErrors: 0 });
     expect(summary.storeErrors).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ let uncaughtExceptions = 0;
 process.on('unhandledRejection', () => unhandledRejections++);
 process.on('uncaughtException', () => uncaughtExceptions++);
 
-const { REDIS_URL, KEY_PREFIX, TIMEOUT_MS, CLIENT_OPTIONS, ON_REDIS_FAILURE } = process.env;
+const { REDIS_URL, KEY_PREFIX, TIMEOUT_MS, CLIENT_OPTIONS, FAIL_MODE } = process.env;
 const client = new Redis(REDIS_URL, { retryStrategy: () => 50, lazyConnect: true, ...JSON.parse(CLIENT_OPTIONS) });
 client.on('error', () => {});
 await client.connect();
@@ -20,7 +20,6 @@ const store = new TwoTierStore({
   keyPrefix: KEY_PREFIX,
   timeoutMs: Number(TIMEOUT_MS),
   instances: 2,
-  onRedisFailure: ON_REDIS_FAILURE,
 });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,7 +36,7 @@ const loops = Array.from({ length: 3 }, (_, loop) =>
       const key = loop === 2 ? `cold:${coldKey++}` : `hot:${loop}`;
       const started = performance.now();
       try {
-        const answer = store.consume({ checks: [{ key, rate: 500, burst: 500, cost: 1 }], now: Date.now() });
+        const answer = store.consume({ checks: [{ key, rate: 500, burst: 500, cost: 1 }], now: Date.now(), failMode: FAIL_MODE });
         if (typeof answer?.then !== 'function') calls.sync++;
         const result = await answer;
         calls.answered++;

@@ -7,6 +7,8 @@ import { controllerWith, ValidController } from './validation.fixtures.js';
 
 const RATE_PROBLEM = "must be a positive number of tokens per second or a string like '10/s' or '100/15min'";
 const KEY_PROBLEM = "must be 'ip', 'user', 'global', 'header:<name>' or a function";
+const FAIL_MODE_PROBLEM = "must be 'open', 'closed' or 'local'";
+const LOCAL_PROBLEM = "'local' needs a store that can decide locally when its shared backend fails (TwoTierStore); this store cannot";
 
 /**
  * Boot a real application (compile + init, Express) and return what it failed with,
@@ -68,7 +70,8 @@ describe('start-up validation', () => {
       ["key 'cookie'", { rate: 1, key: 'cookie' }, `key ${KEY_PROBLEM}, got "cookie"`],
       ["key 'header:'", { rate: 1, key: 'header:' }, `key ${KEY_PROBLEM}, got "header:"`],
       ["scope 'global'", { rate: 1, scope: 'global' }, `scope must be 'route' or 'shared', got "global"`],
-      ["failMode 'maybe'", { rate: 1, failMode: 'maybe' }, `failMode must be 'open' or 'closed', got "maybe"`],
+      ["failMode 'maybe'", { rate: 1, failMode: 'maybe' }, `failMode ${FAIL_MODE_PROBLEM}, got "maybe"`],
+      ["failMode 'local' on the (default) MemoryStore", { rate: 1, failMode: 'local' }, `failMode ${LOCAL_PROBLEM}`],
     ])('%s', async (_case, limit, problem) => {
       await expectBootFailure({}, [controllerWith('BadController', limit)], `RateLimit: BadController.handler, limit "default": ${problem}`);
     });
@@ -143,7 +146,8 @@ describe('start-up validation', () => {
     it.each([
       ["headers: 'x'", { headers: 'x' }, `RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got "x"`],
       ['headers: true', { headers: true }, `RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got true`],
-      ["failMode: 'maybe'", { failMode: 'maybe' }, `RateLimitModule: failMode must be 'open' or 'closed', got "maybe"`],
+      ["failMode: 'maybe'", { failMode: 'maybe' }, `RateLimitModule: failMode ${FAIL_MODE_PROBLEM}, got "maybe"`],
+      ["failMode: 'local' on the (default) MemoryStore", { failMode: 'local' }, `RateLimitModule: failMode ${LOCAL_PROBLEM}`],
       [
         'trustProxy: -1',
         { trustProxy: -1 },
@@ -214,7 +218,7 @@ describe('start-up validation', () => {
         [ValidController],
       );
       expect(error).toBeInstanceOf(TypeError);
-      expect(error?.message).toBe(`RateLimitModule: failMode must be 'open' or 'closed', got "maybe"`);
+      expect(error?.message).toBe(`RateLimitModule: failMode ${FAIL_MODE_PROBLEM}, got "maybe"`);
     });
   });
 });
