@@ -1,0 +1,129 @@
+// Guard micro-benchmark: `canActivate` of each guard, called the way Nest's
+// router calls it (a fresh ExecutionContextHost per request, the result
+// awaited), on guards taken from real Nest applications (Fastify adapter,
+// initialised, not listening), without sockets, syscalls or autocannon: the
+// per-request cost of the guard alone, which the HTTP runs cannot resolve on
+// a noisy machine.
+//   node bench/guard/guard.mjs <callsPerRun> <repetitions>
+// Prints one JSON line: ns per call of every case in every repetition.
+import 'reflect-metadata';
+import { Controller, Get, Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { MemoryStore, RateLimit, RateLimitGuard, RateLimitModule } from 'nestjs-holdup';
+
+// Never denies, even one client at the ~1M calls/s a tight loop reaches.
+const RATE = 1_000_000;
+const BURST = 1e9;
+const CLIENTS = 100_000;
+
+class NoopGuard {
+  canActivate() {
+    return true;
+  }
+}
+Reflect.decorate([Injectable()], NoopGuard);
+
+function controller(routeDecorators = []) {
+  class HelloController {
+    hello() {
+      return 'Hello World!';
+    }
+  }
+  const descriptor = Object.getOwnPropertyDescriptor(HelloController.prototype, 'hello');
+  Object.defineProperty(HelloController.prototype, 'hello', Reflect.decorate([Get(), ...routeDecorators], HelloController.prototype, 'hello', descriptor) ?? descriptor);
+  Reflect.decorate([Controller()], HelloController);
+  return HelloController;
+}
+
+async function app(imports, routeDecorators, guardType) {
+  const Hello = controller(routeDecorators);
+  class AppModule {}
+  Reflect.decorate([Module({ imports, controllers: [Hello], providers: guardType === RateLimitGuard ? [] : [guardType] })], AppModule);
+  const application = await NestFactory.create(AppModule, new FastifyAdapter(), { logger: false, abortOnError: false });
+  await application.init();
+  return { application, guard: application.get(guardType), Hello };
+}
+
+// A fresh request per call, as in a server (a guard may attach state to it);
+// a response that takes headers like a Fastify reply.
+const addresses = Array.from({ length: CLIENTS }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+function request(i) {
+  const ip = addresses[i];
+  return { ip, socket: { remoteAddress: ip }, headers: {} };
+}
+function reply() {
+  return {
+    headers: {},
+    status() {
+      return this;
+    },
+    header(name, value) {
+      this.headers[name.toLowerCase()] = value;
+      return this;
+    },
+  };
+}
+
+async function main() {
+  const [callsArg, repetitionsArg] = process.argv.slice(2);
+  const calls = Number(callsArg);
+  const repetitions = Number(repetitionsArg);
+
+  const holdup = (headers) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate: RATE, burst: BURST, key: 'ip' }, headers })];
+  const setups = {
+    noop: await app([], [], NoopGuard),
+    holdup: await app(holdup('draft'), [], RateLimitGuard),
+    'holdup-noheaders': await app(holdup(false), [], RateLimitGuard),
+    'holdup-hot': await app(holdup('draft'), [], RateLimitGuard),
+    'holdup-adaptive': await app(
+      [RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })],
+      [RateLimit({ rate: RATE, burst: BURST, key: 'ip', adaptive: { min: RATE / 10, max: RATE } })],
+      RateLimitGuard,
+    ),
+    throttler: await app([ThrottlerModule.forRoot([{ ttl: 60_000, limit: 1e9 }])], [], ThrottlerGuard),
+  };
+  const clientsOf = { 'holdup-hot': 1 };
+
+  async function run(id, n) {
+    const { guard, Hello } = setups[id];
+    const handler = Hello.prototype.hello;
+    const clients = clientsOf[id] ?? CLIENTS;
+    const response = reply();
+    let admitted = 0;
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) {
+      const context = new ExecutionContextHost([request(i % clients), response, undefined], Hello, handler);
+      context.setType('http');
+      if (await guard.canActivate(context)) admitted++;
+    }
+    const ns = Number(process.hrtime.bigint() - start) / n;
+    if (admitted !== n) throw new Error(`${id}: ${n - admitted} requests denied`);
+    return ns;
+  }
+
+  // BENCH_GUARD_ONLY=holdup: one case (used by the profile in guard/profile.mjs).
+  const ids = process.env.BENCH_GUARD_ONLY ? process.env.BENCH_GUARD_ONLY.split(',') : Object.keys(setups);
+  for (const id of ids) await run(id, Math.min(calls, 50_000)); // warm-up
+  const samples = Object.fromEntries(ids.map((id) => [id, []]));
+  for (let rep = 0; rep < repetitions; rep++) {
+    const order = ids.map((_, i) => ids[(i + rep) % ids.length]);
+    for (const id of order) samples[id].push(await run(id, calls));
+  }
+  // What the guards wrote, as a check that headers really were produced.
+  const headers = {};
+  for (const id of ids) {
+    const response = reply();
+    const context = new ExecutionContextHost([request(0), response, undefined], setups[id].Hello, setups[id].Hello.prototype.hello);
+    context.setType('http');
+    await setups[id].guard.canActivate(context);
+    headers[id] = Object.keys(response.headers);
+  }
+  for (const { application } of Object.values(setups)) await application.close();
+  process.stdout.write(JSON.stringify({ calls, repetitions, clients: CLIENTS, samples, headers }) + '\n');
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,37 @@
+// Guard micro-benchmark section: runs bench/guard/guard.mjs once (all cases,
+// repetitions interleaved inside that process), medians per case.
+import { fileURLToPath } from 'node:url';
+import { log, median, QUICK, round, runNodeJson, withRetry } from '../lib/util.mjs';
+import { profileGuard } from './profile.mjs';
+
+const SCRIPT = fileURLToPath(new URL('./guard.mjs', import.meta.url));
+
+export const GUARD_SETTINGS = QUICK
+  ? { calls: 50_000, repetitions: 3, profileCalls: 200_000 }
+  : { calls: 100_000, repetitions: 5, profileCalls: 500_000 };
+
+export const GUARD_CASES = [
+  { id: 'noop', label: 'a guard that returns true (floor: context, await)' },
+  { id: 'holdup', label: 'holdup RateLimitGuard, headers: draft, 100k clients' },
+  { id: 'holdup-noheaders', label: 'holdup RateLimitGuard, headers: false, 100k clients' },
+  { id: 'holdup-hot', label: 'holdup RateLimitGuard, headers: draft, one client' },
+  { id: 'holdup-adaptive', label: 'holdup RateLimitGuard on an adaptive route (headers left to the interceptor)' },
+  { id: 'throttler', label: '@nestjs/throttler ThrottlerGuard, 100k clients, ttl 60 s' },
+];
+
+export async function runGuard() {
+  const raw = await withRetry('guard', () => runNodeJson(SCRIPT, [GUARD_SETTINGS.calls, GUARD_SETTINGS.repetitions]));
+  const medians = Object.fromEntries(GUARD_CASES.map(({ id }) => [id, median(raw.samples[id])]));
+  const rows = GUARD_CASES.map(({ id, label }) => ({
+    case: id,
+    label,
+    nsPerCallRuns: raw.samples[id].map((v) => round(v, 0)),
+    nsPerCallMedian: round(medians[id], 0),
+    nsAboveNoop: id === 'noop' ? undefined : round(medians[id] - medians.noop, 0),
+    timesOurs: id === 'throttler' ? round((medians[id] - medians.noop) / (medians.holdup - medians.noop), 2) : undefined,
+    headersWritten: raw.headers[id],
+  }));
+  log(`guard: holdup ${rows[1].nsPerCallMedian} ns/call, throttler ${rows[5].nsPerCallMedian} ns/call, noop ${rows[0].nsPerCallMedian} ns/call`);
+  const profile = await withRetry('guard profile', () => profileGuard(GUARD_SETTINGS.profileCalls, 'holdup'));
+  return { settings: { ...GUARD_SETTINGS, clients: raw.clients, platform: 'Fastify adapter, not listening; stand-in reply' }, rows, profile };
+}

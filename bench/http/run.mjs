@@ -1,0 +1,194 @@
+// HTTP throughput: hello-world GET on Nest 12, Express and Fastify. Each
+// (platform, variant) server runs in a child process of its own, started once
+// and idle between its runs, so the server has a core to itself (autocannon
+// runs here, in the parent) and no server start-up sits in the timed part.
+//
+// Repetitions are interleaved (A B C D, B C D A, ...): a slow minute on this
+// shared machine then lands on every variant instead of one. Every run is
+// preceded by its own warm-up: a Nest server left idle for the ~20 s between
+// two of its runs answers its first second measurably slower (V8 lets cold
+// code and memory go), and the baseline must not be the only warm one.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { log, median, QUICK, round, withRetry } from '../lib/util.mjs';
+
+const SERVER = fileURLToPath(new URL('./server.mjs', import.meta.url));
+
+export const VARIANTS = [
+  { id: 'baseline', label: 'no limiter (baseline)' },
+  { id: 'noop-guard', label: 'calibration: a global guard that returns true' },
+  { id: 'noop-interceptor', label: 'calibration: a global no-op interceptor' },
+  { id: 'holdup', label: 'holdup global guard, MemoryStore, headers: draft' },
+  { id: 'holdup-noheaders', label: 'holdup global guard, headers: false' },
+  { id: 'holdup-adaptive', label: 'holdup adaptive route (guard + RateLimitInterceptor)' },
+  { id: 'throttler', label: '@nestjs/throttler global guard, ttl 1 s' },
+];
+export const PLATFORMS = ['express', 'fastify'];
+
+// Durations are whole seconds: autocannon rounds them up.
+export const HTTP_SETTINGS = QUICK
+  ? { connections: 10, startWarmupSeconds: 1, warmupSeconds: 1, durationSeconds: 1, repetitions: 3 }
+  : { connections: 10, startWarmupSeconds: 2, warmupSeconds: 1, durationSeconds: 2, repetitions: 3 };
+
+function startServer(platform, variant) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVER, platform, variant], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server ${platform} ${variant} did not start in 30 s\n${err}`));
+    }, 30_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /READY (\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(match[1]) });
+      }
+    });
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server ${platform} ${variant} exited with ${code}\n${err}`));
+    });
+  });
+}
+
+function stopServer(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function cpuOf(child) {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve(message.cpu));
+    child.send('cpu');
+  });
+}
+
+function cannon(port, duration) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}/`,
+    connections: HTTP_SETTINGS.connections,
+    pipelining: 1,
+    duration,
+  });
+}
+
+async function measure(servers, platform, variant) {
+  const key = `${platform}/${variant}`;
+  // A server that died (e.g. dist/ rebuilt under it) is restarted by withRetry.
+  if (!servers.has(key) || servers.get(key).child.exitCode !== null) servers.set(key, await startServer(platform, variant));
+  const { child, port } = servers.get(key);
+  await cannon(port, HTTP_SETTINGS.warmupSeconds);
+  const before = await cpuOf(child);
+  const result = await cannon(port, HTTP_SETTINGS.durationSeconds);
+  const after = await cpuOf(child);
+  const userMicros = after.user - before.user;
+  const systemMicros = after.system - before.system;
+  const ok = result['2xx'];
+  if (result.errors || result.timeouts || result.non2xx) {
+    throw new Error(`${platform} ${variant}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`);
+  }
+  return {
+    rps: ok / result.duration,
+    cpuMicrosPerRequest: (userMicros + systemMicros) / ok,
+    userMicrosPerRequest: userMicros / ok,
+    systemMicrosPerRequest: systemMicros / ok,
+    p50LatencyMs: result.latency.p50,
+    p99LatencyMs: result.latency.p99,
+  };
+}
+
+export async function runHttp() {
+  const { repetitions } = HTTP_SETTINGS;
+  const samples = {};
+  const perRep = {};
+  for (const platform of PLATFORMS) {
+    for (const { id } of VARIANTS) {
+      samples[`${platform}/${id}`] = [];
+      perRep[`${platform}/${id}`] = [];
+    }
+  }
+
+  const servers = new Map();
+  try {
+    // Start every server at once (start-up is mostly waiting on module
+    // loading), then warm each one up alone.
+    const keys = PLATFORMS.flatMap((platform) => VARIANTS.map(({ id }) => [platform, id]));
+    const started = await Promise.all(keys.map(([platform, id]) => withRetry(`start ${platform} ${id}`, () => startServer(platform, id))));
+    keys.forEach(([platform, id], i) => servers.set(`${platform}/${id}`, started[i]));
+    for (const server of started) await cannon(server.port, HTTP_SETTINGS.startWarmupSeconds);
+    for (let rep = 0; rep < repetitions; rep++) {
+      for (const platform of PLATFORMS) {
+        // Rotate the order each repetition so no variant always runs first or last.
+        const order = VARIANTS.map((_, i) => VARIANTS[(i + rep) % VARIANTS.length]);
+        const runs = {};
+        for (const { id } of order) {
+          const sample = await withRetry(`http ${platform} ${id}`, () => measure(servers, platform, id));
+          runs[id] = sample;
+          samples[`${platform}/${id}`].push(sample);
+          log(`http rep ${rep + 1}/${repetitions} ${platform.padEnd(7)} ${id.padEnd(17)} ${Math.round(sample.rps)} req/s, ${sample.cpuMicrosPerRequest.toFixed(1)} µs CPU/req`);
+        }
+        // Each run against the baseline of the same repetition.
+        for (const { id } of VARIANTS) {
+          const base = runs.baseline;
+          const sample = runs[id];
+          perRep[`${platform}/${id}`].push({
+            ratio: sample.rps / base.rps,
+            cpuRatio: base.cpuMicrosPerRequest / sample.cpuMicrosPerRequest,
+            cpuDelta: sample.cpuMicrosPerRequest - base.cpuMicrosPerRequest,
+          });
+        }
+      }
+    }
+  } finally {
+    await Promise.all([...servers.values()].map(({ child }) => stopServer(child)));
+  }
+
+  const rows = [];
+  for (const platform of PLATFORMS) {
+    const base = samples[`${platform}/baseline`];
+    const baseRps = median(base.map((s) => s.rps));
+    const baseCpu = median(base.map((s) => s.cpuMicrosPerRequest));
+    for (const { id, label } of VARIANTS) {
+      const runs = samples[`${platform}/${id}`];
+      const rps = runs.map((s) => s.rps);
+      const cpu = median(runs.map((s) => s.cpuMicrosPerRequest));
+      const pairs = perRep[`${platform}/${id}`];
+      rows.push({
+        platform,
+        variant: id,
+        label,
+        rpsRuns: rps.map((value) => Math.round(value)),
+        rpsMedian: Math.round(median(rps)),
+        // Ratio of the medians; the per-repetition ratios (each run against the
+        // baseline run of the same repetition) give its spread.
+        ratio: round(median(rps) / baseRps, 3),
+        ratioRuns: pairs.map((p) => round(p.ratio, 3)),
+        ratioMin: round(Math.min(...pairs.map((p) => p.ratio)), 3),
+        ratioMax: round(Math.max(...pairs.map((p) => p.ratio)), 3),
+        cpuMicrosPerRequestRuns: runs.map((s) => round(s.cpuMicrosPerRequest, 1)),
+        cpuMicrosPerRequestMedian: round(cpu, 1),
+        userMicrosPerRequestMedian: round(median(runs.map((s) => s.userMicrosPerRequest)), 1),
+        systemMicrosPerRequestMedian: round(median(runs.map((s) => s.systemMicrosPerRequest)), 1),
+        // Baseline CPU per request over this variant's: the throughput ratio a
+        // CPU-bound server would see.
+        cpuRatio: round(baseCpu / cpu, 3),
+        cpuMicrosAboveBaseline: round(cpu - baseCpu, 1),
+        p50LatencyMsMedian: median(runs.map((s) => s.p50LatencyMs)),
+        p99LatencyMsMedian: median(runs.map((s) => s.p99LatencyMs)),
+      });
+    }
+  }
+  return { settings: { ...HTTP_SETTINGS, serverInChildProcess: true }, rows };
+}

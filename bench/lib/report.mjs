@@ -1,0 +1,391 @@
+// Turns the results object into the stdout tables and docs/benchmarks.md.
+import { markdownTable, textTable } from './util.mjs';
+
+const REFERENCE = {
+  guard: { express: 0.93, fastify: 1.0 },
+  interceptor: { express: 0.83, fastify: 0.72 },
+};
+
+const fmt = (value, digits = 0) =>
+  value === undefined || value === null || Number.isNaN(value) ? '–' : Number(value).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const x = (value) => (value === undefined ? '–' : `${fmt(value, 2)}×`);
+/** Calls per decision: a leased hot key makes one call per thousands of decisions, which two decimals would show as 0.00. */
+const calls = (value) =>
+  value === undefined || value === null || Number.isNaN(value)
+    ? '–'
+    : value >= 0.1 || value === 0
+      ? fmt(value, 2)
+      : value.toLocaleString('en-US', { maximumSignificantDigits: 3 });
+/** The same, with the decisions per call when that is the easier number to read. */
+const perDecision = (value) => (value > 0 && value < 0.1 ? `${calls(value)} (1 per ${fmt(1 / value)})` : calls(value));
+/** A ratio far below 1 reads better as a fraction. */
+const fraction = (value) => (value === undefined || Number.isNaN(value) ? '–' : value >= 0.1 ? x(value) : `1/${fmt(1 / value)}`);
+
+function httpSections(http) {
+  if (!http) return [];
+  const sections = [];
+  for (const platform of ['express', 'fastify']) {
+    const rows = http.rows.filter((row) => row.platform === platform);
+    sections.push({
+      title: `HTTP throughput, ${platform === 'express' ? 'Express' : 'Fastify'} (Nest 12, hello-world GET)`,
+      header: ['variant', 'req/s (median)', '× baseline', 'range of ×', 'CPU µs/req (user + sys)', 'CPU µs above baseline', '× by CPU', 'p99 ms', 'req/s runs'],
+      rows: rows.map((row) => [
+        row.label,
+        fmt(row.rpsMedian),
+        x(row.ratio),
+        row.variant === 'baseline' ? '–' : `${fmt(row.ratioMin, 2)}–${fmt(row.ratioMax, 2)}`,
+        `${fmt(row.cpuMicrosPerRequestMedian, 1)} (${fmt(row.userMicrosPerRequestMedian, 1)} + ${fmt(row.systemMicrosPerRequestMedian, 1)})`,
+        row.variant === 'baseline' ? '–' : fmt(row.cpuMicrosAboveBaseline, 1),
+        x(row.cpuRatio),
+        fmt(row.p99LatencyMsMedian),
+        row.rpsRuns.map((v) => fmt(v)).join(' / '),
+      ]),
+    });
+  }
+  return sections;
+}
+
+function guardSection(guard) {
+  if (!guard) return [];
+  return [
+    {
+      title: `Guard micro-benchmark: canActivate alone, ns per request (${guard.settings.platform}; ${fmt(guard.settings.calls)} calls × ${guard.settings.repetitions}, interleaved)`,
+      header: ['guard', 'ns/request (median)', 'ns above the no-op guard', 'runs'],
+      rows: guard.rows.map((row) => [
+        row.label + (row.timesOurs === undefined ? '' : ` (${x(row.timesOurs)} ours, above the floor)`),
+        fmt(row.nsPerCallMedian),
+        row.nsAboveNoop === undefined ? '–' : fmt(row.nsAboveNoop),
+        row.nsPerCallRuns.map((v) => fmt(v)).join(' / '),
+      ]),
+    },
+  ];
+}
+
+function guardProfileSection(guard) {
+  if (!guard?.profile) return [];
+  const { profile } = guard;
+  return [
+    {
+      title: `Where RateLimitGuard.canActivate spends its time (CPU profile of the "${profile.case}" case, ${fmt(profile.calls)} calls, ${fmt(profile.samplesInCanActivate)} samples at 100 µs; inclusive shares)`,
+      header: ['function', '% of canActivate'],
+      rows: profile.parts.map((part) => [part.label.replace(/^( +)/, (spaces) => '·'.repeat(spaces.length)), `${fmt(part.sharePercent, 1)} %`]),
+    },
+  ];
+}
+
+function microSection(micro) {
+  if (!micro) return [];
+  return [
+    {
+      title: 'Decision micro-benchmark (no HTTP), ns per decision',
+      header: ['case', 'iterations', 'ns/decision (median)', '× ours', 'runs'],
+      rows: micro.rows.map((row) => [
+        row.case === 'throttler-hot' ? `${row.label} (at ~10k hits: ${fmt(row.nsPerOpAtLog10kMedian)} ns)` : row.label,
+        fmt(row.iterations),
+        fmt(row.nsPerOpMedian),
+        row.timesOurs === undefined ? '–' : `${x(row.timesOurs)} vs ${row.versus}`,
+        row.nsPerOpRuns.map((v) => fmt(v)).join(' / '),
+      ]),
+    },
+  ];
+}
+
+function memorySections(memory) {
+  if (!memory) return [];
+  const phaseLabel = {
+    update: `update: admitted requests of existing callers`,
+    eviction: `eviction: new callers at the maxKeys cap (all live)`,
+    expiry: `expiry: new callers while the sweep deletes expired buckets`,
+  };
+  return [
+    {
+      title: 'Memory: heap per live key (node --expose-gc, gc() before and after)',
+      header: ['store', 'live keys', 'bytes/key', 'heapUsed MB', 'key length'],
+      rows: memory.heap.map((row) => [row.store, fmt(row.keys), fmt(row.bytesPerKey), fmt(row.heapUsedMB), `${row.keyChars} chars`]),
+    },
+    {
+      title: `MemoryStore per-call pauses at ${fmt(memory.settings.keys)} keys (one run; each call timed alone)`,
+      header: ['phase', 'calls', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max ms', 'calls > 1 ms', '… during a GC', 'max ms outside GC'],
+      rows: Object.entries(memory.pauses).map(([phase, p]) => [
+        phaseLabel[phase] ?? phase,
+        fmt(p.calls),
+        fmt(p.p50Us, 1),
+        fmt(p.p99Us, 1),
+        fmt(p.p999Us, 1),
+        fmt(p.maxUs / 1000, 1),
+        fmt(p.callsOver1ms),
+        fmt(p.callsOver1msOverlappingGc),
+        p.maxUsWithoutGc === undefined ? '–' : fmt(p.maxUsWithoutGc / 1000, 1),
+      ]),
+    },
+  ];
+}
+
+function redisSections(redis) {
+  if (!redis) return [];
+  if (redis.skipped) return [{ title: 'Redis', header: ['skipped'], rows: [[redis.skipped]] }];
+  const commands = (perDecision) =>
+    Object.entries(perDecision)
+      .sort((a, b) => b[1] - a[1])
+      .map(([cmd, n]) => `${cmd.toUpperCase()} ${fmt(n, 2)}`)
+      .join(', ');
+  return [
+    {
+      title: `Redis ${redis.settings.redisVersion}: decisions/s, ${redis.settings.inFlight} in flight, ${fmt(redis.settings.keys)} keys, same ioredis client`,
+      header: ['store', 'decisions/s (median)', '× ours', 'Node CPU µs/decision', 'Redis CPU µs/decision', 'runs'],
+      rows: redis.rows.map((row) => [
+        row.store,
+        fmt(row.decisionsPerSecondMedian),
+        x(row.ratioToOurs),
+        fmt(row.nodeCpuMicrosPerDecisionMedian, 1),
+        fmt(row.redisCpuMicrosPerDecisionMedian, 1),
+        row.decisionsPerSecondRuns.map((v) => fmt(v)).join(' / '),
+      ]),
+    },
+    {
+      title: 'Redis commands per decision (INFO commandstats; commands run inside a script are counted too)',
+      header: ['store', 'commands per decision'],
+      rows: redis.rows.map((row) => [row.store, commands(row.commandsPerDecision)]),
+    },
+    ...twoTierSections(redis),
+  ];
+}
+
+function twoTierSections(redis) {
+  const twoTier = redis.twoTier;
+  if (!twoTier) return [];
+  if (twoTier.skipped) return [{ title: 'TwoTierStore vs RedisStore', header: ['skipped'], rows: [[twoTier.skipped]] }];
+  const { hotKeys, openLimit, saturatedLimit } = twoTier.settings;
+  const limit = ({ rate, burst }) => `${fmt(rate)}/s, burst ${fmt(burst)}`;
+  // Each run is a fresh store, closed at its end: the table says so, since it is why short runs show more calls than a steady state would.
+  const perRun = `${redis.settings.inFlight} in flight, ${fmt(redis.settings.decisions)} decisions per run on a fresh store closed at its end (leases ramping up and given back included)`;
+  const throughputTable = (title, rows) => ({
+    title,
+    header: ['store', 'decisions/s (median)', '× RedisStore', 'Node CPU µs/decision', 'Redis CPU µs/decision', 'script calls/decision (server)', 'Redis calls/decision (store)', 'leases taken', 'runs'],
+    rows: rows.map((row) => [
+      row.store,
+      fmt(row.decisionsPerSecondMedian),
+      x(row.ratioToRedisStore),
+      fmt(row.nodeCpuMicrosPerDecisionMedian, 1),
+      fmt(row.redisCpuMicrosPerDecisionMedian, 1),
+      perDecision(row.serverScriptCallsPerDecisionMedian),
+      perDecision(row.storeCallsPerDecisionMedian),
+      row.leasesTakenMedian === undefined ? '–' : fmt(row.leasesTakenMedian),
+      row.decisionsPerSecondRuns.map((v) => fmt(v)).join(' / '),
+    ]),
+  });
+  return [
+    throughputTable(`TwoTierStore vs RedisStore, ${hotKeys} hot keys (limit ${limit(openLimit)}, never reached), ${perRun}`, twoTier.hot),
+    throughputTable(`TwoTierStore vs RedisStore, cold keys: every decision a key never seen before (limit ${limit(openLimit)}), ${perRun}`, twoTier.cold),
+    {
+      title: `TwoTierStore vs RedisStore, one saturated key (limit ${limit(saturatedLimit)}, offered as fast as the store answers), ${fmt(redis.settings.decisions)} decisions per run, medians`,
+      header: ['store', 'admitted', 'at most (burst + rate × run time)', 'script calls/decision (server)', 'Redis calls/decision (store)', 'deny-cache hits', 'decisions/s'],
+      rows: twoTier.saturated.map((row) => [
+        row.store,
+        fmt(row.admittedMedian),
+        fmt(row.limitOverRunMedian),
+        perDecision(row.serverScriptCallsPerDecisionMedian),
+        perDecision(row.storeCallsPerDecisionMedian),
+        row.denyCacheHitsMedian === undefined ? '–' : fmt(row.denyCacheHitsMedian),
+        fmt(row.decisionsPerSecondMedian),
+      ]),
+    },
+  ];
+}
+
+function allSections(results) {
+  return [...httpSections(results.http), ...guardSection(results.guard), ...guardProfileSection(results.guard), ...microSection(results.micro), ...memorySections(results.memory), ...redisSections(results.redis)];
+}
+
+function observations(results) {
+  const notes = [];
+  const http = results.http;
+  if (http) {
+    const row = (platform, variant) => http.rows.find((r) => r.platform === platform && r.variant === variant);
+    for (const platform of ['express', 'fastify']) {
+      const base = row(platform, 'baseline');
+      const guard = row(platform, 'holdup');
+      const bare = row(platform, 'holdup-noheaders');
+      const adaptive = row(platform, 'holdup-adaptive');
+      const throttler = row(platform, 'throttler');
+      const noopGuard = row(platform, 'noop-guard');
+      const noopInterceptor = row(platform, 'noop-interceptor');
+      const delta = (r) => fmt(r.cpuMicrosAboveBaseline, 1);
+      const noisy = [guard, bare, adaptive, throttler, noopGuard, noopInterceptor].filter((r) => r.ratioMax - r.ratioMin > 0.3);
+      notes.push(
+        `${platform} (baseline ${fmt(base.rpsMedian)} req/s, ${fmt(base.cpuMicrosPerRequestMedian, 1)} µs CPU/request): ` +
+          `holdup guard ${x(guard.ratio)} req/s, ${x(guard.cpuRatio)} by CPU (issue reference for a guard: ${x(REFERENCE.guard[platform])}); ` +
+          `headers: false ${x(bare.ratio)} / ${x(bare.cpuRatio)}; adaptive route (guard + RateLimitInterceptor) ${x(adaptive.ratio)} / ${x(adaptive.cpuRatio)}; ` +
+          `@nestjs/throttler ${x(throttler.ratio)} / ${x(throttler.cpuRatio)}. ` +
+          `Calibration on this machine: a no-op global guard ${x(noopGuard.ratio)} / ${x(noopGuard.cpuRatio)}, a no-op global interceptor ${x(noopInterceptor.ratio)} / ${x(noopInterceptor.cpuRatio)} ` +
+          `(issue reference for a global interceptor: ${x(REFERENCE.interceptor[platform])}). ` +
+          `CPU µs per request above the baseline: holdup ${delta(guard)}, headers: false ${delta(bare)}, adaptive ${delta(adaptive)}, throttler ${delta(throttler)}, no-op guard ${delta(noopGuard)}, no-op interceptor ${delta(noopInterceptor)}.` +
+          (noisy.length
+            ? ` Noise warning: the per-repetition ratios of ${noisy.map((r) => `${r.variant} (${fmt(r.ratioMin, 2)}–${fmt(r.ratioMax, 2)})`).join(', ')} spread over more than 0.3, ` +
+              'so their medians cannot tell apart variants a few µs per request apart; see the guard micro-benchmark for the guard\'s own cost.'
+            : ''),
+      );
+    }
+  }
+  const guard = results.guard;
+  if (guard) {
+    const g = Object.fromEntries(guard.rows.map((r) => [r.case, r]));
+    const fastifyBase = http?.rows.find((r) => r.platform === 'fastify' && r.variant === 'baseline');
+    notes.push(
+      `Guard alone: holdup's canActivate takes ${fmt(g.holdup.nsPerCallMedian)} ns per request (${fmt(g.holdup.nsAboveNoop)} ns above a no-op guard; ` +
+        `${fmt(g['holdup-noheaders'].nsAboveNoop)} ns without headers, ${fmt(g['holdup-hot'].nsAboveNoop)} ns for one hot client, ${fmt(g['holdup-adaptive'].nsAboveNoop)} ns on an adaptive route), ` +
+        `@nestjs/throttler's ${fmt(g.throttler.nsPerCallMedian)} ns (${x(g.throttler.timesOurs)} ours above the floor).` +
+        (fastifyBase
+          ? ` Against the ${fmt(fastifyBase.cpuMicrosPerRequestMedian, 1)} µs of CPU a Fastify hello-world request costs here, our guard's own work is ` +
+            `${fmt((100 * g.holdup.nsAboveNoop) / 1000 / fastifyBase.cpuMicrosPerRequestMedian, 1)} % of a request, i.e. an expected ratio of about ` +
+            `${x(fastifyBase.cpuMicrosPerRequestMedian / (fastifyBase.cpuMicrosPerRequestMedian + g.holdup.nsAboveNoop / 1000))} before Nest's own cost of having a guard at all.`
+          : ''),
+    );
+  }
+  const micro = results.micro;
+  if (micro) {
+    const m = Object.fromEntries(micro.rows.map((r) => [r.case, r]));
+    notes.push(
+      `Decisions: MemoryStore.consume costs ${fmt(m['holdup-hot'].nsPerOpMedian)} ns on a hot key and ${fmt(m['holdup-100k'].nsPerOpMedian)} ns over 100k keys ` +
+        `(Date.now() alone: ${fmt(m['date-now'].nsPerOpMedian)} ns; gcraConsume with its Date.now() ${fmt(m['gcra-raw'].nsPerOpMedian)} ns, ` +
+        `so the store's own bookkeeping around the algorithm is ${fmt(m['holdup-hot'].nsPerOpMedian - m['gcra-raw'].nsPerOpMedian)} ns on a hot key). ` +
+        `@nestjs/throttler's storage: ${x(m['throttler-100k'].timesOurs)} ours over 100k keys, ${x(m['throttler-hot'].timesOurs)} on a hot key with ~1k hits in its log ` +
+        `(${fmt(m['throttler-hot'].nsPerOpAtLog10kMedian)} ns at ~10k: a sliding log, O(hits in the window) per call). ` +
+        `rate-limiter-flexible: ${x(m['rlf-hot'].timesOurs)} (hot) and ${x(m['rlf-100k'].timesOurs)} (100k keys). The two others answer with promises; ours synchronously.`,
+    );
+  }
+  const memory = results.memory;
+  if (memory) {
+    const [ours, throttler, rlf] = memory.heap;
+    const p = memory.pauses;
+    notes.push(
+      `Memory: ${fmt(ours.bytesPerKey)} bytes per live key in MemoryStore at ${fmt(ours.keys)} keys (key strings of ${ours.keyChars} characters included), ` +
+        `vs ${fmt(throttler.bytesPerKey)} (@nestjs/throttler) and ${fmt(rlf.bytesPerKey)} (rate-limiter-flexible) at ${fmt(throttler.keys)} keys. ` +
+        `Longest single call: ${fmt(p.update.maxUs / 1000, 1)} ms (update), ${fmt(p.eviction.maxUs / 1000, 1)} ms (eviction), ${fmt(p.expiry.maxUs / 1000, 1)} ms (expiry); ` +
+        `p99 ${fmt(p.update.p99Us, 1)} / ${fmt(p.eviction.p99Us, 1)} / ${fmt(p.expiry.p99Us, 1)} µs.`,
+    );
+  }
+  const redis = results.redis;
+  if (redis && !redis.skipped) {
+    const [ours, rlf] = redis.rows;
+    notes.push(
+      `Redis: RedisStore ${fmt(ours.decisionsPerSecondMedian)} decisions/s, rate-limiter-flexible ${fmt(rlf.decisionsPerSecondMedian)} (${x(rlf.ratioToOurs)} ours); ` +
+        `Redis CPU per decision ${fmt(ours.redisCpuMicrosPerDecisionMedian, 1)} vs ${fmt(rlf.redisCpuMicrosPerDecisionMedian, 1)} µs; ` +
+        `EVALSHA per decision: ${fmt(ours.commandsPerDecision.evalsha ?? 0, 2)} (ours), ${fmt(rlf.commandsPerDecision.evalsha ?? 0, 2)} (rate-limiter-flexible).`,
+    );
+    const twoTierNote = twoTierObservation(redis.twoTier);
+    if (twoTierNote) notes.push(twoTierNote);
+  }
+  return notes;
+}
+
+function twoTierObservation(twoTier) {
+  if (!twoTier || twoTier.skipped) return undefined;
+  const [redisHot, hot] = twoTier.hot;
+  const [redisCold, cold] = twoTier.cold;
+  const [redisSaturated, saturated] = twoTier.saturated;
+  const failures = [...twoTier.hot, ...twoTier.cold, ...twoTier.saturated].reduce((sum, row) => sum + row.timeouts + row.errors + row.fallbacks, 0);
+  return (
+    `TwoTierStore on ${twoTier.settings.hotKeys} hot keys: ${perDecision(hot.storeCallsPerDecisionMedian)} Redis calls per decision ` +
+    `(server count ${calls(hot.serverScriptCallsPerDecisionMedian)}) against ${calls(redisHot.storeCallsPerDecisionMedian)} for RedisStore, ` +
+    `i.e. ${fraction(hot.callsRatioToRedisStore)} of RedisStore's calls; ${fmt(hot.decisionsPerSecondMedian)} decisions/s (${x(hot.ratioToRedisStore)} RedisStore's), ` +
+    `Redis CPU ${fmt(hot.redisCpuMicrosPerDecisionMedian, 2)} vs ${fmt(redisHot.redisCpuMicrosPerDecisionMedian, 1)} µs and Node CPU ${fmt(hot.nodeCpuMicrosPerDecisionMedian, 1)} vs ${fmt(redisHot.nodeCpuMicrosPerDecisionMedian, 1)} µs per decision. ` +
+    `Cold keys: ${calls(cold.storeCallsPerDecisionMedian)} Redis call per decision (server count ${calls(cold.serverScriptCallsPerDecisionMedian)}; RedisStore ${calls(redisCold.storeCallsPerDecisionMedian)}), ` +
+    `throughput ${x(cold.ratioToRedisStore)} RedisStore's, Node CPU ${fmt(cold.nodeCpuMicrosPerDecisionMedian, 1)} vs ${fmt(redisCold.nodeCpuMicrosPerDecisionMedian, 1)} µs per decision. ` +
+    `Saturated key: ${fmt(saturated.admittedMedian)} admitted (at most ${fmt(saturated.limitOverRunMedian)}) with ${perDecision(saturated.storeCallsPerDecisionMedian)} Redis calls per decision ` +
+    `and ${fmt(saturated.denyCacheHitsMedian)} deny-cache hits, against ${fmt(redisSaturated.admittedMedian)} (at most ${fmt(redisSaturated.limitOverRunMedian)}) and ${calls(redisSaturated.storeCallsPerDecisionMedian)} for RedisStore.` +
+    (failures ? ` Redis timeouts, errors or fallbacks during these runs: ${fmt(failures)}.` : '')
+  );
+}
+
+export function textReport(results) {
+  const out = [
+    `nestjs-holdup benchmarks — ${results.command} — ${results.date}`,
+    `source: ${results.source?.commit}${results.source?.uncommittedInLibOrAdapters?.length ? ` + uncommitted: ${results.source.uncommittedInLibOrAdapters.join(', ')}` : ''}` +
+      (results.source?.changedDuringRun ? ` (CHANGED during the run: ${results.source.changedDuringRun.commit} ${results.source.changedDuringRun.uncommittedInLibOrAdapters.join(', ')})` : ''),
+    `machine: ${results.machine.nproc} CPUs (${results.machine.cpu}), node ${results.machine.node}, load average ${results.machine.loadAverageAtStart.join(' ')} at start, ${(results.machine.loadAverageAtEnd ?? []).join(' ')} at end; ${results.durationSeconds} s`,
+    '',
+  ];
+  for (const section of allSections(results)) out.push(section.title, textTable(section.header, section.rows), '');
+  for (const note of observations(results)) out.push(`* ${note}`);
+  return out.join('\n');
+}
+
+export function markdownReport(results) {
+  const m = results.machine;
+  const v = results.versions;
+  const lines = [
+    '# Benchmarks',
+    '',
+    `Every figure on this page comes from one run of \`${results.command}\` on ${results.date.slice(0, 10)} ` +
+      `(${results.date}), ${results.durationSeconds} s; the raw numbers are in [\`bench/results/latest.json\`](../bench/results/latest.json). ` +
+      'The page is written by that command: rerun it rather than editing the tables.',
+    '',
+    '## Machine and versions',
+    '',
+    `- Source: commit \`${results.source?.commit}\`` +
+      (results.source?.uncommittedInLibOrAdapters?.length ? `, with uncommitted changes in ${results.source.uncommittedInLibOrAdapters.map((line) => `\`${line}\``).join(', ')}.` : ', no uncommitted change in `lib/` or `adapters/`.') +
+      (results.source?.changedDuringRun
+        ? ` **The source changed during the run** (other work on the same checkout; at the end: commit \`${results.source.changedDuringRun.commit}\`` +
+          `${results.source.changedDuringRun.uncommittedInLibOrAdapters.length ? `, uncommitted ${results.source.changedDuringRun.uncommittedInLibOrAdapters.join(', ')}` : ''}); ` +
+          'sections run after a rebuild of `dist/` may have measured the newer code.'
+        : ''),
+    `- ${m.nproc} CPUs (\`nproc\`), ${m.cpu}, ${m.memoryGB} GB, ${m.os}; Node ${m.node}.`,
+    `- Load average (1, 5, 15 min) ${m.loadAverageAtStart.join(', ')} at the start and ${(m.loadAverageAtEnd ?? []).join(', ')} at the end: ` +
+      'a shared machine where other jobs (test suites, type checks) ran during the bench.',
+    `- nestjs-holdup ${v['nestjs-holdup']}, @nestjs/core ${v['@nestjs/core']}, @nestjs/platform-express ${v['@nestjs/platform-express']} (express ${v.express}), ` +
+      `@nestjs/platform-fastify ${v['@nestjs/platform-fastify']} (fastify ${v.fastify}), @nestjs/throttler ${v['@nestjs/throttler']}, ` +
+      `rate-limiter-flexible ${v['rate-limiter-flexible']}, autocannon ${v.autocannon}, ioredis ${v.ioredis}, redis-server ${v['redis-server']}.`,
+    '',
+    '## Caveats: read ratios, not absolute numbers',
+    '',
+    '- This is a noisy, shared 2-core virtual machine. Absolute figures (req/s, ns) move by 2× from one minute to the next and say little about your hardware; ' +
+      'what the bench is built for is the **ratios between variants measured side by side in the same run**.',
+    '- Every figure is a median over repetitions run interleaved (all variants once, then all again, the order rotated each time), so a slow minute falls on every variant rather than on one. ' +
+      'In the HTTP tables "× baseline" is the ratio of the medians and "range of ×" the spread of the per-repetition ratios (each run against the baseline run of the same repetition): ' +
+      'a difference smaller than that spread is noise.',
+    '- HTTP: each server runs in a child process of its own (autocannon, in the parent, would otherwise take CPU from it). ' +
+      'Besides req/s, the bench reads the server process\'s CPU time over each run: **CPU µs per request** is much less sensitive to the other jobs than throughput, ' +
+      'and "× by CPU" (baseline CPU per request ÷ the variant\'s) is the throughput ratio a CPU-bound server would see. ' +
+      'It is not free of noise either: much of it is the kernel\'s loopback work inside `writev`, whose cost moves with the load. ' +
+      'Differences of a few percent, a few µs per request, are below what this machine can resolve over HTTP; the guard micro-benchmark and its profile measure the guard\'s own cost directly. ' +
+      'On this VM a large share of a hello-world request is spent writing to the socket (`writev`), which dilutes the limiter\'s share compared with bare metal. ' +
+      'Two calibration variants, a global guard that returns true and a global no-op interceptor, show what Nest itself charges for any guard or interceptor on this machine.',
+    '- The limits are set never to deny (we measure the decision, not 429s). Our limit is 100 000/s with a burst of 100 000 rather than 1e9/s: ' +
+      'at 1e9/s one token is 1e-6 ms, below the resolution of a double holding `Date.now()`, and the bucket would never move.',
+    '- @nestjs/throttler keeps a sliding log of hits per key and filters it on every call, so with a limit that is never reached its cost grows with rate × ttl ' +
+      '(see the micro-benchmark). The HTTP variant uses ttl 1 s, which keeps the log to about one second of traffic; with the usual ttl of 60 s the log, and the cost, would be 60× longer.',
+    '- The guard micro-benchmark calls `canActivate` of guards taken from real (initialised, not listening) Nest applications on the Fastify adapter, with a fresh ' +
+      '`ExecutionContextHost` and request object per call and a stand-in reply object for headers, awaiting the result as Nest does: the guard\'s own cost, free of sockets and of autocannon.',
+    '- The decision micro-benchmark calls each library the way its guard does per request; ours answers synchronously, the other two return promises, which the caller awaits one at a time.',
+    '- Memory figures and pauses come from one run; a max is one observation. Calls over 1 ms are checked against V8 `gc` performance entries to tell a collection from the store\'s own work.',
+    '',
+    '## Findings of this run',
+    '',
+    ...observations(results).map((note) => `- ${note}`),
+    '',
+  ];
+  for (const section of allSections(results)) lines.push(`## ${section.title}`, '', markdownTable(section.header, section.rows), '');
+  lines.push(
+    '## How it is measured',
+    '',
+    '- `npm run bench` builds the package (`node scripts/build.mjs`), then runs `node bench/index.mjs`, whose plain `.mjs` files import the built package (`nestjs-holdup`, `nestjs-holdup/redis`, `nestjs-holdup/two-tier`).',
+    `- HTTP (\`bench/http\`): autocannon's programmatic API, ${results.http?.settings.connections ?? 10} connections; every server starts once (${results.http?.settings.startWarmupSeconds ?? 2} s of warm-up) and stays up between its runs; ` +
+      `each run is ${results.http?.settings.warmupSeconds ?? 1} s of warm-up then ${results.http?.settings.durationSeconds ?? 2} s measured (a server idle between its runs answers its first second slower); ` +
+      `${results.http?.settings.repetitions ?? 3} repetitions interleaved (the order rotated each time), on one hello-world \`GET /\` route. ` +
+      'Variants: no limiter; a no-op global guard and a no-op global interceptor (calibration); the holdup global guard with MemoryStore (headers `draft`, then `false`); ' +
+      'a route whose `@RateLimit({ ..., adaptive: { min, max } })` binds `RateLimitInterceptor`; `@nestjs/throttler`\'s global `ThrottlerGuard` with its default in-memory storage. Keys are the client IP (one client).',
+    `- Guard (\`bench/guard\`): one process, ${results.guard?.settings.repetitions ?? 5} repetitions of ${results.guard ? results.guard.settings.calls.toLocaleString('en-US') : '200,000'} calls per guard, interleaved, after a warm-up; 100k client addresses round-robin (or one).`,
+    `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved, ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
+      `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists).`,
+    '- Memory (`bench/memory`): `node --expose-gc`; heap used after `gc()` before and after inserting the live keys; pauses with `process.hrtime` around each call.',
+    '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), one ioredis client shared by both stores, 50 decisions in flight; ' +
+      '`INFO cpu` around each run for the server\'s CPU, `CONFIG RESETSTAT` + `INFO commandstats` for the commands.',
+    '- TwoTierStore (`bench/redis`, same server and client): for each workload (hot keys, cold keys, a saturated key) every run builds a fresh TwoTierStore or RedisStore ' +
+      '(key prefixes of their own, `onRedisFailure: \'fail\'` so that a timeout fails the run rather than being decided locally) and closes it at the end, ' +
+      'so the leases taken while demand ramps up and the tokens given back at `close()` are part of the run; script calls are counted by the server ' +
+      '(`CONFIG RESETSTAT`, then EVALSHA + EVAL in `INFO commandstats`) and by the store (`stats().redisCalls`, `RedisStore.calls`).',
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,140 @@
+// One decision micro-benchmark case, in a process of its own (so one case's
+// JIT feedback and heap never colour another's):
+//   node bench/micro/decision.mjs <case> <iterations>
+// Prints one JSON line: { case, iterations, nsPerOp, ... }.
+//
+// Every case calls the library the way its Nest guard does per request:
+// ours builds a fresh request object with a checks array and reads
+// Date.now(); the others read Date.now() internally and return promises,
+// which the caller awaits one at a time (as a guard does).
+import { MemoryStore, gcraConsume } from 'nestjs-holdup';
+
+const KEYS = 100_000;
+const keys = Array.from({ length: KEYS }, (_, i) => `default|HelloController.hello|ip=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+const HOT = keys[0];
+
+// Limits that never deny during a run and keep every key live (no expiry in
+// the middle of the run turning updates into inserts):
+// ours: 1 token/s refill, a burst of 1e9 (a key's TAT moves 1 s per hit);
+// @nestjs/throttler: 1e9 hits per 60 s; rate-limiter-flexible: 1e9 points per 60 s.
+const OUR_LIMIT = { rate: 1, burst: 1e9 };
+const TTL_MS = 60_000;
+const NEVER = 1e9;
+
+function timeSync(iterations, body) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) body(i);
+  return Number(process.hrtime.bigint() - start) / iterations;
+}
+
+async function timeAsync(iterations, body) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) await body(i);
+  return Number(process.hrtime.bigint() - start) / iterations;
+}
+
+let sink = 0;
+
+const CASES = {
+  /** The floor: the clock read every decision of every library pays (slow on some VMs). */
+  'date-now': async (n) => {
+    const body = () => {
+      sink += Date.now() & 1;
+    };
+    timeSync(Math.min(n, 100_000), body);
+    return { nsPerOp: timeSync(n, body) };
+  },
+  /** MemoryStore.consume, one check, one hot key. */
+  'holdup-hot': async (n) => {
+    const store = new MemoryStore();
+    const body = () => {
+      const result = store.consume({ checks: [{ key: HOT, rate: OUR_LIMIT.rate, burst: OUR_LIMIT.burst, cost: 1 }], now: Date.now() });
+      sink += result.allowed ? 1 : 0;
+    };
+    timeSync(Math.min(n, 100_000), body);
+    return { nsPerOp: timeSync(n, body), size: store.size };
+  },
+  /** MemoryStore.consume, one check, 100k distinct keys round-robin. */
+  'holdup-100k': async (n) => {
+    const store = new MemoryStore();
+    const body = (i) => {
+      const result = store.consume({ checks: [{ key: keys[i % KEYS], rate: OUR_LIMIT.rate, burst: OUR_LIMIT.burst, cost: 1 }], now: Date.now() });
+      sink += result.allowed ? 1 : 0;
+    };
+    timeSync(2 * KEYS, body); // every key exists before timing
+    return { nsPerOp: timeSync(n, body), size: store.size };
+  },
+  /** The algorithm alone: gcraConsume on a TAT carried in a local. */
+  'gcra-raw': async (n) => {
+    let tat;
+    const body = () => {
+      const outcome = gcraConsume(tat, Date.now(), OUR_LIMIT, 1);
+      if (outcome.decision.allowed) tat = outcome.tat;
+      sink += outcome.decision.remaining;
+    };
+    timeSync(Math.min(n, 100_000), body);
+    return { nsPerOp: timeSync(n, body) };
+  },
+  /** @nestjs/throttler ThrottlerStorageService.increment (async), 100k keys round-robin: short logs (~10-20 hits per key). */
+  'throttler-100k': async (n) => {
+    const { ThrottlerStorageService } = await import('@nestjs/throttler');
+    const storage = new ThrottlerStorageService();
+    const body = async (i) => {
+      const record = await storage.increment(keys[i % KEYS], TTL_MS, NEVER, TTL_MS, 'default');
+      sink += record.totalHits;
+    };
+    await timeAsync(KEYS, body);
+    const nsPerOp = await timeAsync(n, body);
+    storage.onApplicationShutdown();
+    return { nsPerOp };
+  },
+  /**
+   * @nestjs/throttler, one hot key: a sliding log, every call filters all the
+   * hits of the last ttl, so the cost grows with the log. Measured in chunks
+   * of 1000 calls; reported at a log of ~1k and ~10k entries.
+   */
+  'throttler-hot': async (n) => {
+    const { ThrottlerStorageService } = await import('@nestjs/throttler');
+    const storage = new ThrottlerStorageService();
+    const body = async () => {
+      const record = await storage.increment(HOT, TTL_MS, NEVER, TTL_MS, 'default');
+      sink += record.totalHits;
+    };
+    const chunk = 1_000;
+    const chunks = [];
+    for (let done = 0; done < n; done += chunk) chunks.push({ logEntries: done, nsPerOp: await timeAsync(chunk, body) });
+    storage.onApplicationShutdown();
+    const at = (entries) => chunks.find((c) => c.logEntries >= entries)?.nsPerOp;
+    return { nsPerOp: at(1_000), nsPerOpAtLog10k: at(10_000), chunks: chunks.length };
+  },
+  /** rate-limiter-flexible RateLimiterMemory.consume (async; fixed window + one timer per key), hot key. */
+  'rlf-hot': async (n) => {
+    const { RateLimiterMemory } = await import('rate-limiter-flexible');
+    const limiter = new RateLimiterMemory({ points: NEVER, duration: TTL_MS / 1000 });
+    const body = async () => {
+      const res = await limiter.consume(HOT);
+      sink += res.remainingPoints;
+    };
+    await timeAsync(Math.min(n, 100_000), body);
+    return { nsPerOp: await timeAsync(n, body) };
+  },
+  /** rate-limiter-flexible RateLimiterMemory.consume, 100k keys round-robin. */
+  'rlf-100k': async (n) => {
+    const { RateLimiterMemory } = await import('rate-limiter-flexible');
+    const limiter = new RateLimiterMemory({ points: NEVER, duration: TTL_MS / 1000 });
+    const body = async (i) => {
+      const res = await limiter.consume(keys[i % KEYS]);
+      sink += res.remainingPoints;
+    };
+    await timeAsync(KEYS, body);
+    return { nsPerOp: await timeAsync(n, body) };
+  },
+};
+
+const [name, iterations] = process.argv.slice(2);
+const run = CASES[name];
+if (!run) throw new Error(`unknown case ${name}; one of ${Object.keys(CASES).join(', ')}`);
+const result = await run(Number(iterations));
+process.stdout.write(JSON.stringify({ case: name, iterations: Number(iterations), ...result, sink: sink > 0 }) + '\n');
+// rate-limiter-flexible leaves (unref'd) timers behind: leave without waiting.
+process.exit(0);

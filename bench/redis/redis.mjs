@@ -1,0 +1,320 @@
+// Redis decisions/s: nestjs-holdup RedisStore (server time) vs
+// rate-limiter-flexible RateLimiterRedis, same ioredis client, against a
+// redis-server this script starts on a free port and stops at the end.
+//   node bench/redis/redis.mjs <decisionsPerRun> <repetitions>
+// Prints one JSON line. 50 decisions in flight, 10k distinct keys,
+// repetitions interleaved (A B, B A, A B). Then `INFO commandstats` around a
+// run of each, to count the Redis commands per decision.
+// Then TwoTierStore vs RedisStore on three workloads (hot keys, cold keys, a
+// saturated key), same concurrency, interleaved too, Redis script calls
+// counted both by the server and by the stores.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+
+const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
+const IN_FLIGHT = 50;
+const KEYS = 10_000;
+const NEVER = { rate: 1e6, burst: 1e9 };
+/** Keys of the RedisStore vs rate-limiter-flexible comparison: 10k of them, visited in a scattered order. */
+const spread = (i) => `user-${(i * 7919) % KEYS}`;
+
+// TwoTierStore vs RedisStore.
+const HOT_KEYS = 10;
+/**
+ * Never reached either, but with a burst whose lease cap (maxLeaseShare 0.25
+ * x burst = 250k tokens) stays far above what a lease is sized to (half a
+ * leaseTtlMs, 0.5 s, of a key's demand: a few 10k tokens here), so leases
+ * are sized by demand, not by the cap.
+ */
+const OPEN = { rate: 1e6, burst: 1e6 };
+/** Offered far above its rate: most decisions are denials. */
+const SATURATED = { rate: 1000, burst: 100 };
+/** Makes the keys of every cold or saturated run new (a cold key never seen, a saturated bucket starting full). */
+let runCount = 0;
+const WORKLOADS = {
+  hot: { limit: OPEN, neverDenied: true, keys: () => (i) => `hot-${i % HOT_KEYS}` },
+  cold: {
+    limit: OPEN,
+    neverDenied: true,
+    keys: () => {
+      const run = runCount++;
+      return (i) => `cold-${run}-${i}`;
+    },
+  },
+  saturated: {
+    limit: SATURATED,
+    neverDenied: false,
+    keys: () => {
+      const key = `saturated-${runCount++}`;
+      return () => key;
+    },
+  },
+};
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start\n${out}`)), 10_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (/Ready to accept connections/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}\n${out}`)));
+  });
+  return { child, port };
+}
+
+async function redisCpuSeconds(client) {
+  const info = await client.info('cpu');
+  const field = (name) => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? NaN);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+/**
+ * `decisions` calls of `decide(key)`, IN_FLIGHT at a time: decisions per
+ * second, and the CPU time per decision of this process and of redis-server
+ * (less sensitive than throughput to the machine's other jobs).
+ */
+async function measure(client, decisions, decide) {
+  const redisBefore = await redisCpuSeconds(client);
+  const cpuBefore = process.cpuUsage();
+  const perSecond = await throughput(decisions, decide);
+  const cpu = process.cpuUsage(cpuBefore);
+  const redisAfter = await redisCpuSeconds(client);
+  return {
+    perSecond,
+    nodeCpuMicrosPerDecision: (cpu.user + cpu.system) / decisions,
+    redisCpuMicrosPerDecision: ((redisAfter - redisBefore) * 1e6) / decisions,
+  };
+}
+
+/** `decisions` calls of `decide(keyOf(i))`, IN_FLIGHT at a time. */
+async function drive(decisions, decide, keyOf) {
+  let next = 0;
+  let admitted = 0;
+  const worker = async () => {
+    while (next < decisions) {
+      const i = next++;
+      if (await decide(keyOf(i))) admitted++;
+    }
+  };
+  const start = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, admitted };
+}
+
+async function throughput(decisions, decide) {
+  const { seconds, admitted } = await drive(decisions, decide, spread);
+  if (admitted < decisions) throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached`);
+  return decisions / seconds;
+}
+
+async function commandStats(client) {
+  const info = await client.info('commandstats');
+  const stats = {};
+  for (const line of info.split('\n')) {
+    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+    if (match) stats[match[1]] = Number(match[2]);
+  }
+  return stats;
+}
+
+/** EVALSHA + EVAL calls since the last CONFIG RESETSTAT: every script call, whatever the operation. */
+async function scriptCalls(client) {
+  const stats = await commandStats(client);
+  return (stats.evalsha ?? 0) + (stats.eval ?? 0);
+}
+
+/**
+ * The two stores compared with TwoTierStore, each with a key prefix of its
+ * own so that they never share a bucket. `counters` reads a closed store.
+ */
+function tieredContenders(client, RedisStore, TwoTierStore) {
+  return {
+    redis: {
+      open: () => new RedisStore({ client, keyPrefix: 'bench-rs:' }),
+      counters: (store) => ({ redisCalls: store.calls, timeouts: store.timeouts, errors: store.errors }),
+    },
+    twoTier: {
+      // Requests carry no failMode 'local': a Redis timeout fails the run (and
+      // the section retries it) rather than turning into local decisions that
+      // would pass for saved calls.
+      open: () => new TwoTierStore({ client, keyPrefix: 'bench-tt:' }),
+      counters: (store) => {
+        const stats = store.stats();
+        return {
+          redisCalls: stats.redisCalls,
+          localDecisions: stats.localDecisions,
+          leasesTaken: stats.leasesTaken,
+          leasedTokens: stats.leasedTokens,
+          returnedTokens: stats.returnedTokens,
+          lostTokens: stats.lostTokens,
+          denyCacheHits: stats.denyCacheHits,
+          fallbacks: stats.fallbacks,
+          timeouts: store.redisStore.timeouts,
+          errors: store.redisStore.errors,
+        };
+      },
+    },
+  };
+}
+
+/**
+ * One run of `workload` on a fresh store, closed at the end: what a TwoTierStore
+ * spends while its leases ramp up, and the give-backs of close(), belong to
+ * the run (longer runs amortize them). Script calls are counted by the
+ * server (CONFIG RESETSTAT before, INFO commandstats after) and by the store.
+ */
+async function tieredRun(client, decisions, contender, workload) {
+  const store = contender.open();
+  const keyOf = workload.keys();
+  const { rate, burst } = workload.limit;
+  // TwoTierStore answers synchronously from a lease: `await` takes both.
+  const decide = async (key) => (await store.consume({ checks: [{ key, rate, burst, cost: 1 }], now: Date.now() })).allowed;
+  await client.config('RESETSTAT');
+  const redisBefore = await redisCpuSeconds(client);
+  const cpuBefore = process.cpuUsage();
+  const { seconds, admitted } = await drive(decisions, decide, keyOf);
+  await store.close();
+  const cpu = process.cpuUsage(cpuBefore);
+  const redisAfter = await redisCpuSeconds(client);
+  const serverScriptCalls = await scriptCalls(client);
+  const counters = contender.counters(store);
+  if (workload.neverDenied && admitted < decisions) throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached`);
+  return {
+    perSecond: decisions / seconds,
+    nodeCpuMicrosPerDecision: (cpu.user + cpu.system) / decisions,
+    redisCpuMicrosPerDecision: ((redisAfter - redisBefore) * 1e6) / decisions,
+    serverScriptCallsPerDecision: serverScriptCalls / decisions,
+    storeCallsPerDecision: counters.redisCalls / decisions,
+    admitted,
+    // What the bucket could have admitted over the run: its burst, and its rate for the run's duration.
+    limitOverRun: burst + rate * seconds,
+    counters,
+  };
+}
+
+/** Every contender on `workload`, repetitions interleaved (A B, B A, ...), after a warm-up run each. */
+async function compareTiered(client, decisions, repetitions, contenders, workload) {
+  const names = Object.keys(contenders);
+  for (const name of names) await tieredRun(client, Math.min(decisions, 2_000), contenders[name], workload);
+  const runs = Object.fromEntries(names.map((name) => [name, []]));
+  for (let rep = 0; rep < repetitions; rep++) {
+    const order = rep % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) runs[name].push(await tieredRun(client, decisions, contenders[name], workload));
+  }
+  return runs;
+}
+
+async function twoTierComparison(client, decisions, repetitions, RedisStore) {
+  let TwoTierStore;
+  try {
+    ({ TwoTierStore } = await import('nestjs-holdup/two-tier'));
+  } catch (error) {
+    return { skipped: `nestjs-holdup/two-tier does not import: ${error.message}` };
+  }
+  const contenders = tieredContenders(client, RedisStore, TwoTierStore);
+  const result = { hotKeys: HOT_KEYS, openLimit: OPEN, saturatedLimit: SATURATED };
+  for (const [name, workload] of Object.entries(WORKLOADS)) result[name] = await compareTiered(client, decisions, repetitions, contenders, workload);
+  return result;
+}
+
+async function main() {
+  const [decisionsArg, repetitionsArg] = process.argv.slice(2);
+  const decisions = Number(decisionsArg);
+  const repetitions = Number(repetitionsArg);
+
+  let RedisStore;
+  try {
+    ({ RedisStore } = await import('nestjs-holdup/redis'));
+  } catch (error) {
+    process.stdout.write(JSON.stringify({ skipped: `nestjs-holdup/redis does not import: ${error.message}` }) + '\n');
+    return;
+  }
+  const { RateLimiterRedis } = await import('rate-limiter-flexible');
+
+  const redis = await startRedis();
+  const client = new Redis({ port: redis.port, host: '127.0.0.1', enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.ping();
+    const store = new RedisStore({ client, keyPrefix: 'bench:' });
+    const limiter = new RateLimiterRedis({ storeClient: client, keyPrefix: 'rlf', points: 1e9, duration: 60 });
+    const contenders = {
+      holdup: async (key) => {
+        const result = await store.consume({ checks: [{ key, rate: NEVER.rate, burst: NEVER.burst, cost: 1 }], now: Date.now() });
+        return result.allowed;
+      },
+      rlf: async (key) => {
+        await limiter.consume(key); // rejects when over the limit
+        return true;
+      },
+    };
+    const names = Object.keys(contenders);
+
+    // Warm-up: script loading (EVALSHA/NOSCRIPT fallbacks), JIT, connection.
+    for (const name of names) await throughput(Math.min(decisions, 5_000), contenders[name]);
+
+    const runs = Object.fromEntries(names.map((name) => [name, []]));
+    for (let rep = 0; rep < repetitions; rep++) {
+      const order = rep % 2 === 0 ? names : [...names].reverse();
+      for (const name of order) runs[name].push(await measure(client, decisions, contenders[name]));
+    }
+
+    const commands = {};
+    const sample = Math.min(decisions, 10_000);
+    for (const name of names) {
+      await client.config('RESETSTAT');
+      await throughput(sample, contenders[name]);
+      const stats = await commandStats(client);
+      // Our own CONFIG RESETSTAT and INFO calls are not decisions.
+      for (const cmd of Object.keys(stats)) if (cmd === 'info' || cmd.startsWith('config')) delete stats[cmd];
+      commands[name] = { decisions: sample, perDecision: Object.fromEntries(Object.entries(stats).map(([cmd, calls]) => [cmd, calls / sample])) };
+    }
+
+    await store.close();
+    const twoTier = await twoTierComparison(client, decisions, repetitions, RedisStore);
+
+    const serverVersion = /redis_version:(\S+)/.exec(await client.info('server'))?.[1];
+    process.stdout.write(
+      JSON.stringify({
+        redisVersion: serverVersion,
+        inFlight: IN_FLIGHT,
+        keys: KEYS,
+        decisions,
+        repetitions,
+        runs,
+        commands,
+        storeCalls: store.calls,
+        storeTimeouts: store.timeouts,
+        storeErrors: store.errors,
+        twoTier,
+      }) + '\n',
+    );
+  } finally {
+    // Every store is closed by now (the tiered runs close theirs); the client last.
+    client.disconnect();
+    redis.child.kill('SIGTERM');
+  }
+}
+
+await main();
+process.exit(0);

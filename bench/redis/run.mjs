@@ -1,0 +1,102 @@
+// Redis section: runs bench/redis/redis.mjs (which starts its own redis-server).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { log, median, QUICK, round, runNodeJson, withRetry } from '../lib/util.mjs';
+
+const SCRIPT = fileURLToPath(new URL('./redis.mjs', import.meta.url));
+const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
+
+export const REDIS_SETTINGS = QUICK ? { decisions: 10_000, repetitions: 3 } : { decisions: 30_000, repetitions: 3 };
+
+export async function runRedis() {
+  if (!existsSync(REDIS_SERVER)) return { skipped: `no redis-server at ${REDIS_SERVER}` };
+  const raw = await withRetry('redis', () => runNodeJson(SCRIPT, [REDIS_SETTINGS.decisions, REDIS_SETTINGS.repetitions]));
+  if (raw.skipped) return raw;
+  const summary = (name) => {
+    const runs = raw.runs[name];
+    return {
+      decisionsPerSecondRuns: runs.map((r) => Math.round(r.perSecond)),
+      decisionsPerSecondMedian: Math.round(median(runs.map((r) => r.perSecond))),
+      nodeCpuMicrosPerDecisionMedian: round(median(runs.map((r) => r.nodeCpuMicrosPerDecision)), 1),
+      redisCpuMicrosPerDecisionMedian: round(median(runs.map((r) => r.redisCpuMicrosPerDecision)), 1),
+      commandsPerDecision: raw.commands[name].perDecision,
+    };
+  };
+  const holdup = summary('holdup');
+  const twoTier = twoTierSummary(raw.twoTier);
+  const rlf = summary('rlf');
+  log(`redis: holdup ${holdup.decisionsPerSecondMedian}/s, rate-limiter-flexible ${rlf.decisionsPerSecondMedian}/s`);
+  return {
+    settings: { ...REDIS_SETTINGS, inFlight: raw.inFlight, keys: raw.keys, redisVersion: raw.redisVersion },
+    rows: [
+      { store: 'holdup RedisStore (server time)', ...holdup, ratioToOurs: 1 },
+      { store: 'rate-limiter-flexible RateLimiterRedis', ...rlf, ratioToOurs: round(rlf.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2) },
+    ],
+    storeTimeouts: raw.storeTimeouts,
+    storeErrors: raw.storeErrors,
+    twoTier,
+  };
+}
+
+const STORES = { redis: 'holdup RedisStore', twoTier: 'holdup TwoTierStore' };
+
+/** Medians of one store's runs on one workload (see tieredRun in redis.mjs). */
+function tieredRow(runs) {
+  const med = (pick) => median(runs.map(pick));
+  const counter = (name) => (runs[0].counters[name] === undefined ? undefined : med((r) => r.counters[name]));
+  return {
+    decisionsPerSecondRuns: runs.map((r) => Math.round(r.perSecond)),
+    decisionsPerSecondMedian: Math.round(med((r) => r.perSecond)),
+    nodeCpuMicrosPerDecisionMedian: round(med((r) => r.nodeCpuMicrosPerDecision), 1),
+    redisCpuMicrosPerDecisionMedian: round(med((r) => r.redisCpuMicrosPerDecision), 2),
+    // Rounded to significant digits: a leased hot key makes one call per thousands of decisions.
+    serverScriptCallsPerDecisionMedian: Number(med((r) => r.serverScriptCallsPerDecision).toPrecision(4)),
+    serverScriptCallsPerDecisionRuns: runs.map((r) => Number(r.serverScriptCallsPerDecision.toPrecision(4))),
+    storeCallsPerDecisionMedian: Number(med((r) => r.storeCallsPerDecision).toPrecision(4)),
+    storeCallsPerDecisionRuns: runs.map((r) => Number(r.storeCallsPerDecision.toPrecision(4))),
+    admittedMedian: med((r) => r.admitted),
+    limitOverRunMedian: Math.floor(med((r) => r.limitOverRun)),
+    leasesTakenMedian: counter('leasesTaken'),
+    localDecisionsMedian: counter('localDecisions'),
+    denyCacheHitsMedian: counter('denyCacheHits'),
+    // Summed over the runs: any of them is worth knowing about.
+    timeouts: runs.reduce((sum, r) => sum + r.counters.timeouts, 0),
+    errors: runs.reduce((sum, r) => sum + r.counters.errors, 0),
+    fallbacks: runs.reduce((sum, r) => sum + (r.counters.fallbacks ?? 0), 0),
+  };
+}
+
+/** TwoTierStore vs RedisStore: one row per store and workload, ratios against RedisStore. */
+function twoTierSummary(raw) {
+  if (!raw || raw.skipped) return raw;
+  const workload = (name) => {
+    const redis = tieredRow(raw[name].redis);
+    const twoTier = tieredRow(raw[name].twoTier);
+    const versus = (row) => ({
+      ratioToRedisStore: round(row.decisionsPerSecondMedian / redis.decisionsPerSecondMedian, 2),
+      callsRatioToRedisStore: Number((row.storeCallsPerDecisionMedian / redis.storeCallsPerDecisionMedian).toPrecision(4)),
+    });
+    return [
+      { store: STORES.redis, ...redis, ...versus(redis) },
+      { store: STORES.twoTier, ...twoTier, ...versus(twoTier) },
+    ];
+  };
+  const result = {
+    settings: { hotKeys: raw.hotKeys, openLimit: raw.openLimit, saturatedLimit: raw.saturatedLimit },
+    hot: workload('hot'),
+    cold: workload('cold'),
+    saturated: workload('saturated'),
+  };
+  const [redisHot, twoTierHot] = result.hot;
+  const twoTierCold = result.cold[1];
+  log(
+    `redis: hot keys RedisStore ${redisHot.decisionsPerSecondMedian}/s, TwoTierStore ${twoTierHot.decisionsPerSecondMedian}/s ` +
+      `(${twoTierHot.storeCallsPerDecisionMedian} Redis calls per decision); cold keys TwoTierStore ${twoTierCold.storeCallsPerDecisionMedian} call per decision`,
+  );
+  // A cold key must cost TwoTierStore exactly what it costs RedisStore: one call.
+  const coldCalls = [...twoTierCold.storeCallsPerDecisionRuns, ...twoTierCold.serverScriptCallsPerDecisionRuns];
+  if (coldCalls.some((calls) => calls !== 1)) {
+    log(`redis: WARNING TwoTierStore made ${coldCalls.join(' / ')} Redis calls per cold-key decision (store / server), not 1`);
+  }
+  return result;
+}
