@@ -8,6 +8,8 @@ const REFERENCE = {
 
 const fmt = (value, digits = 0) =>
   value === undefined || value === null || Number.isNaN(value) ? '–' : Number(value).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** CPU ms of a pause phase's longest calls outside GC (– when none was over 1 ms). */
+const cpuMs = (phase) => (phase.maxCpuUsWithoutGc === undefined ? '–' : fmt(phase.maxCpuUsWithoutGc / 1000, 1));
 const x = (value) => (value === undefined ? '–' : `${fmt(value, 2)}×`);
 /** Calls per decision: a leased hot key makes one call per thousands of decisions, which two decimals would show as 0.00. */
 const calls = (value) =>
@@ -105,7 +107,7 @@ function memorySections(memory) {
     },
     {
       title: `MemoryStore per-call pauses at ${fmt(memory.settings.keys)} keys (one run; each call timed alone)`,
-      header: ['phase', 'calls', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max ms', 'calls > 1 ms', '… during a GC', 'max ms outside GC'],
+      header: ['phase', 'calls', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max ms', 'calls > 1 ms', '… during a GC', 'max ms outside GC', 'process CPU ms in it (all threads)'],
       rows: Object.entries(memory.pauses).map(([phase, p]) => [
         phaseLabel[phase] ?? phase,
         fmt(p.calls),
@@ -116,6 +118,7 @@ function memorySections(memory) {
         fmt(p.callsOver1ms),
         fmt(p.callsOver1msOverlappingGc),
         p.maxUsWithoutGc === undefined ? '–' : fmt(p.maxUsWithoutGc / 1000, 1),
+        p.maxCpuUsWithoutGc === undefined ? '–' : fmt(p.maxCpuUsWithoutGc / 1000, 1),
       ]),
     },
   ];
@@ -261,7 +264,8 @@ function observations(results) {
     notes.push(
       `Memory: ${fmt(ours.bytesPerKey)} bytes per live key in MemoryStore at ${fmt(ours.keys)} keys (key strings of ${ours.keyChars} characters included), ` +
         `vs ${fmt(throttler.bytesPerKey)} (@nestjs/throttler) and ${fmt(rlf.bytesPerKey)} (rate-limiter-flexible) at ${fmt(throttler.keys)} keys. ` +
-        `Longest single call: ${fmt(p.update.maxUs / 1000, 1)} ms (update), ${fmt(p.eviction.maxUs / 1000, 1)} ms (eviction), ${fmt(p.expiry.maxUs / 1000, 1)} ms (expiry); ` +
+        `Longest single call: ${fmt(p.update.maxUs / 1000, 1)} ms (update), ${fmt(p.eviction.maxUs / 1000, 1)} ms (eviction), ${fmt(p.expiry.maxUs / 1000, 1)} ms (expiry) of wall time; ` +
+        `process CPU time (all threads) during the longest calls outside a GC pause: ${cpuMs(p.update)} / ${cpuMs(p.eviction)} / ${cpuMs(p.expiry)} ms (more than the wall time: V8's concurrent GC threads were at work during the call; much less: the machine descheduled the process); ` +
         `p99 ${fmt(p.update.p99Us, 1)} / ${fmt(p.eviction.p99Us, 1)} / ${fmt(p.expiry.p99Us, 1)} µs.`,
     );
   }
