@@ -57,7 +57,7 @@ describe.each(PLATFORMS)('an adaptive limit in front of an overloaded downstream
         limitAtLastResponse = adaptive.effectiveLimit('downstream'); // before the clock moves on
         overloadClock.advance(1000 / OFFERED_PER_SECOND);
       }
-      rates.push(adaptive.current('downstream'));
+      rates.push(adaptive.effectiveLimit('downstream').rate);
     }
     if (process.env.HOLDUP_REPORT) console.log(JSON.stringify({ platform, rates, windows }));
 
