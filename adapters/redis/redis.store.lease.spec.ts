@@ -3,9 +3,10 @@
  * that takes extra whole tokens along, atomically) and `RedisStore.giveBack`
  * (the unspent ones back), on a standalone Redis and across Cluster slots.
  */
-import { Cluster, Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
+import { connectClusterClient } from '../../test/utils/cluster-client.js';
 import { sharedRedisUrl, startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
@@ -104,11 +105,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await startRedisCluster();
-    client = new Cluster([...cluster.startupNodes], { enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: 1 } });
-    await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve());
-      client.once('error', reject);
-    });
+    client = await connectClusterClient(cluster);
   }, 60_000);
   afterAll(async () => {
     client?.disconnect();

@@ -1,4 +1,4 @@
-import { Cluster, Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import {
@@ -10,6 +10,7 @@ import {
   type RedisServer,
 } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
+import { connectClusterClient } from '../../test/utils/cluster-client.js';
 import { describeStoreContract, ModelStore } from '../../test/utils/store-contract.js';
 import { GCRA_LUA } from './gcra.lua.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
@@ -330,14 +331,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   beforeAll(async () => {
     cluster = await startRedisCluster();
-    client = new Cluster([...cluster.startupNodes], {
-      enableOfflineQueue: true, // only until ready; the store itself never sends while not ready
-      redisOptions: { maxRetriesPerRequest: 1 },
-    });
-    await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve());
-      client.once('error', reject);
-    });
+    client = await connectClusterClient(cluster);
   }, 60_000);
 
   afterAll(async () => {

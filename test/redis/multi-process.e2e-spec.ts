@@ -9,6 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sharedRedisUrl, uniquePrefix } from '../utils/redis-harness.js';
+import { nextMessage } from '../utils/next-message.js';
 
 const WORKER = fileURLToPath(new URL('./multi-process.worker.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/redis/index.js', import.meta.url));
@@ -25,20 +26,6 @@ interface Done {
   errors: number;
   startMs: number;
   endMs: number;
-}
-
-function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: { type: string }) => {
-      if (message.type !== type) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(message as T);
-    };
-    const onExit = (code: number | null) => reject(new Error(`worker exited (${code}) before sending "${type}"`));
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
 }
 
 describe('RedisStore across processes', () => {

@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
 import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { nextMessage } from '../utils/next-message.js';
 
 const WORKER = fileURLToPath(new URL('./multi-process.worker.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/two-tier/index.js', import.meta.url));
@@ -40,20 +41,6 @@ interface Done {
   endMs: number;
   stats: Partial<TwoTierStoreStats> & { redisCalls: number };
   afterClose: Partial<TwoTierStoreStats> & { redisCalls: number };
-}
-
-function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: { type: string }) => {
-      if (message.type !== type) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(message as T);
-    };
-    const onExit = (code: number | null) => reject(new Error(`worker exited (${code}) before sending "${type}"`));
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
 }
 
 /** Script calls the server ran (EVALSHA + EVAL), from INFO commandstats. */
