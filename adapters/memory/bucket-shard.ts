@@ -1,3 +1,5 @@
+import { MapCursor } from './map-cursor.js';
+
 /**
  * One slice of the memory store: a `Map` from bucket key to theoretical
  * arrival time, kept in charge order (a charged key is moved to the end), with
@@ -17,13 +19,15 @@ export class BucketShard {
    * next live entry is the least recently charged one. A fresh `keys()` per
    * eviction would walk the deleted slots V8 keeps until the next rehash.
    */
-  private evictionCursor: Iterator<string> = this.tats.keys();
-  private sweepCursor: Iterator<string> = this.tats.keys();
+  private readonly evictionCursor = new MapCursor(this.tats);
+  private readonly sweepCursor = new MapCursor(this.tats);
 
   /** Store `tat` for `key`, moving it to the end (charge order). True when the key is new. */
   write(key: string, tat: number): boolean {
     const existed = this.tats.delete(key);
     this.tats.set(key, tat);
+    this.evictionCursor.inserted();
+    this.sweepCursor.inserted();
     return !existed;
   }
 
@@ -35,31 +39,24 @@ export class BucketShard {
    */
   sweep(now: number, steps: number): number {
     for (let examined = 0; examined < steps; examined++) {
-      const next = this.sweepCursor.next();
-      if (next.done) {
-        this.sweepCursor = this.tats.keys();
-        return examined;
-      }
-      const tat = this.tats.get(next.value);
-      if (tat !== undefined && tat <= now) this.tats.delete(next.value);
+      const key = this.sweepCursor.next();
+      if (key === undefined) return examined;
+      const tat = this.tats.get(key);
+      if (tat !== undefined && tat <= now) this.tats.delete(key);
     }
     return steps;
   }
 
   /** Drop the least recently charged bucket; false when the shard is empty. */
   evictOldest(): boolean {
-    let oldest = this.evictionCursor.next();
-    if (oldest.done) {
-      this.evictionCursor = this.tats.keys();
-      oldest = this.evictionCursor.next();
-      if (oldest.done) return false;
-    }
-    return this.tats.delete(oldest.value);
+    // At the end of a pass, the next step starts over from the oldest entry.
+    const oldest = this.evictionCursor.next() ?? this.evictionCursor.next();
+    return oldest !== undefined && this.tats.delete(oldest);
   }
 
   clear(): void {
     this.tats.clear();
-    this.evictionCursor = this.tats.keys();
-    this.sweepCursor = this.tats.keys();
+    this.evictionCursor.restart();
+    this.sweepCursor.restart();
   }
 }

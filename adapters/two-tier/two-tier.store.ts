@@ -9,6 +9,7 @@ import type {
   RateLimitStore,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from '../memory/index.js';
+import { MapCursor } from '../memory/map-cursor.js';
 import { RedisStore, type LeaseCheck, type LeaseResult, type RedisClient, type RedisStoreOptions } from '../redis/index.js';
 
 /**
@@ -271,8 +272,8 @@ export class TwoTierStore implements RateLimitStore {
   private readonly clock: { now(): number };
 
   private readonly states = new Map<string, KeyState>();
-  private sweepCursor: Iterator<[string, KeyState]> = this.states.entries();
-  private evictionCursor: Iterator<string> = this.states.keys();
+  private readonly sweepCursor = new MapCursor(this.states);
+  private readonly evictionCursor = new MapCursor(this.states);
   /** Keys holding a lease (what the expiry timer scans). */
   private readonly leased = new Set<string>();
   private returns: Return[] = [];
@@ -693,7 +694,7 @@ export class TwoTierStore implements RateLimitStore {
         contention: 1,
         pending: undefined,
       };
-      this.states.set(check.key, state);
+      this.insert(check.key, state);
     }
     return state;
   }
@@ -787,18 +788,21 @@ export class TwoTierStore implements RateLimitStore {
     if (current !== undefined && current !== state) return current;
     this.states.delete(key);
     if (this.states.size >= this.maxKeys) this.evictOldest();
-    this.states.set(key, state);
+    this.insert(key, state);
     return state;
   }
 
+  /** Every insertion goes through here: the cursors must hear of it (see MapCursor). */
+  private insert(key: string, state: KeyState): void {
+    this.states.set(key, state);
+    this.sweepCursor.inserted();
+    this.evictionCursor.inserted();
+  }
+
   private evictOldest(): void {
-    let next = this.evictionCursor.next();
-    if (next.done) {
-      this.evictionCursor = this.states.keys();
-      next = this.evictionCursor.next();
-      if (next.done) return;
-    }
-    const key = next.value;
+    // At the end of a pass, the next step starts over from the oldest entry.
+    const key = this.evictionCursor.next() ?? this.evictionCursor.next();
+    if (key === undefined) return;
     const state = this.states.get(key);
     if (state && state.leaseMs > 0) this.returnLease(key, state);
     this.states.delete(key);
@@ -812,12 +816,9 @@ export class TwoTierStore implements RateLimitStore {
    */
   private sweep(now: number): void {
     for (let examined = 0; examined < SWEEP_STEP; examined++) {
-      const next = this.sweepCursor.next();
-      if (next.done) {
-        this.sweepCursor = this.states.entries();
-        return;
-      }
-      const [key, state] = next.value;
+      const key = this.sweepCursor.next();
+      if (key === undefined) return;
+      const state = this.states.get(key)!;
       if (state.leaseMs > 0) {
         if (this.clock.now() >= state.leaseExpiresAt) this.returnLease(key, state);
         else continue;
