@@ -98,6 +98,7 @@ function memorySections(memory) {
     update: `update: admitted requests of existing callers`,
     eviction: `eviction: new callers at the maxKeys cap (all live)`,
     expiry: `expiry: new callers while the sweep deletes expired buckets`,
+    control: `control: the same calls without the store (key, request, algorithm; store kept in the heap)`,
   };
   return [
     {
@@ -266,7 +267,10 @@ function observations(results) {
         `vs ${fmt(throttler.bytesPerKey)} (@nestjs/throttler) and ${fmt(rlf.bytesPerKey)} (rate-limiter-flexible) at ${fmt(throttler.keys)} keys. ` +
         `Longest single call: ${fmt(p.update.maxUs / 1000, 1)} ms (update), ${fmt(p.eviction.maxUs / 1000, 1)} ms (eviction), ${fmt(p.expiry.maxUs / 1000, 1)} ms (expiry) of wall time; ` +
         `process CPU time (all threads) during the longest calls outside a GC pause: ${cpuMs(p.update)} / ${cpuMs(p.eviction)} / ${cpuMs(p.expiry)} ms (more than the wall time: V8's concurrent GC threads were at work during the call; much less: the machine descheduled the process); ` +
-        `p99 ${fmt(p.update.p99Us, 1)} / ${fmt(p.eviction.p99Us, 1)} / ${fmt(p.expiry.p99Us, 1)} µs.`,
+        `p99 ${fmt(p.update.p99Us, 1)} / ${fmt(p.eviction.p99Us, 1)} / ${fmt(p.expiry.p99Us, 1)} µs.` +
+        (p.control
+          ? ` Control, the same calls without the store: longest ${fmt(p.control.maxUs / 1000, 1)} ms, ${fmt(p.control.callsOver1ms)} calls over 1 ms, p99 ${fmt(p.control.p99Us, 1)} µs (what the machine and V8 charge any call).`
+          : ''),
     );
   }
   const redis = results.redis;

@@ -11,7 +11,7 @@
 // GC runs in the same thread, so a long call can be a collection rather than
 // the store: calls over 1 ms are matched against `gc` performance entries.
 import { PerformanceObserver } from 'node:perf_hooks';
-import { MemoryStore } from 'nestjs-holdup';
+import { gcraConsume, MemoryStore } from 'nestjs-holdup';
 
 if (typeof global.gc !== 'function') throw new Error('run with --expose-gc');
 
@@ -98,7 +98,11 @@ async function timeCalls(calls, call) {
  * 2. update: `calls` admitted requests of existing callers (round-robin);
  * 3. eviction: `calls` new callers while all buckets are live at the cap;
  * 4. expiry: the clock moved past every bucket's TAT, `calls` new callers
- *    while the incremental sweep deletes the expired buckets.
+ *    while the incremental sweep deletes the expired buckets;
+ * 5. control: the same calls without the store (same key strings and
+ *    request objects built, the algorithm on a number), with the store still
+ *    in the heap: what this machine and V8 charge any such call, so that the
+ *    store's own share of the pauses above can be told apart.
  */
 async function holdup(keys, calls, evictionCalls) {
   const before = heapAfterGc();
@@ -122,9 +126,18 @@ async function holdup(keys, calls, evictionCalls) {
   const expiry = await timeCalls(calls, (i) => store.consume({ checks: checks(keyOf('late', i)), now: later + i / 1000 }));
   expiry.sizeBefore = sizeBefore;
   expiry.sizeAfter = store.size;
+  heapAfterGc();
+  let tat;
+  const control = await timeCalls(calls, (i) => {
+    const request = { checks: checks(keyOf('control', i)), now: later + i / 1000 };
+    const check = request.checks[0];
+    const outcome = gcraConsume(tat, request.now, check, check.cost);
+    tat = outcome.tat;
+    return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
+  });
   return {
     heap,
-    pauses: { update, eviction, expiry },
+    pauses: { update, eviction, expiry, control },
     keepAlive: store,
   };
 }
