@@ -1,12 +1,15 @@
 /**
  * GCRA over a list of buckets, in one Lua script (Redis 3.2+, Lua 5.1).
  *
- * The arithmetic is `lib/algorithms/gcra.ts` line for line: same tolerance,
- * same handling of past and far-future TATs, same rounding up of the charge,
- * same `remaining` / `retryAfterMs` / `resetMs`. Lua numbers are IEEE doubles
- * like JavaScript's, and `+ - * /`, `math.floor`, `math.min`/`max` round the
- * same way; the scenario table (`redis.lua-scenarios.spec.ts`) and the store
- * contract check that both agree. (`ulp` uses `math.frexp`, which is exact.)
+ * The arithmetic is `lib/algorithms/gcra.ts` operation for operation: same
+ * tolerance, same handling of past and far-future TATs, same rounding up of
+ * the charge, same `remaining` / `retryAfterMs` / `resetMs`. Lua numbers are
+ * IEEE doubles like JavaScript's, and `+ - * /`, `math.floor`,
+ * `math.min`/`max` round the same way; the scenario table
+ * (`redis.lua-scenarios.spec.ts`) and the store contract check that both
+ * agree. (The ulp step of `charge` uses `math.frexp`, which is exact; the
+ * part of the tolerance that depends on `now` is computed once per call, the
+ * same double every time.)
  *
  * Time frame. At `Date.now()` magnitudes (~1.7e12 ms) doubles are 2^-12 ms
  * apart: coarser than a token at very high rates, and enough to lose a token
@@ -21,11 +24,11 @@
  * Calling convention: `KEYS` = bucket keys; `ARGV` =
  * `op, now, padding, rate1, burst1, cost1, rate2, ...`
  * (for `r`: `rate, burst, cost, written, previous` per key;
- * for `l`: `rate, burst, cost, maxExtra` per key)
+ * for `l` and `L`: `rate, burst, cost, maxExtra` per key)
  * - `op`: `c` consume (all or nothing), `e` evaluate (decide as `c` would for
  *   a request denied elsewhere: never writes), `p` peek (cost 0, no write),
- *   `r` refund: give back what an earlier `c` took. If the key still holds
- *   the value that `c` wrote, the value found before is put back exactly;
+ *   `r` refund: give back what an earlier `C` took. If the key still holds
+ *   the value that `C` wrote, the value found before is put back exactly;
  *   if someone charged it since, TAT -= cost * interval, never below now.
  *   Answers like `p`. With an empty `written`, only the second rule applies
  *   (how a lease's unspent tokens are given back).
@@ -35,34 +38,65 @@
  *   ones `c` would answer (the bucket after the cost, before the extras); the
  *   reply ends with one more field per key, the extras granted; `written` is
  *   the value stored, extras included.
+ *   `C` and `L`: `c` and `l` that also answer each key's receipt (below),
+ *   for callers that may have to refund (the Cluster slot-by-slot path);
+ *   plain `c` and `l` leave it out of the reply.
  * - `now`: milliseconds in the caller's clock, or empty to read `TIME`.
  * - `padding`: extra milliseconds of key lifetime beyond the TAT (0 = expire
  *   exactly when the bucket is full again).
  *
- * Numbers travel as strings both ways: Redis truncates Lua numbers to
- * integers in replies, and `tostring` keeps only 14 digits, so values are
- * written with `%.17g` (exact round trip for doubles) and infinity as `inf`.
+ * Numbers. Arguments are text. In the reply, a number that is an integer of
+ * magnitude at most 2^53 goes out as an integer reply (exact; Redis would
+ * truncate any other Lua number to an integer), anything else as text:
+ * `%.17g` (exact round trip for doubles; `tostring` keeps only 14 digits),
+ * infinity as `inf`. Stored values are text too, `<base>:<offset>`, both
+ * written with `%.17g` in one `string.format` (the offset `inf` when
+ * infinite). Expiry times are integers handed to Redis as Lua numbers, which
+ * it writes with `%.17g` itself. (Not `%d`: Lua 5.1 formats it through a C
+ * `long`, 32 bits on Windows builds, too small for epoch milliseconds.)
  *
- * Reply: `{ allowed, then per key: allowed, remaining, retryAfterMs, resetMs,
- * reason, previous, written }` (for `l`, then one `extras` per key) with `allowed` as `1`/`0`, `reason` empty on
- * admissions, `previous` the stored value found and `written` the value `c`
- * stored (empty when none): the receipt a refund needs.
+ * Reply: `{ allowed, then per key: state, remaining, retryAfterMs, resetMs
+ * [, previous, written] }` (for `l` and `L`, then one `extras` per key):
+ * `allowed` is `1`/`0`; `state` is `1` admitted, `0` denied by the limit
+ * (reason `limit`), `2` denied because the cost exceeds the burst (reason
+ * `cost-exceeds-burst`). For `C` and `L` only, each key's receipt follows:
+ * `previous` the stored value found and `written` the value stored (empty
+ * when none), which is what a refund (`r`) needs.
  *
  * Expiry: every written key expires when its bucket is full again (its TAT),
  * so a missing key and a full bucket are the same thing. With server time the
- * expiry is absolute, `PEXPIREAT frame + ceil(tat)` (exact: both integers);
- * with client time it is relative, `PX ceil(tat - now)`, since Redis' clock
- * and the caller's need not agree on the epoch.
+ * expiry is absolute, at `frame + ceil(tat)` (exact: both integers), set in
+ * the same command as the value, `SET ... PXAT`, on Redis 7.0 and later; on
+ * older servers (detected inside the script: `redis.REDIS_VERSION_NUM` only
+ * exists from 7.0 on, and PXAT from 6.2) it takes `SET` then `PEXPIREAT`,
+ * same expiry. With client time it is relative, `SET ... PX ceil(tat - now)`,
+ * since Redis' clock and the caller's need not agree on the epoch.
+ *
+ * Replication: scripts must replicate their effects (they read `TIME`).
+ * That is the only mode from Redis 7.0 on and the default from 5.0; Redis
+ * 3.2 to 4.x need `redis.replicate_commands()`, so the script calls it on
+ * servers older than 7.0 only (on 5.x and 6.x it is a harmless no-op).
  */
 export const GCRA_LUA = `
-if redis.replicate_commands then redis.replicate_commands() end
 local TOKEN_EPSILON = 1e-9
 local DOUBLE_EPSILON = 2.220446049250313e-16
 local INF = math.huge
+-- 2^53: integers up to it are exact as doubles and as integer replies.
+local EXACT = 9007199254740992
+
+-- REDIS_VERSION_NUM appeared in Redis 7.0, which only replicates effects and
+-- has SET ... PXAT (6.2+). Before 5.0, effects replication must be asked for
+-- (TIME before a write); 5.x and 6.x take the call as the no-op it is there.
+local modern = redis.REDIS_VERSION_NUM ~= nil
+if not modern and redis.replicate_commands then redis.replicate_commands() end
 
 local op = ARGV[1]
+-- 'C' and 'L': 'c' and 'l' that also answer the receipts a refund needs.
+local receipts = op == 'C' or op == 'L'
+if op == 'C' then op = 'c' elseif op == 'L' then op = 'l' end
 local client_time = ARGV[2] ~= ''
-local padding = tonumber(ARGV[3])
+local padding = 0
+if ARGV[3] ~= '0' then padding = tonumber(ARGV[3]) end
 -- frame: integer milliseconds; now: the fraction of a millisecond past it.
 local frame, now
 if client_time then
@@ -75,11 +109,8 @@ else
   frame = tonumber(t[1]) * 1000 + math.floor(micros / 1000)
   now = (micros % 1000) / 1000
 end
-
-local function fmt(x)
-  if x == INF then return 'inf' end
-  return string.format('%.17g', x)
-end
+-- The part of the tolerance that depends on now (tolerance(interval) below).
+local now_slack = math.abs(now) * DOUBLE_EPSILON * 2
 
 -- A stored value, as a TAT in the current frame (nil: no usable value).
 local function read(raw)
@@ -93,11 +124,22 @@ local function read(raw)
 end
 
 -- Stores a TAT of the current frame (raw: an exact value to put back instead).
+-- Expiry times go to Redis as Lua numbers (integers), which it writes with
+-- '%.17g' itself, exactly.
 local function write(key, tat, raw)
-  local value = raw or (fmt(frame) .. ':' .. fmt(tat))
+  local value = raw
+  if not value then
+    if tat == INF then
+      value = string.format('%.17g:inf', frame)
+    else
+      value = string.format('%.17g:%.17g', frame, tat)
+    end
+  end
   if client_time then
     local px = math.ceil(tat - now + padding)
     if px > 0 then redis.call('SET', key, value, 'PX', px) else redis.call('DEL', key) end
+  elseif modern then
+    redis.call('SET', key, value, 'PXAT', frame + math.ceil(tat + padding))
   else
     redis.call('SET', key, value)
     redis.call('PEXPIREAT', key, frame + math.ceil(tat + padding))
@@ -109,138 +151,155 @@ local function whole_tokens(free_ms, interval, slack)
   return math.max(0, math.floor((free_ms + slack) / interval))
 end
 
-local function tolerance(interval)
-  return TOKEN_EPSILON * interval + math.abs(now) * DOUBLE_EPSILON * 2
-end
-
-local function denied(current, interval, capacity, retry_after, reason, slack)
-  local debt = current - now
-  return { false, whole_tokens(capacity - debt, interval, slack), retry_after, math.max(0, debt), reason }
-end
-
--- Distance from x to the next larger double (exact, through frexp).
-local function ulp(x)
-  if x == 0 then return 2 ^ -1074 end
-  local _, e = math.frexp(math.abs(x))
-  return math.ldexp(1, e - 53)
-end
-
--- from + step, rounded up so that the bucket is never charged less than step.
+-- from + step, rounded up so that the bucket is never charged less than step
+-- (in steps of one ulp, the distance to the next larger double, via frexp).
 local function charge(from, step)
   local nxt = from + step
-  while nxt - from < step do nxt = nxt + ulp(nxt) end
+  while nxt - from < step do
+    if nxt == 0 then
+      nxt = 2 ^ -1074
+    else
+      local _, e = math.frexp(math.abs(nxt))
+      nxt = nxt + math.ldexp(1, e - 53)
+    end
+  end
   return nxt
 end
 
--- gcraConsume: returns the new TAT (nil when unchanged) and the decision.
+-- gcraConsume: returns the new TAT (nil when unchanged), then the decision:
+-- state (1 admitted, 0 denied by the limit, 2 denied: cost exceeds burst),
+-- remaining, retryAfterMs, resetMs.
 local function consume(tat, rate, burst, cost)
   local interval = 1000 / rate
   local capacity = burst * interval
+  local slack = TOKEN_EPSILON * interval + now_slack
   local current
   if tat == nil or tat < now then current = now else current = tat end
+  local state, retry_after
   if cost > burst + TOKEN_EPSILON then
-    return nil, denied(current, interval, capacity, INF, 'cost-exceeds-burst', tolerance(interval))
+    state, retry_after = 2, INF
+  else
+    local nxt = charge(current, cost * interval)
+    local debt = nxt - now
+    if debt <= capacity + slack then
+      return nxt, 1, whole_tokens(capacity - debt, interval, slack), 0, math.min(capacity, math.max(0, debt))
+    end
+    state, retry_after = 0, debt - capacity
   end
-  local nxt = charge(current, cost * interval)
-  local debt = nxt - now
-  local slack = tolerance(interval)
-  if debt <= capacity + slack then
-    return nxt, { true, whole_tokens(capacity - debt, interval, slack), 0, math.min(capacity, math.max(0, debt)), '' }
-  end
-  return nil, denied(current, interval, capacity, debt - capacity, 'limit', slack)
+  -- Denied: the bucket as it stands.
+  local debt = current - now
+  return nil, state, whole_tokens(capacity - debt, interval, slack), retry_after, math.max(0, debt)
 end
 
 -- lease: up to max_extra whole tokens more from a bucket already charged to tat.
-local function extras(tat, rate, burst, max_extra)
-  local interval = 1000 / rate
-  local capacity = burst * interval
-  local slack = tolerance(interval)
-  local extra = math.min(max_extra, whole_tokens(capacity - (tat - now), interval, slack))
-  -- The rounded-up charge may cost a hair more than whole_tokens assumed.
-  while extra > 0 and charge(tat, extra * interval) - now > capacity + slack do extra = extra - 1 end
-  if extra <= 0 then return tat, 0 end
-  return charge(tat, extra * interval), extra
+local extras
+if op == 'l' then
+  function extras(tat, rate, burst, max_extra)
+    local interval = 1000 / rate
+    local capacity = burst * interval
+    local slack = TOKEN_EPSILON * interval + now_slack
+    local extra = math.min(max_extra, whole_tokens(capacity - (tat - now), interval, slack))
+    -- The rounded-up charge may cost a hair more than whole_tokens assumed.
+    while extra > 0 and charge(tat, extra * interval) - now > capacity + slack do extra = extra - 1 end
+    if extra <= 0 then return tat, 0 end
+    return charge(tat, extra * interval), extra
+  end
 end
 
 local n = #KEYS
 local stride = 3
 if op == 'r' then stride = 5 elseif op == 'l' then stride = 4 end
-local raws, tats = {}, {}
-local rates, bursts, costs, max_extras, granted = {}, {}, {}, {}, {}
+-- Per key: rate, burst, cost, value found, its TAT, TAT to write, extras
+-- asked (lease), extras granted.
+local buckets = {}
 for i = 1, n do
   local base = 4 + stride * (i - 1)
-  rates[i] = tonumber(ARGV[base])
-  bursts[i] = tonumber(ARGV[base + 1])
-  costs[i] = tonumber(ARGV[base + 2])
-  granted[i] = 0
-  if op == 'l' then max_extras[i] = math.max(0, math.floor(tonumber(ARGV[base + 3]))) end
-  raws[i] = redis.call('GET', KEYS[i])
-  tats[i] = read(raws[i])
+  local max_extra = 0
+  if op == 'l' then max_extra = math.max(0, math.floor(tonumber(ARGV[base + 3]))) end
+  local raw = redis.call('GET', KEYS[i])
+  buckets[i] = { tonumber(ARGV[base]), tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]), raw, read(raw), false, max_extra, 0 }
 end
 
-local decisions, written = {}, {}
+-- The reply (see the header); decisions go in as numbers, and are turned
+-- into reply values at the end. Created with room for one key's decision,
+-- the common case, so that filling it does not grow it step by step (every
+-- placeholder is overwritten).
+local width = 4
+if receipts then width = 6 end
+local reply
+if n > 0 then reply = { 1, false, false, false, false } else reply = { 1 } end
 local allowed = true
 if op == 'r' then
   for i = 1, n do
+    local b = buckets[i]
     local base = 4 + stride * (i - 1)
-    if raws[i] == ARGV[base + 3] then
+    if b[4] == ARGV[base + 3] then
       -- Untouched since it was charged: put back exactly what was there.
       local previous = ARGV[base + 4]
       local tat = read(previous)
       if tat ~= nil and tat > now then write(KEYS[i], tat, previous) else redis.call('DEL', KEYS[i]) end
-      tats[i] = tat
-    elseif tats[i] ~= nil then
+      b[5] = tat
+    elseif b[5] ~= nil then
       -- Charged again since: take back our cost only.
-      local refunded = math.max(now, tats[i] - costs[i] * (1000 / rates[i]))
+      local refunded = math.max(now, b[5] - b[3] * (1000 / b[1]))
       if refunded > now then write(KEYS[i], refunded) else redis.call('DEL', KEYS[i]) end
-      tats[i] = refunded
+      b[5] = refunded
     end
-    local _, d = consume(tats[i], rates[i], bursts[i], 0)
-    decisions[i] = d
+    local k = width * (i - 1) + 1
+    local _
+    _, reply[k + 1], reply[k + 2], reply[k + 3], reply[k + 4] = consume(b[5], b[1], b[2], 0)
   end
 else
-  local next_tats = {}
   for i = 1, n do
-    local cost = costs[i]
+    local b = buckets[i]
+    local cost = b[3]
     if op == 'p' then cost = 0 end
-    next_tats[i], decisions[i] = consume(tats[i], rates[i], bursts[i], cost)
-    allowed = allowed and decisions[i][1]
+    local k = width * (i - 1) + 1
+    b[6], reply[k + 1], reply[k + 2], reply[k + 3], reply[k + 4] = consume(b[5], b[1], b[2], cost)
+    allowed = allowed and reply[k + 1] == 1
   end
   if allowed and (op == 'c' or op == 'l') then
     for i = 1, n do
-      local tat = next_tats[i]
-      if op == 'l' and max_extras[i] > 0 then tat, granted[i] = extras(tat, rates[i], bursts[i], max_extras[i]) end
-      written[i] = write(KEYS[i], tat)
+      local b = buckets[i]
+      local tat = b[6]
+      if op == 'l' and b[7] > 0 then tat, b[8] = extras(tat, b[1], b[2], b[7]) end
+      local written = write(KEYS[i], tat)
+      if receipts then reply[width * i + 1] = written end
     end
   elseif op == 'e' or not allowed then
     -- Denied as a whole ('e' is only asked for a request another slot
     -- denied): nothing was charged, so admitting checks report their bucket
     -- as it stands.
     for i = 1, n do
-      if decisions[i][1] then
-        local _, d = consume(tats[i], rates[i], bursts[i], 0)
-        decisions[i] = d
+      local k = width * (i - 1) + 1
+      if reply[k + 1] == 1 then
+        local b = buckets[i]
+        local _
+        _, reply[k + 1], reply[k + 2], reply[k + 3], reply[k + 4] = consume(b[5], b[1], b[2], 0)
       end
     end
   end
 end
 
--- Per key: allowed, remaining, retryAfterMs, resetMs, reason, then the
--- receipt a refund needs: the value found and the value written ('' = none).
-local reply = { allowed and '1' or '0' }
+if not allowed then reply[1] = 0 end
+-- Numbers go out as integer replies when exact, else as text ('inf' or '%.17g').
+local function num(x)
+  if x % 1 == 0 and x <= EXACT and x >= -EXACT then return x end
+  if x == INF then return 'inf' end
+  return string.format('%.17g', x)
+end
 for i = 1, n do
-  local d = decisions[i]
-  local k = 7 * (i - 1) + 1
-  reply[k + 1] = d[1] and '1' or '0'
-  reply[k + 2] = fmt(d[2])
-  reply[k + 3] = fmt(d[3])
-  reply[k + 4] = fmt(d[4])
-  reply[k + 5] = d[5]
-  reply[k + 6] = raws[i] or ''
-  reply[k + 7] = written[i] or ''
+  local k = width * (i - 1) + 1
+  reply[k + 2] = num(reply[k + 2])
+  reply[k + 3] = num(reply[k + 3])
+  reply[k + 4] = num(reply[k + 4])
+  if receipts then
+    reply[k + 5] = buckets[i][4] or ''
+    reply[k + 6] = reply[k + 6] or ''
+  end
 end
 if op == 'l' then
-  for i = 1, n do reply[1 + 7 * n + i] = fmt(granted[i]) end
+  for i = 1, n do reply[1 + width * n + i] = num(buckets[i][8]) end
 end
 return reply
 `;

@@ -159,6 +159,27 @@ describe('RedisStore on a standalone Redis', () => {
     expect(tat - now).toBeLessThanOrEqual(3_000);
   });
 
+  it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {
+    const run = (script: string, key: string) => client.eval(script, 1, key, 'c', '', '0', '1', '10', '3');
+    // As a server without REDIS_VERSION_NUM (before 7.0) runs it.
+    const detection = 'local modern = redis.REDIS_VERSION_NUM ~= nil';
+    expect(GCRA_LUA).toContain(detection);
+    const preSeven = GCRA_LUA.replace(detection, 'local modern = false');
+    await client.config('RESETSTAT');
+    for (const [script, name] of [
+      [GCRA_LUA, 'pxat'],
+      [preSeven, 'pexpireat'],
+    ] as const) {
+      const key = redisKey(prefix, name);
+      await run(script, key);
+      const [base, offset] = (await client.get(key))!.split(':').map(Number) as [number, number];
+      expect(Number(await client.call('PEXPIRETIME', key))).toBe(base + Math.ceil(offset));
+    }
+    const calls = await commandCalls(client);
+    expect(calls['set']).toBe(2);
+    expect(calls['pexpireat']).toBe(1); // the pre-7.0 path only
+  });
+
   it('expires each key exactly when its bucket is full again (client time), plus any padding', async () => {
     const exact = makeStore({ time: 'client' });
     await exact.consume({ checks: [check('k', 1, 10, 2)], now: 5_000.5 });
@@ -265,9 +286,9 @@ describe('RedisStore on a standalone Redis', () => {
   it('refunds exactly when untouched, and only its own cost when charged since', async () => {
     // The script's refund operation, driven directly (the Cluster path uses it).
     const key = redisKey(prefix, 'refund');
-    const run = (...argv: string[]) => client.eval(GCRA_LUA, 1, key, ...argv) as Promise<string[]>;
-    const charged = await run('c', '1000', '0', '10', '5', '2'); // frame 1000, tat 200 in it
-    const [previous, written] = charged.slice(6, 8) as [string, string];
+    const run = (...argv: string[]) => client.eval(GCRA_LUA, 1, key, ...argv) as Promise<(string | number)[]>;
+    const charged = await run('C', '1000', '0', '10', '5', '2'); // frame 1000, tat 200 in it
+    const [previous, written] = charged.slice(5, 7) as [string, string];
     expect([previous, written]).toEqual(['', '1000:200']);
     await run('r', '1000', '0', '10', '5', '2', written, previous);
     expect(await client.exists(key)).toBe(0); // put back: no key, full bucket
@@ -275,17 +296,33 @@ describe('RedisStore on a standalone Redis', () => {
     await client.set(key, '1000:500', 'PX', 60_000);
     const answer = await run('r', '1000', '0', '10', '5', '2', '1000:200', ''); // someone charged since
     expect(await client.get(key)).toBe('1000:300');
-    expect(answer.slice(1, 5)).toEqual(['1', '2', '0', '300']);
+    expect(answer).toEqual([1, 1, 2, 0, 300]);
     await run('r', '1000', '0', '10', '5', '9', '1000:200', '');
     expect(await client.exists(key)).toBe(0); // never below now
 
     // A previous value is put back verbatim, and read in whatever frame comes next.
     await run('c', '1000', '0', '10', '5', '1'); // 1000:100
-    const again = await run('c', '1050.5', '0', '10', '5', '1'); // frame 1050: tat 150 (100 - 50 + 100)
-    expect(again.slice(6, 8)).toEqual(['1000:100', '1050:150']);
+    const again = await run('C', '1050.5', '0', '10', '5', '1'); // frame 1050: tat 150 (100 - 50 + 100)
+    expect(again.slice(5, 7)).toEqual(['1000:100', '1050:150']);
     await run('r', '1050.5', '0', '10', '5', '1', '1050:150', '1000:100');
     expect(await client.get(key)).toBe('1000:100');
-    expect((await run('p', '1050.5', '0', '10', '5', '0')).slice(1, 5)).toEqual(['1', '4', '0', '49.5']);
+    expect(await run('p', '1050.5', '0', '10', '5', '0')).toEqual([1, 1, 4, 0, '49.5']);
+  });
+
+  it('answers receipts only when asked (C, L), and numbers as integers when exact', async () => {
+    const key = redisKey(prefix, 'reply-shape');
+    const run = (...argv: string[]) => client.eval(GCRA_LUA, 1, key, ...argv) as Promise<(string | number)[]>;
+    // allowed, then per key: state, remaining, retryAfterMs, resetMs [, previous, written] [, extras]
+    expect(await run('c', '1000.25', '0', '4', '2', '1')).toEqual([1, 1, 1, 0, 250]);
+    expect(await run('C', '1000.25', '0', '4', '2', '1')).toEqual([1, 1, 0, 0, 500, '1000:250.25', '1000:500.25']);
+    expect(await run('c', '1000.25', '0', '4', '2', '1')).toEqual([0, 0, 0, 250, 500]);
+    expect(await run('c', '1000.25', '0', '4', '2', '3')).toEqual([0, 2, 0, 'inf', 500]);
+    expect(await run('e', '1000.25', '0', '3', '2', '1')).toEqual([0, 0, 0, '166.66666666666674', 500]); // charge() rounds up
+    await client.del(key);
+    // A lease answers the decision of a plain consume, then the extras taken.
+    expect(await run('l', '1000.25', '0', '4', '2', '1', '5')).toEqual([1, 1, 1, 0, 250, 1]);
+    expect(await client.get(key)).toBe('1000:500.25');
+    expect(await run('L', '1000.25', '0', '4', '2', '0', '5')).toEqual([1, 1, 0, 0, 500, '1000:500.25', '1000:500.25', 0]);
   });
 
   it('close() leaves the client it was given open, and refuses further calls', async () => {
@@ -454,7 +491,8 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const [first, second] = keysInDistinctSlots(2) as [string, string];
     const secondKey = redisKey(prefix, second);
     const store = new RedisStore({
-      client: failing((keys, op) => op === 'c' && keys.includes(secondKey)),
+      // Slot by slot, consumes are sent as 'C' (a consume that answers its refund receipts).
+      client: failing((keys, op) => op === 'C' && keys.includes(secondKey)),
       keyPrefix: prefix,
       time: 'client',
       timeoutMs: 5_000,

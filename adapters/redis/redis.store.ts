@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DenyReason, RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import type { RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
   BucketsRequest,
@@ -114,8 +114,12 @@ export interface LeaseResult extends ConsumeResult {
   readonly extras: readonly number[];
 }
 
-/** Script operations: see `gcra.lua.ts`. */
-type ScriptOp = 'c' | 'e' | 'p' | 'r' | 'l';
+/**
+ * Script operations: see `gcra.lua.ts`. `C` and `L` are `c` and `l` that also
+ * answer the receipts a refund needs (asked only by the Cluster slot-by-slot
+ * path, the one that may have to refund).
+ */
+type ScriptOp = 'c' | 'C' | 'e' | 'p' | 'r' | 'l' | 'L';
 
 /** A check with its Redis key, as the script is given it. */
 interface Bucket {
@@ -129,7 +133,10 @@ interface Bucket {
 
 /** What one script call answers: the decisions, and for each key what a refund needs. */
 interface ScriptAnswer extends LeaseResult {
-  /** Per key: the stored value found, and the value written (empty strings for none). */
+  /**
+   * Per key: the stored value found, and the value written (empty strings for
+   * none). Only answered to `C` and `L` (empty otherwise).
+   */
   readonly receipts: readonly Receipt[];
 }
 
@@ -393,7 +400,7 @@ export class RedisStore implements RateLimitStore {
       const group = groups[g]!;
       let result: ScriptAnswer;
       try {
-        result = await this.run(op, pick(buckets, group), now);
+        result = await this.run(op === 'c' ? 'C' : 'L', pick(buckets, group), now);
       } catch (error) {
         // This slot may or may not have been charged (no answer); the earlier
         // ones were: give those back, without making the caller wait.
@@ -437,33 +444,36 @@ export class RedisStore implements RateLimitStore {
 
   /** One script call: EVALSHA, or EVAL when Redis lost the script. `receipts` only for refunds. */
   private async run(op: ScriptOp, buckets: readonly Bucket[], now: number, receipts?: readonly Receipt[]): Promise<ScriptAnswer> {
-    const stride = receipts ? 5 : op === 'l' ? 4 : 3;
-    const args: string[] = new Array(buckets.length + 3 + stride * buckets.length);
+    const count = buckets.length;
+    const lease = op === 'l' || op === 'L';
+    const stride = receipts ? 5 : lease ? 4 : 3;
+    const args: string[] = new Array(count + 3 + stride * count);
     let i = 0;
-    for (const bucket of buckets) args[i++] = bucket.redisKey;
+    for (let b = 0; b < count; b++) args[i++] = buckets[b]!.redisKey;
     args[i++] = op;
     args[i++] = this.clientTime ? String(now) : '';
     args[i++] = this.paddingArg;
-    buckets.forEach((bucket, b) => {
+    for (let b = 0; b < count; b++) {
+      const bucket = buckets[b]!;
       args[i++] = String(bucket.rate);
       args[i++] = String(bucket.burst);
       args[i++] = String(bucket.cost);
       if (receipts) {
         args[i++] = receipts[b]!.written;
         args[i++] = receipts[b]!.previous;
-      } else if (op === 'l') {
+      } else if (lease) {
         args[i++] = String(bucket.maxExtra ?? 0);
       }
-    });
+    }
     let reply: unknown;
     try {
-      reply = await this.client.evalsha(SCRIPT_SHA, buckets.length, ...args);
+      reply = await this.client.evalsha(SCRIPT_SHA, count, ...args);
     } catch (error) {
       if (!isNoScript(error)) throw error;
       this.noScriptCount++;
-      reply = await this.client.eval(GCRA_LUA, buckets.length, ...args);
+      reply = await this.client.eval(GCRA_LUA, count, ...args);
     }
-    return parseReply(reply, buckets.length, op === 'l');
+    return parseReply(reply, count, lease, op === 'C' || op === 'L');
   }
 
   /**
@@ -555,8 +565,6 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-const REASONS: ReadonlySet<string> = new Set<DenyReason>(['limit', 'cost-exceeds-burst']);
-
 function withoutReceipts(answer: ScriptAnswer): ConsumeResult {
   return { allowed: answer.allowed, decisions: answer.decisions };
 }
@@ -565,34 +573,41 @@ function withExtras(answer: ScriptAnswer): LeaseResult {
   return { allowed: answer.allowed, decisions: answer.decisions, extras: answer.extras };
 }
 
-/** Reads the script's reply (see `gcra.lua.ts`): strings, so fractions and infinity survive. */
-function parseReply(reply: unknown, count: number, lease = false): ScriptAnswer {
-  if (!Array.isArray(reply) || reply.length !== 1 + (lease ? 8 : 7) * count) {
+/**
+ * Reads the script's reply (see `gcra.lua.ts`): numbers come as integer
+ * replies when they are exact integers, else as text, so fractions and
+ * infinity survive; per key a state (1 admitted, 0 denied by the limit, 2 the
+ * cost exceeds the burst), then `remaining`, `retryAfterMs`, `resetMs`, then
+ * the receipt when asked for.
+ */
+function parseReply(reply: unknown, count: number, lease: boolean, withReceipts: boolean): ScriptAnswer {
+  const width = withReceipts ? 6 : 4;
+  if (!Array.isArray(reply) || reply.length !== 1 + width * count + (lease ? count : 0)) {
     throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
   }
-  const field = (index: number): string => String(reply[index]);
   const decisions: RateLimitDecision[] = new Array(count);
-  const receipts: Receipt[] = new Array(count);
+  const receipts: Receipt[] = withReceipts ? new Array(count) : [];
   for (let i = 0; i < count; i++) {
-    const base = 1 + 7 * i;
-    receipts[i] = { previous: field(base + 5), written: field(base + 6) };
-    const reason = field(base + 4);
-    const decision = {
-      allowed: field(base) === '1',
-      remaining: parseNumber(field(base + 1)),
-      retryAfterMs: parseNumber(field(base + 2)),
-      resetMs: parseNumber(field(base + 3)),
-    };
-    if (reason === '') decisions[i] = decision;
-    else if (REASONS.has(reason)) decisions[i] = { ...decision, reason: reason as DenyReason };
-    else throw new Error(`unexpected deny reason from the rate-limit script: ${reason}`);
+    const base = 1 + width * i;
+    const state = parseNumber(reply[base]);
+    const remaining = parseNumber(reply[base + 1]);
+    const retryAfterMs = parseNumber(reply[base + 2]);
+    const resetMs = parseNumber(reply[base + 3]);
+    if (state === 1) decisions[i] = { allowed: true, remaining, retryAfterMs, resetMs };
+    else if (state === 0) decisions[i] = { allowed: false, remaining, retryAfterMs, resetMs, reason: 'limit' };
+    else if (state === 2) decisions[i] = { allowed: false, remaining, retryAfterMs, resetMs, reason: 'cost-exceeds-burst' };
+    else throw new Error(`unexpected decision from the rate-limit script: ${String(reply[base])}`);
+    if (withReceipts) receipts[i] = { previous: String(reply[base + 4]), written: String(reply[base + 5]) };
   }
   const extras: number[] = new Array<number>(count).fill(0);
-  if (lease) for (let i = 0; i < count; i++) extras[i] = parseNumber(field(1 + 7 * count + i));
-  return { allowed: field(0) === '1', decisions, receipts, extras };
+  if (lease) for (let i = 0; i < count; i++) extras[i] = parseNumber(reply[1 + width * count + i]);
+  return { allowed: parseNumber(reply[0]) === 1, decisions, receipts, extras };
 }
 
-function parseNumber(text: string): number {
+/** A number of the reply: an integer reply (a number, or its text for clients set to return text), or text. */
+function parseNumber(field: unknown): number {
+  if (typeof field === 'number') return field === 0 ? 0 : field;
+  const text = String(field);
   if (text === 'inf') return Number.POSITIVE_INFINITY;
   const value = Number(text);
   if (Number.isNaN(value)) throw new Error(`unexpected number from the rate-limit script: ${text}`);

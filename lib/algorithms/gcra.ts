@@ -7,7 +7,7 @@
  * bucket will be full again. That buys three things the rest of the library
  * relies on:
  * - a key whose TAT is in the past is indistinguishable from a key never seen,
- *   so stores can delete it at any moment (memory sweep, Redis `PEXPIREAT`)
+ *   so stores can delete it at any moment (memory sweep, a Redis expiry at the TAT)
  *   without changing any decision: cleanup is exact, not a guess;
  * - one number is one Redis string, written with one `SET ... PX`;
  * - the rate can change between two decisions (adaptive limits) without
