@@ -390,7 +390,7 @@ export function markdownReport(results) {
     '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), one ioredis client shared by both stores, 50 decisions in flight; ' +
       '`INFO cpu` around each run for the server\'s CPU, `CONFIG RESETSTAT` + `INFO commandstats` for the commands.',
     '- TwoTierStore (`bench/redis`, same server and client): for each workload (hot keys, cold keys, a saturated key) every run builds a fresh TwoTierStore or RedisStore ' +
-      '(key prefixes of their own, `onRedisFailure: \'fail\'` so that a timeout fails the run rather than being decided locally) and closes it at the end, ' +
+      '(key prefixes of their own; requests carry no `failMode: \'local\'`, so that a timeout fails the run rather than being decided locally) and closes it at the end, ' +
       'so the leases taken while demand ramps up and the tokens given back at `close()` are part of the run; script calls are counted by the server ' +
       '(`CONFIG RESETSTAT`, then EVALSHA + EVAL in `INFO commandstats`) and by the store (`stats().redisCalls`, `RedisStore.calls`).',
     '',
