@@ -7,10 +7,11 @@ import { Redis, type Cluster } from 'ioredis';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { connectClusterClient } from '../../test/utils/cluster-client.js';
+import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { sharedRedisUrl, startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
-import { keySlot, redisKey } from './redis-keys.js';
+import { redisKey } from './redis-keys.js';
 
 const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 const lease = (key: string, rate: number, burst: number, cost: number, maxExtra: number): LeaseCheck => ({ key, rate, burst, cost, maxExtra });
@@ -115,19 +116,9 @@ describe('RedisStore leases on a Redis Cluster', () => {
     prefix = uniquePrefix('lease-cluster');
   });
 
-  const keysInDistinctSlots = (count: number): string[] => {
-    const bySlot = new Map<number, string>();
-    for (let i = 0; bySlot.size < count; i++) {
-      const key = `k${i}`;
-      const slot = keySlot(redisKey(prefix, key));
-      if (!bySlot.has(slot)) bySlot.set(slot, key);
-    }
-    return [...bySlot].sort(([a], [b]) => a - b).map(([, key]) => key);
-  };
-
   it('leases slot by slot, and a later slot that denies gives back cost and extras of the earlier ones', async () => {
     const store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
-    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     const admitted = await store.lease({ checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)], now: 0 });
     expect(admitted.allowed).toBe(true);
     expect(admitted.extras).toEqual([3, 2]);
@@ -145,7 +136,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
 
   it('gives back across slots', async () => {
     const store = new RedisStore({ client: client as RedisClient, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
-    const keys = keysInDistinctSlots(3);
+    const keys = keysInDistinctSlots(prefix, 3);
     await store.lease({ checks: keys.map((k) => lease(k, 10, 10, 1, 4)), now: 0 });
     const back = await store.giveBack({ checks: keys.map((k) => check(k, 10, 10, 4)), now: 0 });
     expect(back.decisions.map((d) => d.remaining)).toEqual([9, 9, 9]);

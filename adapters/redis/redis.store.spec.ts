@@ -11,6 +11,7 @@ import {
 } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { connectClusterClient } from '../../test/utils/cluster-client.js';
+import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { describeStoreContract, ModelStore } from '../../test/utils/store-contract.js';
 import { GCRA_LUA } from './gcra.lua.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
@@ -383,17 +384,6 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
   const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
     new RedisStore({ client, keyPrefix: prefix, timeoutMs: 5_000, time: 'client', ...options });
 
-  /** `count` bucket keys whose Redis keys fall in distinct slots, in ascending slot order. */
-  const keysInDistinctSlots = (count: number): string[] => {
-    const bySlot = new Map<number, string>();
-    for (let i = 0; bySlot.size < count; i++) {
-      const key = `k${i}`;
-      const slot = keySlot(redisKey(prefix, key));
-      if (!bySlot.has(slot)) bySlot.set(slot, key);
-    }
-    return [...bySlot].sort(([a], [b]) => a - b).map(([, key]) => key);
-  };
-
   it('computes the same slots as the Cluster, whatever the key contains', async () => {
     for (const raw of ['foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', 'é', 'plain']) {
       expect(await client.cluster('KEYSLOT', raw)).toBe(keySlot(raw));
@@ -427,13 +417,13 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const result = await store.consume({ checks: [check('solo', 1, 2)], now: 0 });
     expect(result.decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
     expect(await evalshaCalls()).toBe(1);
-    await store.consume({ checks: keysInDistinctSlots(3).map((k) => check(k, 1, 2)), now: 0 });
+    await store.consume({ checks: keysInDistinctSlots(prefix, 3).map((k) => check(k, 1, 2)), now: 0 });
     expect(await evalshaCalls()).toBe(4);
   });
 
   it('gives back what earlier slots took when a later slot denies', async () => {
     const store = makeStore();
-    const [first, second, third] = keysInDistinctSlots(3) as [string, string, string];
+    const [first, second, third] = keysInDistinctSlots(prefix, 3) as [string, string, string];
     const model = new ModelStore();
     const checks = [check(second, 10, 5), check(third, 1, 1), check(first, 10, 5)];
     const admitted = { checks, now: 0 };
@@ -450,7 +440,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   it('evaluates, without charging, the slots after the denying one', async () => {
     const store = makeStore();
-    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     await store.consume({ checks: [check(first, 1, 1)], now: 0 });
     const model = new ModelStore();
     model.consume({ checks: [check(first, 1, 1)], now: 0 });
@@ -477,7 +467,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   it('answers the denial even when the refund fails, reporting the bucket as charged', async () => {
     const store = new RedisStore({ client: failing((_keys, op) => op === 'r'), keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
-    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     await store.consume({ checks: [check(second, 1, 1)], now: 0 });
     const result = await store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 });
     expect(result.allowed).toBe(false);
@@ -488,7 +478,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
   });
 
   it('rejects when a later slot fails, and still gives back what earlier slots took', async () => {
-    const [first, second] = keysInDistinctSlots(2) as [string, string];
+    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     const secondKey = redisKey(prefix, second);
     const store = new RedisStore({
       // Slot by slot, consumes are sent as 'C' (a consume that answers its refund receipts).
@@ -508,7 +498,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   it('peeks and resets across slots', async () => {
     const store = makeStore();
-    const keys = keysInDistinctSlots(3);
+    const keys = keysInDistinctSlots(prefix, 3);
     await store.consume({ checks: keys.map((k) => check(k, 1, 3)), now: 0 });
     const buckets = keys.map((k) => ({ key: k, rate: 1, burst: 3 }));
     expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([2, 2, 2]);
@@ -518,7 +508,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   it('uses Redis time across slots too', async () => {
     const store = makeStore({ time: 'server' });
-    const keys = keysInDistinctSlots(2);
+    const keys = keysInDistinctSlots(prefix, 2);
     const checks = keys.map((k) => check(k, 0.1, 1));
     expect((await store.consume({ checks, now: 0 })).allowed).toBe(true);
     const denied = await store.consume({ checks, now: 0 });
