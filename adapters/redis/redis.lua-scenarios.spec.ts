@@ -8,10 +8,11 @@
  * within 1 µs (each computes in its own time frame). The two implementations
  * cannot drift apart.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { gcraScenarios, type GcraScenario } from '../../test/utils/gcra-scenarios.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { sharedRedisUrl, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/shared-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore } from './redis.store.js';
 
@@ -27,8 +28,7 @@ let client: Redis;
 let store: RedisStore;
 
 beforeAll(async () => {
-  client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-  await client.connect();
+  client = await connectSharedClient();
   // Padding: scenario time stands still while real time passes, and some
   // buckets refill within microseconds; it never changes a decision.
   store = new RedisStore({ client, keyPrefix: uniquePrefix('lua-scenarios'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });

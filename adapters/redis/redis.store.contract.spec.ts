@@ -1,13 +1,13 @@
-import { Redis } from 'ioredis';
-import { sharedRedisUrl, uniquePrefix } from '../../test/utils/redis-harness.js';
+import type { Redis } from 'ioredis';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/shared-client.js';
 import { describeStoreContract } from '../../test/utils/store-contract.js';
 import { RedisStore } from './redis.store.js';
 
 let client: Redis;
 
 beforeAll(async () => {
-  client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-  await client.connect();
+  client = await connectSharedClient();
 });
 
 afterAll(async () => {

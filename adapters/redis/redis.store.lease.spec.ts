@@ -3,12 +3,13 @@
  * that takes extra whole tokens along, atomically) and `RedisStore.giveBack`
  * (the unspent ones back), on a standalone Redis and across Cluster slots.
  */
-import { Redis, type Cluster } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { connectClusterClient } from '../../test/utils/cluster-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
-import { sharedRedisUrl, startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
+import { startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/shared-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
 import { redisKey } from './redis-keys.js';
@@ -22,8 +23,7 @@ describe('RedisStore leases (standalone)', () => {
   let store: RedisStore;
 
   beforeAll(async () => {
-    client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    await client.connect();
+    client = await connectSharedClient();
   });
   afterAll(async () => {
     await client.quit();

@@ -3,7 +3,8 @@ import { ManualClock } from '../../lib/clock.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { rawCommand, sharedRedisUrl, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
+import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/shared-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore } from '../redis/index.js';
 import { redisKey } from '../redis/redis-keys.js';
@@ -42,8 +43,7 @@ describe('TwoTierStore', () => {
   const stores: TwoTierStore[] = [];
 
   beforeAll(async () => {
-    client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    await client.connect();
+    client = await connectSharedClient();
   });
   afterAll(async () => {
     await client.quit();
@@ -291,8 +291,7 @@ describe('TwoTierStore', () => {
   });
 
   it("without failMode 'local', rejects with RateLimitStoreError, and still spends what it leased", async () => {
-    const own = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    await own.connect();
+    const own = await connectSharedClient();
     const store = new TwoTierStore({ client: own, keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
     stores.push(store);
     for (let i = 0; i < 10; i++) await store.consume({ checks: [check('k', 100, 100)], now: T0 + i });

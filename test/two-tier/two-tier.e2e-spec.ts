@@ -6,11 +6,12 @@
  */
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ManualClock, RateLimitModule } from 'nestjs-holdup';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { sharedRedisUrl, uniquePrefix } from '../utils/redis-harness.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { connectSharedClient } from '../utils/shared-client.js';
 import { TwoTierController } from './two-tier.controller.js';
 
 describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
@@ -20,8 +21,7 @@ describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
   const clock = new ManualClock(1_700_000_000_000);
 
   beforeAll(async () => {
-    client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    await client.connect();
+    client = await connectSharedClient();
   });
   afterAll(async () => {
     await client.quit();
