@@ -120,7 +120,7 @@ export class RateLimitRoutes implements OnModuleInit {
       routeId,
       defaultKey: this.options.defaultKey,
       clientAddress: this.options.clientAddress,
-      localFallback: this.options.store.localFallback === true,
+      localFallback: this.options.store.localFallback !== undefined,
     };
   }
 }

@@ -22,7 +22,10 @@ import { RateLimitRoutes } from './rate-limit-routes.js';
 import { RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
 import { isPromiseLike, RateLimiter } from './rate-limiter.service.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
-import type { ConsumeResult, RateLimitCheck } from './store/rate-limit-store.interface.js';
+import type { ConsumeResult, RateLimitCheck, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+
+/** A limit's bucket as it is now (adaptive limits move), named for the headers. */
+type EffectiveLimit = HeaderLimit & TokenBucketLimit;
 
 /** What {@link RateLimitGuard.throwRateLimitException} is told about a denial. */
 export interface RateLimitDenial extends HeaderSource {
@@ -47,7 +50,7 @@ export interface RateLimitDenial extends HeaderSource {
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   /** Per route with adaptive limits: the provider's buckets last seen, and the limits built from them. */
-  private readonly adaptiveBuckets = new WeakMap<CompiledRoute, { sources: readonly BucketLimit[]; limits: readonly HeaderLimit[] }>();
+  private readonly adaptiveBuckets = new WeakMap<CompiledRoute, { sources: readonly BucketLimit[]; limits: readonly EffectiveLimit[] }>();
 
   constructor(
     private readonly routes: RateLimitRoutes,
@@ -71,15 +74,14 @@ export class RateLimitGuard implements CanActivate {
       const bucket = buckets[i]!;
       checks[i] = {
         key: limit.namespace + limit.identify(context, request),
-        rate: bucket.rate,
-        burst: bucket.burst,
+        limit: bucket,
         cost: typeof limit.cost === 'number' ? limit.cost : dynamicCost(limit, context),
       };
     }
 
     let answer: ConsumeResult | Promise<ConsumeResult>;
     try {
-      answer = this.limiter.evaluate({ checks, now: this.clock.now(), failMode: route.failMode });
+      answer = this.limiter.evaluate({ checks, now: this.clock.now() }, route.failMode);
     } catch (error) {
       return this.onStoreFailure(context, route, error);
     }
@@ -147,13 +149,15 @@ export class RateLimitGuard implements CanActivate {
    * provider returns the same bucket object until a rate changes, so the
    * array built from them is reused until then.
    */
-  private effectiveLimits(route: CompiledRoute): readonly HeaderLimit[] {
+  private effectiveLimits(route: CompiledRoute): readonly EffectiveLimit[] {
     const cached = this.adaptiveBuckets.get(route);
     if (cached && route.limits.every((limit, i) => !limit.adaptive || this.adaptive.effectiveLimit(limit.name) === cached.sources[i])) {
       return cached.limits;
     }
     const sources = route.limits.map((limit) => (limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit));
-    const limits = route.limits.map((limit, i) => (limit.adaptive ? { name: limit.name, rate: sources[i]!.rate, burst: sources[i]!.burst } : limit));
+    const limits = route.limits.map((limit, i): EffectiveLimit =>
+      limit.adaptive ? { name: limit.name, algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst } : limit,
+    );
     this.adaptiveBuckets.set(route, { sources, limits });
     return limits;
   }

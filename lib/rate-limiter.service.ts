@@ -1,12 +1,14 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { RateLimitDecision } from './algorithms/gcra.js';
+import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
-import { RateLimitStoreError } from './errors/rate-limit-store.error.js';
-import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
-import { boundedIdentity } from './keys/bounded-key.js';
+import { optionError } from './errors/option-error.js';
+import { toStoreError, type RateLimitStoreError } from './errors/rate-limit-store.error.js';
+import type { FailMode, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
+import { customIdentity } from './keys/key-strategy.js';
 import { resolveBucket } from './limits/resolve-bucket.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
-import type { ConsumeRequest, ConsumeResult, RateLimitCheck, RateLimitStore } from './store/rate-limit-store.interface.js';
+import { bucketNamespace } from './store/bucket-key.js';
+import type { BucketRef, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
@@ -27,7 +29,7 @@ export type ProgrammaticLimit = Pick<RateLimitOptions, 'name' | 'rate' | 'burst'
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {
   private readonly failures = new StoreFailureLog();
-  private readonly limits = new WeakMap<ProgrammaticLimit, { readonly rate: number; readonly burst: number; readonly namespace: string }>();
+  private readonly limits = new WeakMap<ProgrammaticLimit, { readonly limit: TokenBucketLimit; readonly namespace: string }>();
 
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
@@ -44,7 +46,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const cost = options.cost ?? 1;
     if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${cost}`);
     const checks = [{ ...this.bucket(key, limit), cost }];
-    const result = await this.evaluate({ checks, now: this.clock.now(), failMode: this.options.failMode });
+    const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
     return result.decisions[0]!;
   }
 
@@ -66,10 +68,38 @@ export class RateLimiter implements OnApplicationShutdown {
    * (no promise added on that path); every store failure, thrown or
    * rejected, becomes a {@link RateLimitStoreError} and is logged once per burst.
    *
+   * `failMode: 'local'` is applied here, with the store's local tier: while
+   * the store says its backend is down the request is decided locally at
+   * once, and a request whose store call fails is decided locally instead of
+   * failing. (`'open'` and `'closed'` are the caller's to apply on failure.)
+   *
    * @internal used by the guard
    */
-  evaluate(request: ConsumeRequest): ConsumeResult | Promise<ConsumeResult> {
-    return this.call(() => this.store.consume(request));
+  evaluate(request: ConsumeRequest, failMode: FailMode): MaybePromise<ConsumeResult> {
+    const local = failMode === 'local' ? this.store.localFallback : undefined;
+    if (local === undefined) return this.call(() => this.store.consume(request));
+    if (local.active) return this.decideLocally(local, request);
+    let answer: MaybePromise<ConsumeResult>;
+    try {
+      answer = this.store.consume(request);
+    } catch (error) {
+      this.failures.failed(error);
+      return this.decideLocally(local, request);
+    }
+    if (!isPromiseLike(answer)) {
+      this.failures.succeeded();
+      return answer;
+    }
+    return answer.then(
+      (value) => {
+        this.failures.succeeded();
+        return value;
+      },
+      (error: unknown) => {
+        this.failures.failed(error);
+        return this.decideLocally(local, request);
+      },
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -98,21 +128,32 @@ export class RateLimiter implements OnApplicationShutdown {
     );
   }
 
-  private failed(error: unknown): RateLimitStoreError {
-    this.failures.failed(error);
-    return error instanceof RateLimitStoreError ? error : new RateLimitStoreError('Rate-limit store failed', { cause: error });
+  /** The local tier decides; a failure there too is a store failure (counted, not logged again in this burst). */
+  private decideLocally(local: LocalFallback, request: ConsumeRequest): ConsumeResult {
+    try {
+      return local.consumeLocally(request);
+    } catch (error) {
+      throw this.failed(error);
+    }
   }
 
-  private bucket(key: string, limit: ProgrammaticLimit): Omit<RateLimitCheck, 'cost'> {
+  private failed(error: unknown): RateLimitStoreError {
+    this.failures.failed(error);
+    return toStoreError(error, 'Rate-limit store failed');
+  }
+
+  private bucket(key: string, limit: ProgrammaticLimit): BucketRef {
     let resolved = this.limits.get(limit);
     if (!resolved) {
+      const name = limit.name ?? DEFAULT_LIMIT_NAME;
       const { rate, burst } = resolveBucket(limit, (option, problem) => {
-        throw new TypeError(`RateLimiter: limit "${limit.name ?? DEFAULT_LIMIT_NAME}": ${option} ${problem}`);
+        throw optionError(`RateLimiter: limit "${name}"`, option, problem);
       });
-      resolved = { rate, burst, namespace: `${limit.name ?? DEFAULT_LIMIT_NAME}|*|k` };
+      // Keyed like a `scope: 'shared'` limit whose key function returns `key`.
+      resolved = { limit: { algorithm: 'token-bucket', rate, burst }, namespace: bucketNamespace('token-bucket', name) };
       this.limits.set(limit, resolved);
     }
-    return { key: resolved.namespace + boundedIdentity(String(key)), rate: resolved.rate, burst: resolved.burst };
+    return { key: resolved.namespace + customIdentity(key), limit: resolved.limit };
   }
 }
 

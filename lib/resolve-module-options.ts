@@ -38,13 +38,13 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   const clock = options.clock ?? systemClock;
   if (typeof clock?.now !== 'function') fail('clock', 'must be an object with a now() method returning milliseconds');
   const store: RateLimitStore = options.store ?? new MemoryStore();
-  for (const method of ['consume', 'peek', 'reset', 'close'] as const) {
+  for (const method of ['consume', 'peek', 'refund', 'reset', 'close'] as const) {
     if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
       fail('store', `must implement RateLimitStore (missing ${method}())`);
     }
   }
   const failMode = options.failMode ?? 'open';
-  const failModeError = failModeProblem(failMode, store.localFallback === true);
+  const failModeError = failModeProblem(failMode, store.localFallback !== undefined);
   if (failModeError) fail('failMode', failModeError);
   if (options.limits !== undefined && !Array.isArray(options.limits)) fail('limits', 'must be an array of limits');
   if (options.defaults !== undefined && (options.defaults === null || typeof options.defaults !== 'object')) {

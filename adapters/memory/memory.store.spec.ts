@@ -4,9 +4,9 @@ import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorit
 import type { ConsumeRequest, ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from './memory.store.js';
 import { seededRandom } from '../../lib/adaptive/seeded-random.js';
+import { bucket, check, tokenBucket } from '../../test/utils/checks.js';
 
 
-const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 
 /** A request no bucket can admit and that is never written: it only drives the sweep. */
 const sweepOnly = (now: number): ConsumeRequest => ({ now, checks: [check('probe', 1, 1, 2)] });
@@ -183,10 +183,10 @@ describe('MemoryStore', () => {
       const reference = new Map<string, number>();
       // Reference semantics, never deleting anything.
       const referenceConsume = ({ checks, now }: ConsumeRequest): ConsumeResult => {
-        const outcomes = checks.map((c) => gcraConsume(reference.get(c.key), now, c, c.cost));
+        const outcomes = checks.map((c) => gcraConsume(reference.get(c.key), now, c.limit, c.cost));
         const allowed = outcomes.every((o) => o.decision.allowed);
         const decisions = outcomes.map((o, i): RateLimitDecision =>
-          allowed || !o.decision.allowed ? o.decision : gcraPeek(reference.get(checks[i]!.key), now, checks[i]!),
+          allowed || !o.decision.allowed ? o.decision : gcraPeek(reference.get(checks[i]!.key), now, checks[i]!.limit),
         );
         if (allowed) outcomes.forEach((o, i) => reference.set(checks[i]!.key, o.tat));
         return { allowed, decisions };
@@ -196,7 +196,7 @@ describe('MemoryStore', () => {
         { rate: 3, burst: 3 },
         { rate: 10, burst: 5 },
         { rate: 0.5, burst: 2 },
-      ];
+      ].map(({ rate, burst }) => tokenBucket(rate, burst));
       let now = 1_700_000_000_000;
       let dropped = 0;
       let previousSize = 0;
@@ -207,7 +207,7 @@ describe('MemoryStore', () => {
         const n = 1 + Math.floor(rand() * 3);
         const keys = new Set<number>();
         while (keys.size < n) keys.add(Math.floor(rand() * 60));
-        const checks = [...keys].map((k) => ({ key: `k${k}`, ...limits[k % limits.length]!, cost: 1 + Math.floor(rand() * 2) }));
+        const checks = [...keys].map((k) => ({ key: `k${k}`, limit: limits[k % limits.length]!, cost: 1 + Math.floor(rand() * 2) }));
         const request = { now, checks };
         const actual = store.consume(request);
         const expected = referenceConsume(request);
@@ -229,10 +229,10 @@ describe('MemoryStore', () => {
       const maxKeys = 1000;
       const store = new MemoryStore({ maxKeys });
       // rate 1/h: every bucket stays charged for the whole test, so nothing is swept.
-      const limit = { rate: 1 / 3600, burst: 2 };
+      const limit = tokenBucket(1 / 3600, 2);
       let maxSize = 0;
       for (let i = 0; i < 3 * maxKeys; i++) {
-        const result = store.consume({ now: i, checks: [{ key: `key-${i}`, ...limit, cost: 1 }] });
+        const result = store.consume({ now: i, checks: [{ key: `key-${i}`, limit, cost: 1 }] });
         expect(result.allowed).toBe(true);
         maxSize = Math.max(maxSize, store.size);
         if (store.size > maxKeys) throw new Error(`size ${store.size} > maxKeys ${maxKeys} after key ${i}`);
@@ -365,15 +365,15 @@ function timeCalls(store: MemoryStore, requests: readonly ConsumeRequest[]): Tim
  */
 describe('MemoryStore at 1,000,000 keys', () => {
   const FILL = 1_000_000;
-  const LONG = { rate: 1 / 3600, burst: 1 }; // stays charged for an hour
-  const SHORT = { rate: 1, burst: 1 }; // full again at t = 1000
+  const LONG = tokenBucket(1 / 3600, 1); // stays charged for an hour
+  const SHORT = tokenBucket(1, 1); // full again at t = 1000
   let store: MemoryStore;
 
   beforeAll(() => {
     store = new MemoryStore();
     for (let i = 0; i < FILL; i++) {
       // One key in four is short-lived, so the sweep has something to drop once time passes.
-      store.consume({ now: 0, checks: [{ key: `k${i}`, ...(i % 4 === 0 ? SHORT : LONG), cost: 1 }] });
+      store.consume({ now: 0, checks: [{ key: `k${i}`, limit: i % 4 === 0 ? SHORT : LONG, cost: 1 }] });
     }
   }, 60_000);
 
@@ -393,7 +393,7 @@ describe('MemoryStore at 1,000,000 keys', () => {
       const existing = j % 4 === 3;
       if (!existing) inserted++;
       const key = existing ? `k${4 * j + 1}` : `new-${j}`; // existing: long-lived keys, charged again
-      requests.push({ now: 5000, checks: [{ key, ...LONG, cost: 1 }] });
+      requests.push({ now: 5000, checks: [{ key, limit: LONG, cost: 1 }] });
     }
     collectGarbage();
     const timing = timeCalls(store, requests);
@@ -423,7 +423,7 @@ describe('MemoryStore at 1,000,000 keys', () => {
   it('no consume pauses through 60,000 new keys at the cap (crosses a V8 Map rehash): max < 50 ms', () => {
     const requests: ConsumeRequest[] = Array.from({ length: 60_000 }, (_, j) => ({
       now: 6000,
-      checks: [{ key: `churn-${j}`, ...LONG, cost: 1 }],
+      checks: [{ key: `churn-${j}`, limit: LONG, cost: 1 }],
     }));
     collectGarbage();
     const timing = timeCalls(store, requests);
@@ -436,7 +436,7 @@ describe('MemoryStore at 1,000,000 keys', () => {
   // with a persistent eviction cursor.
   it('a new key at the cap costs O(1): after 150,000 more inserts, the mean of the next 20,000 is < 100 us', () => {
     const churn = (prefix: string, n: number): ConsumeRequest[] =>
-      Array.from({ length: n }, (_, j) => ({ now: 7000, checks: [{ key: `${prefix}-${j}`, ...LONG, cost: 1 }] }));
+      Array.from({ length: n }, (_, j) => ({ now: 7000, checks: [{ key: `${prefix}-${j}`, limit: LONG, cost: 1 }] }));
     for (const request of churn('warm', 150_000)) store.consume(request);
     const requests = churn('timed', 20_000);
     collectGarbage();
@@ -463,12 +463,12 @@ describe('MemoryStore heap under churn', () => {
   it('stays flat while 100,000 live keys are charged 5 times each (no Map tables pinned by idle cursors)', () => {
     const store = new MemoryStore();
     const keys = Array.from({ length: 100_000 }, (_, i) => `k${i}`);
-    const limit = { rate: 1, burst: 1e9 }; // never full again, never swept: only the churn of charges
+    const limit = tokenBucket(1, 1e9); // never full again, never swept: only the churn of charges
     let now = 0;
-    for (const key of keys) store.consume({ now, checks: [{ key, ...limit, cost: 1 }] });
+    for (const key of keys) store.consume({ now, checks: [{ key, limit, cost: 1 }] });
     const before = heapAfterGc();
     for (let round = 0; round < 5; round++) {
-      for (const key of keys) store.consume({ now: (now += 0.001), checks: [{ key, ...limit, cost: 1 }] });
+      for (const key of keys) store.consume({ now: (now += 0.001), checks: [{ key, limit, cost: 1 }] });
     }
     const grownMb = heapAfterGc() - before;
     expect(store.size).toBe(keys.length);

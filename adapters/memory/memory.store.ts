@@ -1,10 +1,14 @@
-import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import { algorithmOf } from '../../lib/algorithms/algorithm.js';
+import { describeValue, optionError } from '../../lib/errors/option-error.js';
+import { consumeAllOrNothing, type BucketStates } from '../../lib/store/all-or-nothing.js';
 import type {
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
   RateLimitStore,
+  RefundRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
+import { RelativeTime } from '../../lib/store/relative-time.js';
 import { BucketShard } from './bucket-shard.js';
 
 /** Options of {@link MemoryStore}. */
@@ -57,13 +61,17 @@ export class MemoryStore implements RateLimitStore {
   private count = 0;
   private evicted = 0;
   private sweepShard = 0;
-  /** Origin of the store's time frame (the first `now` seen). */
-  private epoch: number | undefined;
+  private readonly time = new RelativeTime();
+  /** The shards as the shared all-or-nothing evaluation reads and writes them. */
+  private readonly states: BucketStates = {
+    read: (key) => this.shardOf(key).entries.get(key),
+    write: (key, state) => this.store(this.shardOf(key), key, state),
+  };
 
   constructor(options: MemoryStoreOptions = {}) {
     const maxKeys = options.maxKeys ?? 1_000_000;
     if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
-      throw new TypeError(`MemoryStore: maxKeys must be a positive integer, got ${String(options.maxKeys)}`);
+      throw optionError('MemoryStore', 'maxKeys', `must be a positive integer, got ${describeValue(options.maxKeys)}`);
     }
     let count = 1;
     while (count < MAX_SHARDS && maxKeys / (count * 2) >= SHARD_SIZE) count *= 2;
@@ -84,46 +92,38 @@ export class MemoryStore implements RateLimitStore {
 
   consume(request: ConsumeRequest): ConsumeResult {
     const { checks } = request;
-    const now = this.relative(request.now);
+    const now = this.time.relative(request.now);
     this.sweep(now);
-    if (checks.length === 1) {
-      // The common case, without the bookkeeping of the all-or-nothing path.
-      const check = checks[0]!;
-      const shard = this.shardOf(check.key);
-      const outcome = gcraConsume(shard.tats.get(check.key), now, check, check.cost);
-      if (outcome.decision.allowed) this.write(shard, check.key, outcome.tat);
-      return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
-    }
-
-    const tats: number[] = new Array(checks.length);
-    const decisions: RateLimitDecision[] = new Array(checks.length);
-    let allowed = true;
-    for (let i = 0; i < checks.length; i++) {
-      const check = checks[i]!;
-      const outcome = gcraConsume(this.shardOf(check.key).tats.get(check.key), now, check, check.cost);
-      tats[i] = outcome.tat;
-      decisions[i] = outcome.decision;
-      allowed &&= outcome.decision.allowed;
-    }
-    for (let i = 0; i < checks.length; i++) {
-      const check = checks[i]!;
-      const shard = this.shardOf(check.key);
-      if (allowed) this.write(shard, check.key, tats[i]!);
-      // Denied as a whole: the checks that would have admitted were not
-      // charged, so report their bucket as it stands.
-      else if (decisions[i]!.allowed) decisions[i] = gcraPeek(shard.tats.get(check.key), now, check);
-    }
-    return { allowed, decisions };
+    if (checks.length !== 1) return consumeAllOrNothing(this.states, checks, now);
+    // The common case, without the bookkeeping of the all-or-nothing path.
+    const check = checks[0]!;
+    const shard = this.shardOf(check.key);
+    const outcome = algorithmOf(check.limit).consume(shard.entries.get(check.key), now, check.limit, check.cost);
+    if (outcome.decision.allowed) this.store(shard, check.key, outcome.tat);
+    return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
   }
 
   peek(request: BucketsRequest): ConsumeResult {
-    const now = this.relative(request.now);
-    const decisions = request.checks.map((check) => gcraPeek(this.shardOf(check.key).tats.get(check.key), now, check));
+    const now = this.time.relative(request.now);
+    const decisions = request.checks.map((check) => algorithmOf(check.limit).peek(this.states.read(check.key), now, check.limit));
+    return { allowed: true, decisions };
+  }
+
+  refund(request: RefundRequest): ConsumeResult {
+    const now = this.time.relative(request.now);
+    const decisions = request.checks.map((check) => {
+      const algorithm = algorithmOf(check.limit);
+      const shard = this.shardOf(check.key);
+      const state = algorithm.refund(shard.entries.get(check.key), now, check.limit, check.cost);
+      if (state !== undefined) shard.entries.set(check.key, state);
+      else if (shard.delete(check.key)) this.count--;
+      return algorithm.peek(state, now, check.limit);
+    });
     return { allowed: true, decisions };
   }
 
   reset(request: BucketsRequest): void {
-    for (const check of request.checks) if (this.shardOf(check.key).tats.delete(check.key)) this.count--;
+    for (const check of request.checks) if (this.shardOf(check.key).delete(check.key)) this.count--;
   }
 
   close(): void {
@@ -131,24 +131,19 @@ export class MemoryStore implements RateLimitStore {
     this.count = 0;
   }
 
-  private write(shard: BucketShard, key: string, tat: number): void {
-    if (!shard.write(key, tat)) return;
+  private store(shard: BucketShard, key: string, tat: number): void {
+    if (!shard.set(key, tat)) return;
     if (++this.count <= this.maxKeys) return;
     // Over the cap by the key just added: evict from its shard (the key itself
     // is the newest there, so something older goes), else from any other.
     for (let i = 0; i <= this.shardMask; i++) {
       const victim = i === 0 ? shard : this.shards[(this.sweepShard + i) & this.shardMask]!;
-      if ((victim !== shard || victim.tats.size > 1) && victim.evictOldest()) {
+      if ((victim !== shard || victim.size > 1) && victim.evictOldest()) {
         this.count--;
         this.evicted++;
         return;
       }
     }
-  }
-
-  private relative(now: number): number {
-    if (this.epoch === undefined) this.epoch = now;
-    return now - this.epoch;
   }
 
   private shardOf(key: string): BucketShard {
@@ -170,9 +165,9 @@ export class MemoryStore implements RateLimitStore {
     let budget = SWEEP_STEP;
     for (let hop = 0; budget > 0 && hop < SWEEP_HOPS; hop++) {
       const shard = this.shards[this.sweepShard]!;
-      const before = shard.tats.size;
+      const before = shard.size;
       const examined = shard.sweep(now, budget);
-      this.count -= before - shard.tats.size;
+      this.count -= before - shard.size;
       budget -= examined;
       if (examined === 0 || budget > 0) this.sweepShard = (this.sweepShard + 1) & this.shardMask;
     }

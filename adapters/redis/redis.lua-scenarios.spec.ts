@@ -10,6 +10,7 @@
  */
 import type { Redis } from 'ioredis';
 import { gcraScenarios, type GcraScenario } from '../../test/utils/gcra-scenarios.js';
+import { tokenBucket } from '../../test/utils/checks.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/shared-client.js';
@@ -41,7 +42,7 @@ afterAll(async () => {
 
 async function runScenario(scenario: GcraScenario): Promise<void> {
   const model = new ModelStore();
-  const check = { key: `scenario:${scenario.name}`, ...scenario.limit };
+  const check = { key: `scenario:${scenario.name}`, limit: tokenBucket(scenario.limit.rate, scenario.limit.burst) };
   for (const [index, step] of scenario.steps.entries()) {
     const request = { checks: [{ ...check, cost: step.cost }], now: step.at };
     const { decisions } = await store.consume(request);

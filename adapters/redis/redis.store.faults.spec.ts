@@ -16,6 +16,7 @@ import { freePort, startRedisServer, uniquePrefix, type RedisServer } from '../.
 import { approximately } from '../../test/utils/approximately.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore } from './index.js';
+import { bucket, check } from '../../test/utils/checks.js';
 
 const TIMEOUT_MS = DEFAULT_REDIS_TIMEOUT_MS;
 /** Slack for a loaded 2-core CI machine: timers and the event loop run late. */
@@ -24,7 +25,6 @@ const MARGIN_MS = 400;
 const PATIENT_MS = 5_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 
 /** What the tests recommend, and ioredis' defaults (offline queue, resending in-flight commands). */
 const clientConfigs: [string, RedisOptions][] = [
@@ -70,7 +70,7 @@ async function waitForRecovery(store: RedisStore, timeoutMs = 15_000): Promise<v
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await store.peek({ checks: [{ key: 'probe', rate: 1, burst: 1 }], now: 0 });
+      await store.peek({ checks: [bucket('probe', 1, 1)], now: 0 });
       return;
     } catch (error) {
       expect(error).toBeInstanceOf(RateLimitStoreError);
@@ -209,7 +209,7 @@ describe('RedisStore under Redis faults', () => {
     const store = makeStore(await connect(server.url, clientConfigs[0]![1]), PATIENT_MS);
     const admin = new Redis(server.url);
     try {
-      await store.peek({ checks: [{ key: 'warm-up', rate: 1, burst: 1 }], now: 0 });
+      await store.peek({ checks: [bucket('warm-up', 1, 1)], now: 0 });
       const reloadsBefore = store.scriptReloads;
       const model = new ModelStore();
       const checks = [check('a', 5, 3), check('b', 1, 2)];

@@ -1,6 +1,6 @@
 /**
  * The lease operations TwoTierStore builds on: `RedisStore.lease` (a consume
- * that takes extra whole tokens along, atomically) and `RedisStore.giveBack`
+ * that takes extra whole tokens along, atomically) and `RedisStore.refund`
  * (the unspent ones back), on a standalone Redis and across Cluster slots.
  */
 import type { Cluster, Redis } from 'ioredis';
@@ -13,9 +13,9 @@ import { connectSharedClient } from '../../test/utils/shared-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
 import { redisKey } from './redis-keys.js';
+import { bucket, check } from '../../test/utils/checks.js';
 
-const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
-const lease = (key: string, rate: number, burst: number, cost: number, maxExtra: number): LeaseCheck => ({ key, rate, burst, cost, maxExtra });
+const lease = (key: string, rate: number, burst: number, cost: number, maxExtra: number): LeaseCheck => ({ ...check(key, rate, burst, cost), maxExtra });
 
 describe('RedisStore leases (standalone)', () => {
   let client: Redis;
@@ -42,7 +42,7 @@ describe('RedisStore leases (standalone)', () => {
     expect({ allowed: result.allowed, decisions: result.decisions }).toEqual(approximately(model.consume(request)));
     expect(result.extras).toEqual([5]);
     // Redis holds cost + extras: 7 of 10 taken.
-    expect((await store.peek({ checks: [{ key: 'k', rate: 10, burst: 10 }], now: 0 })).decisions[0]).toMatchObject({ remaining: 3, resetMs: 700 });
+    expect((await store.peek({ checks: [bucket('k', 10, 10)], now: 0 })).decisions[0]).toMatchObject({ remaining: 3, resetMs: 700 });
   });
 
   it('grants only what the bucket holds after the cost, and nothing when it denies', async () => {
@@ -81,12 +81,12 @@ describe('RedisStore leases (standalone)', () => {
 
   it('gives tokens back (TAT -= tokens x interval), never past a full bucket', async () => {
     await store.lease({ checks: [lease('k', 10, 10, 1, 5)], now: 0 }); // 6 taken: tat 600
-    const back = await store.giveBack({ checks: [check('k', 10, 10, 2.5)], now: 100 });
+    const back = await store.refund({ checks: [check('k', 10, 10, 2.5)], now: 100 });
     expect(back.decisions[0]).toMatchObject({ allowed: true, remaining: 7, resetMs: 250 }); // tat 600 - 250, at 100
-    await store.giveBack({ checks: [check('k', 10, 10, 10)], now: 100 });
+    await store.refund({ checks: [check('k', 10, 10, 10)], now: 100 });
     expect(await client.exists(redisKey(prefix, 'k'))).toBe(0); // full: key gone
     // A bucket already full (or never seen) stays so.
-    expect((await store.giveBack({ checks: [check('never', 10, 10, 3)], now: 0 })).decisions[0]).toMatchObject({ remaining: 10 });
+    expect((await store.refund({ checks: [check('never', 10, 10, 3)], now: 0 })).decisions[0]).toMatchObject({ remaining: 10 });
     expect(await client.exists(redisKey(prefix, 'never'))).toBe(0);
   });
 
@@ -95,7 +95,7 @@ describe('RedisStore leases (standalone)', () => {
     expect(result.extras).toEqual([6]); // 6.5 left after the cost: 6 whole
     const denied = await store.lease({ checks: [lease('k', 3, 7, 1, 100)], now: 0 });
     expect(denied.allowed).toBe(false);
-    expect((await store.peek({ checks: [{ key: 'k', rate: 3, burst: 7 }], now: 0 })).decisions[0]).toMatchObject({ remaining: 0 });
+    expect((await store.peek({ checks: [bucket('k', 3, 7)], now: 0 })).decisions[0]).toMatchObject({ remaining: 0 });
   });
 });
 
@@ -122,7 +122,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
     const admitted = await store.lease({ checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)], now: 0 });
     expect(admitted.allowed).toBe(true);
     expect(admitted.extras).toEqual([3, 2]);
-    await store.giveBack({ checks: [check(first, 10, 10, 3), check(second, 10, 10, 2)], now: 0 });
+    await store.refund({ checks: [check(first, 10, 10, 3), check(second, 10, 10, 2)], now: 0 });
 
     await store.consume({ checks: [check(second, 10, 10, 9)], now: 0 }); // second: 1 + 9 = 10 taken
     const before = await client.get(redisKey(prefix, first));
@@ -138,7 +138,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
     const store = new RedisStore({ client: client as RedisClient, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
     const keys = keysInDistinctSlots(prefix, 3);
     await store.lease({ checks: keys.map((k) => lease(k, 10, 10, 1, 4)), now: 0 });
-    const back = await store.giveBack({ checks: keys.map((k) => check(k, 10, 10, 4)), now: 0 });
+    const back = await store.refund({ checks: keys.map((k) => check(k, 10, 10, 4)), now: 0 });
     expect(back.decisions.map((d) => d.remaining)).toEqual([9, 9, 9]);
     await store.close();
   });

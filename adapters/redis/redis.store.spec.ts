@@ -16,6 +16,7 @@ import { describeStoreContract, ModelStore } from '../../test/utils/store-contra
 import { GCRA_LUA } from './gcra.lua.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
 import { checkKeyPrefix, encodeKey, keySlot, MAX_ENCODED_KEY_LENGTH, redisKey } from './redis-keys.js';
+import { bucket, check } from '../../test/utils/checks.js';
 
 // Compile-time check: ioredis' Redis and Cluster fit the store's client interface as they are.
 export const ioredisFits: [(client: Redis) => RedisClient, (client: Cluster) => RedisClient] = [
@@ -23,7 +24,6 @@ export const ioredisFits: [(client: Redis) => RedisClient, (client: Cluster) => 
   (client) => client,
 ];
 
-const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 
 /** `INFO commandstats` as `{ evalsha: 12, ... }` (calls per command). */
 async function commandCalls(client: Redis): Promise<Record<string, number>> {
@@ -121,7 +121,7 @@ describe('RedisStore on a standalone Redis', () => {
     for (let i = 0; i < 20; i++) {
       await store.consume({ checks: [check('a', 10, 10), check('b', 10, 10)], now: i });
     }
-    await store.peek({ checks: [{ key: 'a', rate: 10, burst: 10 }], now: 30 });
+    await store.peek({ checks: [bucket('a', 10, 10)], now: 30 });
     const calls = await commandCalls(client);
     expect(calls.evalsha).toBe(21);
     expect(calls.eval).toBeUndefined();
@@ -240,7 +240,7 @@ describe('RedisStore on a standalone Redis', () => {
     expect(denied.allowed).toBe(false);
     expect(denied.decisions[0]!.retryAfterMs).toBeGreaterThan(5_000);
     expect(denied.decisions[0]!.retryAfterMs).toBeLessThanOrEqual(10_000);
-    const peeked = await b.peek({ checks: [{ key: 'shared', rate: 0.1, burst: 2 }], now: 0 });
+    const peeked = await b.peek({ checks: [bucket('shared', 0.1, 2)], now: 0 });
     expect(peeked.decisions[0]!.resetMs).toBeGreaterThan(15_000);
     expect(peeked.decisions[0]!.resetMs).toBeLessThanOrEqual(20_000);
   });
@@ -280,7 +280,7 @@ describe('RedisStore on a standalone Redis', () => {
   it('resets buckets with DEL', async () => {
     const store = makeStore({ time: 'client' });
     await store.consume({ checks: [check('a', 1, 1), check('b', 1, 1)], now: 0 });
-    await store.reset({ checks: [{ key: 'a', rate: 1, burst: 1 }, { key: 'b', rate: 1, burst: 1 }], now: 0 });
+    await store.reset({ checks: [bucket('a', 1, 1), bucket('b', 1, 1)], now: 0 });
     expect(await client.exists(redisKey(prefix, 'a'), redisKey(prefix, 'b'))).toBe(0);
   });
 
@@ -500,7 +500,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const store = makeStore();
     const keys = keysInDistinctSlots(prefix, 3);
     await store.consume({ checks: keys.map((k) => check(k, 1, 3)), now: 0 });
-    const buckets = keys.map((k) => ({ key: k, rate: 1, burst: 3 }));
+    const buckets = keys.map((k) => (bucket(k, 1, 3)));
     expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([2, 2, 2]);
     await store.reset({ checks: buckets, now: 0 });
     expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([3, 3, 3]);

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { RateLimitDecision } from '../../lib/algorithms/gcra.js';
-import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
+import type { RateLimitDecision } from '../../lib/algorithms/rate-limit-decision.js';
+import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
+  BucketRef,
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
   RateLimitCheck,
   RateLimitStore,
+  RefundRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { GCRA_LUA } from './gcra.lua.js';
 import type { RedisClient } from './redis-client.interface.js';
@@ -291,7 +293,7 @@ export class RedisStore implements RateLimitStore {
    * request is admitted each check's bucket additionally gives up to
    * `maxExtra` whole tokens, as many as it holds after the cost, in the same
    * atomic script call. The caller owns those tokens: spend them locally, and
-   * hand back what is left with {@link giveBack}. Used by `TwoTierStore`.
+   * hand back what is left with {@link refund}. Used by `TwoTierStore`.
    *
    * Same failure rules as {@link consume} (timeout, fail-fast, Cluster slot
    * by slot, where a slot that denies gives back the cost and extras the
@@ -304,7 +306,7 @@ export class RedisStore implements RateLimitStore {
       const buckets = checks.map((check) => {
         const maxExtra = Math.floor(check.maxExtra);
         if (!(maxExtra >= 0)) throw new TypeError(`RedisStore: lease maxExtra must be a number >= 0, got ${String(check.maxExtra)}`);
-        return { redisKey: redisKey(this.keyPrefix, check.key), rate: check.rate, burst: check.burst, cost: check.cost, maxExtra };
+        return { redisKey: redisKey(this.keyPrefix, check.key), rate: check.limit.rate, burst: check.limit.burst, cost: check.cost, maxExtra };
       });
       const groups = this.cluster ? groupBySlot(buckets) : undefined;
       if (groups === undefined || groups.length === 1) return this.run('l', buckets, now).then(withExtras);
@@ -319,10 +321,10 @@ export class RedisStore implements RateLimitStore {
    * not added twice). A missing key is a full bucket and stays so. Answers
    * each bucket as it is afterwards, like {@link peek}.
    */
-  giveBack(request: ConsumeRequest): Promise<ConsumeResult> {
+  refund(request: RefundRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
-    return this.guarded('giveBack', async () => {
+    return this.guarded('refund', async () => {
       const buckets = this.buckets(checks);
       const none = (count: number): Receipt[] => Array.from({ length: count }, () => ({ previous: '', written: '' }));
       const groups = this.cluster ? groupBySlot(buckets) : undefined;
@@ -382,11 +384,11 @@ export class RedisStore implements RateLimitStore {
     this.closed = true;
   }
 
-  private buckets(checks: readonly Omit<RateLimitCheck, 'cost'>[] | readonly RateLimitCheck[]): Bucket[] {
+  private buckets(checks: readonly BucketRef[] | readonly RateLimitCheck[]): Bucket[] {
     return checks.map((check) => ({
       redisKey: redisKey(this.keyPrefix, check.key),
-      rate: check.rate,
-      burst: check.burst,
+      rate: check.limit.rate,
+      burst: check.limit.burst,
       cost: 'cost' in check ? check.cost : 0,
     }));
   }
@@ -404,7 +406,7 @@ export class RedisStore implements RateLimitStore {
       } catch (error) {
         // This slot may or may not have been charged (no answer); the earlier
         // ones were: give those back, without making the caller wait.
-        void this.refund(buckets, charged, now, decisions);
+        void this.refundCharged(buckets, charged, now, decisions);
         throw error;
       }
       place(decisions, group, result.decisions);
@@ -415,7 +417,7 @@ export class RedisStore implements RateLimitStore {
       }
       const later = groups.slice(g + 1);
       await Promise.all([
-        this.refund(buckets, charged, now, decisions),
+        this.refundCharged(buckets, charged, now, decisions),
         ...later.map(async (rest) => place(decisions, rest, (await this.run('e', pick(buckets, rest), now)).decisions)),
       ]);
       return { allowed: false, decisions, extras: extras.fill(0), receipts: [] };
@@ -428,7 +430,7 @@ export class RedisStore implements RateLimitStore {
    * the bucket charged, and the decision already recorded for it (taken from
    * the charging call) is then the truth.
    */
-  private async refund(buckets: Bucket[], charged: readonly Charged[], now: number, decisions: RateLimitDecision[]): Promise<void> {
+  private async refundCharged(buckets: Bucket[], charged: readonly Charged[], now: number, decisions: RateLimitDecision[]): Promise<void> {
     await Promise.all(
       charged.map(async ({ group, receipts, extras }) => {
         // A lease's extras go back with the cost.
@@ -525,11 +527,7 @@ export class RedisStore implements RateLimitStore {
           settled = true;
           clearTimeout(timer);
           this.errorCount++;
-          reject(
-            error instanceof RateLimitStoreError
-              ? error
-              : new RateLimitStoreError(`RedisStore: ${operation} failed: ${errorText(error)}`, { cause: error }),
-          );
+          reject(toStoreError(error, `RedisStore: ${operation} failed`));
         },
       );
     });

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { ManualClock } from '../../lib/clock.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type { ConsumeRequest, ConsumeResult, MaybePromise, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/shared-client.js';
@@ -9,9 +9,9 @@ import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore } from '../redis/index.js';
 import { redisKey } from '../redis/redis-keys.js';
 import { TwoTierStore, type TwoTierStoreOptions } from './index.js';
+import { bucket, check } from '../../test/utils/checks.js';
 
 const T0 = 1_700_000_000_000;
-const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown })?.then === 'function';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -63,7 +63,7 @@ describe('TwoTierStore', () => {
   };
   /** The shared bucket as Redis holds it (leases counted as taken). */
   const redisView = (key: string, rate: number, burst: number, now: number) =>
-    new RedisStore({ client, keyPrefix: prefix, time: 'client' }).peek({ checks: [{ key, rate, burst }], now });
+    new RedisStore({ client, keyPrefix: prefix, time: 'client' }).peek({ checks: [bucket(key, rate, burst)], now });
 
   it('validates its options, naming them', () => {
     expect(() => new TwoTierStore(undefined as never)).toThrow(/options/);
@@ -83,7 +83,7 @@ describe('TwoTierStore', () => {
     expect(() => new TwoTierStore({ client, clock: {} as never })).toThrow(/clock/);
     expect(() => new TwoTierStore({ client, keyPrefix: '{x}' })).toThrow(/keyPrefix/);
     expect(new TwoTierStore({ redis }).redisStore).toBe(redis);
-    expect(new TwoTierStore({ redis }).localFallback).toBe(true); // what lets the module accept failMode: 'local'
+    expect(new TwoTierStore({ redis }).localFallback).toMatchObject({ active: false }); // what lets the module accept failMode: 'local'
   });
 
   it('serves a hot key from leases: synchronous answers, few Redis calls, the algorithm exactly', async () => {
@@ -298,10 +298,7 @@ describe('TwoTierStore', () => {
     own.disconnect();
     expect(store.consume({ checks: [check('k', 100, 100)], now: T0 + 10 })).toMatchObject({ allowed: true });
     await expect(store.consume({ checks: [check('elsewhere', 100, 100)], now: T0 + 10 })).rejects.toThrow(RateLimitStoreError);
-    await expect(store.consume({ checks: [check('elsewhere', 100, 100)], now: T0 + 10, failMode: 'closed' })).rejects.toThrow(
-      RateLimitStoreError,
-    );
-    expect(store.stats()).toMatchObject({ fallbacks: 0, degraded: false });
+        expect(store.stats()).toMatchObject({ fallbacks: 0, degraded: false });
   });
 });
 
@@ -326,19 +323,19 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
       const c = check('k', 40, 40); // fallback: 10/s, burst 10
       expect(await store.consume({ checks: [c], now: T0 })).toMatchObject({ allowed: true });
       await server.kill();
-      const first = store.consume({ checks: [c], now: T0 + 1, failMode: 'local' });
+      const first = consumeOrFallBack(store, { checks: [c], now: T0 + 1 });
       expect(await first).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 9, retryAfterMs: 0, resetMs: 100 }] });
       expect(store.degraded).toBe(true);
       let admitted = 1;
       for (let i = 0; i < 20; i++) {
-        const answer = store.consume({ checks: [c], now: T0 + 1, failMode: 'local' });
+        const answer = consumeOrFallBack(store, { checks: [c], now: T0 + 1 });
         expect(isPromise(answer)).toBe(false); // no Redis call, no wait
         if ((answer as ConsumeResult).allowed) admitted++;
       }
       expect(admitted).toBe(10);
       expect(store.stats()).toMatchObject({ fallbacks: 1, fallbackDecisions: 21 });
       // Requests that do not ask for 'local' still go to Redis, and fail for the module to resolve.
-      await expect(store.consume({ checks: [c], now: T0 + 1, failMode: 'open' })).rejects.toThrow(RateLimitStoreError);
+      await expect(store.consume({ checks: [c], now: T0 + 1 })).rejects.toThrow(RateLimitStoreError);
       expect(store.stats().fallbackDecisions).toBe(21);
 
       await server.restart();
@@ -352,3 +349,11 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
     }
   });
 });
+
+/** What the module does with a request whose `failMode` is `'local'` (see `RateLimiter.evaluate`). */
+function consumeOrFallBack(store: TwoTierStore, request: ConsumeRequest): MaybePromise<ConsumeResult> {
+  const local = store.localFallback;
+  if (local.active) return local.consumeLocally(request);
+  const answer = store.consume(request);
+  return isPromise(answer) ? answer.catch(() => local.consumeLocally(request)) : answer;
+}

@@ -1,15 +1,19 @@
-import { emissionIntervalMs, gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
-import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
+import { emissionIntervalMs, gcraConsume, gcraPeek, gcraRefund, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
+  BucketRef,
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
+  LocalFallback,
   MaybePromise,
   RateLimitCheck,
   RateLimitStore,
+  RefundRequest,
+  StoreLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from '../memory/index.js';
-import { MapCursor } from '../memory/map-cursor.js';
+import { MapCursor } from '../../lib/store/map-cursor.js';
 import { RedisStore, type LeaseCheck, type LeaseResult, type RedisClient, type RedisStoreOptions } from '../redis/index.js';
 
 /**
@@ -160,8 +164,7 @@ interface Reservation {
 /** Tokens to hand back to Redis. */
 interface Return {
   readonly key: string;
-  readonly rate: number;
-  readonly burst: number;
+  readonly limit: StoreLimit;
   readonly tokens: number;
 }
 
@@ -196,6 +199,7 @@ const RETURN_BATCH = 64;
 const MAX_WAITS = 2;
 /** Key read by the recovery probe (never written). */
 const PROBE_KEY = 'two-tier:probe';
+const PROBE_LIMIT: StoreLimit = { algorithm: 'token-bucket', rate: 1, burst: 1 };
 
 const defaultClock = { now: () => performance.now() };
 
@@ -259,8 +263,18 @@ const defaultClock = { now: () => performance.now() };
  * @publicApi
  */
 export class TwoTierStore implements RateLimitStore {
-  /** Decides from a local share of each limit while Redis fails, when the request's `failMode` is `'local'`. */
-  readonly localFallback = true;
+  /**
+   * Decides from a local share of each limit while Redis fails: what the
+   * module uses for requests whose `failMode` is `'local'`.
+   */
+  readonly localFallback: LocalFallback = ((store: TwoTierStore): LocalFallback => ({
+    get active() {
+      return store.degradedNow;
+    },
+    consumeLocally: (request) => store.consumeLocally(request),
+  }))(this);
+  /** The last request whose Redis call failed: already counted when the module asks to decide it locally. */
+  private lastFailed: ConsumeRequest | undefined;
   private readonly redis: RedisStore;
   private readonly ownsRedis: boolean;
   private readonly fallback = new MemoryStore();
@@ -383,6 +397,26 @@ export class TwoTierStore implements RateLimitStore {
   }
 
   /**
+   * {@link LocalFallback.consumeLocally}: decide without Redis, from leases,
+   * cached denials and the local share of each limit; switches the store to
+   * its fallback (and starts the probe) if it was not on it yet. Answers
+   * synchronously.
+   */
+  private consumeLocally(request: ConsumeRequest): ConsumeResult {
+    if (this.closed) throw new RateLimitStoreError('TwoTierStore: consume called after close()');
+    const now = this.relative(request.now);
+    if (request !== this.lastFailed) {
+      // A fresh request (the store was already degraded): count it as consume() would.
+      this.decisionCount++;
+      this.sweep(now);
+      for (const check of request.checks) this.observe(check, now);
+    }
+    this.lastFailed = undefined;
+    this.degrade();
+    return this.decide(request, now, MAX_WAITS, true) as ConsumeResult;
+  }
+
+  /**
    * The buckets as Redis has them, seen without this instance's leases.
    * While the store runs on its local fallback, the fallback's buckets (the
    * local share) instead. A Redis failure rejects: a peek has no `failMode`.
@@ -407,10 +441,33 @@ export class TwoTierStore implements RateLimitStore {
           // instance's own view of it (charged when spent).
           const redisTat = now + decision.resetMs - state.leaseMs;
           const tat = state.shadowTat === undefined || state.shadowTat < redisTat ? redisTat : state.shadowTat;
-          return gcraPeek(tat, now, check);
+          return gcraPeek(tat, now, check.limit);
         }),
       }),
     );
+  }
+
+  /**
+   * Gives tokens back to the Redis buckets (and to this instance's view of
+   * them, whose cached denials no longer hold). Rejects when Redis cannot be
+   * reached: the caller asked for the shared bucket to change.
+   */
+  refund(request: RefundRequest): MaybePromise<ConsumeResult> {
+    if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: refund called after close()'));
+    const now = this.relative(request.now);
+    for (const check of request.checks) {
+      const state = this.states.get(check.key);
+      if (state === undefined) continue;
+      // A lease held here was taken from the Redis bucket: it goes back first
+      // (same connection, sent before the refund), or a refund that fills the
+      // bucket would let this instance spend the lease on top of a full bucket.
+      if (state.leaseMs > 0) this.returnLease(check.key, state);
+      state.shadowTat = gcraRefund(state.shadowTat, now, check.limit, check.cost);
+      state.denyUntil = Number.NEGATIVE_INFINITY;
+    }
+    this.flushReturns();
+    this.redisCallCount++;
+    return this.redis.refund(request);
   }
 
   /**
@@ -458,7 +515,7 @@ export class TwoTierStore implements RateLimitStore {
    * Redis call. `waits`: how many times this request already waited for
    * another request's call on the same key.
    */
-  private decide(request: ConsumeRequest, now: number, waits: number): MaybePromise<ConsumeResult> {
+  private decide(request: ConsumeRequest, now: number, waits: number, local = false): MaybePromise<ConsumeResult> {
     const { checks } = request;
     const count = checks.length;
     if (count === 0) return { allowed: true, decisions: [] };
@@ -470,14 +527,14 @@ export class TwoTierStore implements RateLimitStore {
     for (let i = 0; i < count; i++) {
       const check = checks[i]!;
       const state = (states[i] = this.stateOf(check, now));
-      if (check.cost > check.burst + TOKEN_EPSILON) {
+      if (check.cost > check.limit.burst + TOKEN_EPSILON) {
         denied = true;
         continue;
       }
       if (this.leaseCovers(check, state)) {
         // The lease has the tokens, but the bucket itself must admit too (a
         // limit that shrank, a clock that went back).
-        if (gcraConsume(state.shadowTat, now, check, check.cost).decision.allowed) (leased ??= []).push(i);
+        if (gcraConsume(state.shadowTat, now, check.limit, check.cost).decision.allowed) (leased ??= []).push(i);
         else denied = true;
         continue;
       }
@@ -500,7 +557,7 @@ export class TwoTierStore implements RateLimitStore {
       for (let i = 0; i < count; i++) decisions[i] = this.spend(checks[i]!, states[i]!, now).decision;
       return { allowed: true, decisions };
     }
-    if (this.degradedNow && request.failMode === 'local') return this.decideLocally(request, now, states, remote, leased ?? []);
+    if (local) return this.decideLocally(request, now, states, remote, leased ?? []);
 
     if (waits < MAX_WAITS) {
       // Another request is already asking Redis for this key: its answer
@@ -528,7 +585,7 @@ export class TwoTierStore implements RateLimitStore {
     const states = remote.map((i) => all[i]!);
     const leaseChecks: LeaseCheck[] = remote.map((i, j) => {
       const check = checks[i]!;
-      return { key: check.key, rate: check.rate, burst: check.burst, cost: check.cost, maxExtra: states[j]!.target };
+      return { key: check.key, limit: check.limit, cost: check.cost, maxExtra: states[j]!.target };
     });
     // A leftover too small for this request (fractional costs, a rate that
     // changed) goes back first, in the same pipeline: Redis then decides on
@@ -553,9 +610,8 @@ export class TwoTierStore implements RateLimitStore {
       (error: unknown) => {
         settle();
         for (let r = reservations.length - 1; r >= 0; r--) this.unreserve(reservations[r]!);
-        if (request.failMode !== 'local' || this.closed) throw wrap(error);
-        this.degrade();
-        return this.decide(request, now, MAX_WAITS);
+        this.lastFailed = request;
+        throw toStoreError(error, 'TwoTierStore: Redis failed');
       },
     );
     // What requests waiting on this key await: never rejects.
@@ -580,10 +636,10 @@ export class TwoTierStore implements RateLimitStore {
       const state = this.touch(check.key, states[j]!);
       const answer = result.decisions[j]!;
       const extra = result.extras[j] ?? 0;
-      const interval = emissionIntervalMs(check);
+      const interval = emissionIntervalMs(check.limit);
       const leftover = state.leaseMs;
-      state.rate = check.rate;
-      state.burst = check.burst;
+      state.rate = check.limit.rate;
+      state.burst = check.limit.burst;
       // Redis' bucket includes this instance's leftover lease; the view excludes it.
       state.shadowTat = now + answer.resetMs - leftover;
       const exact = leftover === 0;
@@ -596,7 +652,7 @@ export class TwoTierStore implements RateLimitStore {
           this.leasedTokenCount += extra;
           this.startLeaseTimer();
         }
-        const wanted = Math.min(state.target, check.burst - check.cost);
+        const wanted = Math.min(state.target, check.limit.burst - check.cost);
         if (state.target >= HOT_LEASE && extra < wanted) {
           // The bucket ran dry: calling again before a whole lease has
           // refilled would fetch a token or two per call.
@@ -608,7 +664,7 @@ export class TwoTierStore implements RateLimitStore {
           if (extra > 0) state.contention = Math.max(1, state.contention * CONTENTION_DECAY);
           state.denyUntil = Number.NEGATIVE_INFINITY;
         }
-        decisions[index] = exact ? answer : { ...gcraPeek(state.shadowTat, now, check), allowed: true };
+        decisions[index] = exact ? answer : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: true };
         return;
       }
       if (!answer.allowed && Number.isFinite(answer.retryAfterMs)) {
@@ -623,7 +679,7 @@ export class TwoTierStore implements RateLimitStore {
         decisions[index] = waitMs === answer.retryAfterMs ? answer : { ...answer, retryAfterMs: waitMs };
         return;
       }
-      decisions[index] = exact ? answer : { ...gcraPeek(state.shadowTat, now, check), allowed: answer.allowed };
+      decisions[index] = exact ? answer : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: answer.allowed };
     });
     if (allowed) {
       for (const reservation of reservations) decisions[reservation.index] = reservation.outcome.decision;
@@ -631,7 +687,7 @@ export class TwoTierStore implements RateLimitStore {
       for (let r = reservations.length - 1; r >= 0; r--) {
         const reservation = reservations[r]!;
         this.unreserve(reservation);
-        decisions[reservation.index] = gcraPeek(reservation.state.shadowTat, now, checks[reservation.index]!);
+        decisions[reservation.index] = gcraPeek(reservation.state.shadowTat, now, checks[reservation.index]!.limit);
       }
     }
     return { allowed, decisions };
@@ -648,18 +704,18 @@ export class TwoTierStore implements RateLimitStore {
     for (const index of leased) {
       const check = checks[index]!;
       const state = states[index]!;
-      decisions[index] = answer.allowed ? this.spend(check, state, now).decision : gcraPeek(state.shadowTat, now, check);
+      decisions[index] = answer.allowed ? this.spend(check, state, now).decision : gcraPeek(state.shadowTat, now, check.limit);
     }
     return { allowed: answer.allowed, decisions };
   }
 
   /** What a locally denied request reports for `check`: charged nothing. */
   private localDecision(check: RateLimitCheck, state: KeyState, now: number): RateLimitDecision {
-    const outcome = gcraConsume(state.shadowTat, now, check, check.cost);
-    if (check.cost > check.burst + TOKEN_EPSILON) return outcome.decision;
-    if (this.leaseCovers(check, state)) return outcome.decision.allowed ? gcraPeek(state.shadowTat, now, check) : outcome.decision;
+    const outcome = gcraConsume(state.shadowTat, now, check.limit, check.cost);
+    if (check.cost > check.limit.burst + TOKEN_EPSILON) return outcome.decision;
+    if (this.leaseCovers(check, state)) return outcome.decision.allowed ? gcraPeek(state.shadowTat, now, check.limit) : outcome.decision;
     if (this.denyActive(check, state, now)) {
-      const view = gcraPeek(state.shadowTat, now, check);
+      const view = gcraPeek(state.shadowTat, now, check.limit);
       return {
         allowed: false,
         remaining: view.remaining,
@@ -669,7 +725,7 @@ export class TwoTierStore implements RateLimitStore {
       };
     }
     // Not asked of Redis: this instance's view of it.
-    return outcome.decision.allowed ? gcraPeek(state.shadowTat, now, check) : outcome.decision;
+    return outcome.decision.allowed ? gcraPeek(state.shadowTat, now, check.limit) : outcome.decision;
   }
 
   // ------------------------------------------------------------- local state
@@ -680,8 +736,8 @@ export class TwoTierStore implements RateLimitStore {
     if (state === undefined) {
       if (this.states.size >= this.maxKeys) this.evictOldest();
       state = {
-        rate: check.rate,
-        burst: check.burst,
+        rate: check.limit.rate,
+        burst: check.limit.burst,
         score: 0,
         seenAt: now,
         firstSeen: now,
@@ -709,7 +765,7 @@ export class TwoTierStore implements RateLimitStore {
     const state = this.stateOf(check, now);
     const elapsed = now - state.seenAt;
     const prior = elapsed > 0 ? state.score * Math.exp(-elapsed / this.leaseTtlMs) : state.score;
-    const cap = Math.floor(this.maxLeaseShare * check.burst + TOKEN_EPSILON);
+    const cap = Math.floor(this.maxLeaseShare * check.limit.burst + TOKEN_EPSILON);
     const windowMs = Math.max(MIN_DEMAND_AGE * this.leaseTtlMs, Math.min(this.leaseTtlMs, now - state.firstSeen));
     const demand = prior >= MIN_DEMAND ? (prior * this.leaseTtlMs) / windowMs : 0;
     state.target = Math.max(0, Math.min(cap, Math.floor(demand * LEASE_DEMAND_SHARE)));
@@ -724,7 +780,7 @@ export class TwoTierStore implements RateLimitStore {
       this.returnLease(check.key, state);
       return false;
     }
-    const need = check.cost * emissionIntervalMs(check);
+    const need = check.cost * emissionIntervalMs(check.limit);
     return state.leaseMs + TOKEN_EPSILON * need >= need;
   }
 
@@ -732,8 +788,8 @@ export class TwoTierStore implements RateLimitStore {
     return (
       state.denyUntil > now &&
       check.cost >= state.denyCost &&
-      check.rate === state.rate &&
-      check.burst === state.burst
+      check.limit.rate === state.rate &&
+      check.limit.burst === state.burst
     );
   }
 
@@ -744,21 +800,21 @@ export class TwoTierStore implements RateLimitStore {
    * that the bucket cannot fill up and waste tokens meanwhile.
    */
   private holdTokens(state: KeyState, check: RateLimitCheck): number {
-    const batch = check.cost + Math.min(state.target, check.burst - check.cost);
-    return Math.min(batch * state.contention, Math.max(batch, check.burst * MAX_HOLD_SHARE));
+    const batch = check.cost + Math.min(state.target, check.limit.burst - check.cost);
+    return Math.min(batch * state.contention, Math.max(batch, check.limit.burst * MAX_HOLD_SHARE));
   }
 
   /** Time until a deny-cached request may be asked of Redis again (a dearer one waits its extra tokens too). */
   private denyWaitMs(check: RateLimitCheck, state: KeyState, now: number): number {
-    return state.denyUntil - now + (check.cost - state.denyCost) * emissionIntervalMs(check);
+    return state.denyUntil - now + (check.cost - state.denyCost) * emissionIntervalMs(check.limit);
   }
 
   /** Spends `check.cost` from the key's lease (the caller checked that it covers it). */
   private spend(check: RateLimitCheck, state: KeyState, now: number): { tat: number; decision: RateLimitDecision } {
-    const outcome = gcraConsume(state.shadowTat, now, check, check.cost);
+    const outcome = gcraConsume(state.shadowTat, now, check.limit, check.cost);
     state.shadowTat = outcome.tat;
-    state.leaseMs = Math.max(0, state.leaseMs - check.cost * emissionIntervalMs(check));
-    if (state.leaseMs <= TOKEN_EPSILON * emissionIntervalMs(check)) {
+    state.leaseMs = Math.max(0, state.leaseMs - check.cost * emissionIntervalMs(check.limit));
+    if (state.leaseMs <= TOKEN_EPSILON * emissionIntervalMs(check.limit)) {
       state.leaseMs = 0;
       this.leased.delete(check.key);
     }
@@ -842,7 +898,7 @@ export class TwoTierStore implements RateLimitStore {
       this.lostTokenCount += tokens;
       return;
     }
-    this.returns.push({ key, rate: state.rate, burst: state.burst, tokens });
+    this.returns.push({ key, limit: { algorithm: 'token-bucket', rate: state.rate, burst: state.burst }, tokens });
     if (!this.returnsScheduled) {
       this.returnsScheduled = true;
       queueMicrotask(() => this.flushReturns());
@@ -860,7 +916,7 @@ export class TwoTierStore implements RateLimitStore {
       const batch = queued.slice(start, start + RETURN_BATCH);
       this.redisCallCount++;
       const sent = this.redis
-        .giveBack({ checks: batch.map(({ key, rate, burst, tokens }) => ({ key, rate, burst, cost: tokens })), now })
+        .refund({ checks: batch.map(({ key, limit, tokens }) => ({ key, limit, cost: tokens })), now })
         .then(
           () => {
             this.returnCount += batch.length;
@@ -916,7 +972,7 @@ export class TwoTierStore implements RateLimitStore {
     if (this.probing || this.closed || !this.degradedNow) return;
     this.probing = true;
     this.redisCallCount++;
-    this.redis.peek({ checks: [{ key: PROBE_KEY, rate: 1, burst: 1 }], now: this.lastNow }).then(
+    this.redis.peek({ checks: [{ key: PROBE_KEY, limit: PROBE_LIMIT }], now: this.lastNow }).then(
       () => {
         this.probing = false;
         this.recover();
@@ -943,8 +999,9 @@ export class TwoTierStore implements RateLimitStore {
   }
 
   /** The fallback's share of a limit. */
-  private scaled<T extends Omit<RateLimitCheck, 'cost'>>(check: T): T {
-    return { ...check, rate: check.rate * this.localShare, burst: Math.max(1, check.burst * this.localShare) };
+  private scaled<T extends BucketRef>(check: T): T {
+    const { limit } = check;
+    return { ...check, limit: { ...limit, rate: limit.rate * this.localShare, burst: Math.max(1, limit.burst * this.localShare) } };
   }
 
   private relative(now: number): number {
@@ -962,10 +1019,4 @@ function positive(name: string, value: number | undefined, fallback: number): nu
     throw new TypeError(`TwoTierStore: ${name} must be a positive number of milliseconds, got ${String(value)}`);
   }
   return result;
-}
-
-function wrap(error: unknown): RateLimitStoreError {
-  return error instanceof RateLimitStoreError
-    ? error
-    : new RateLimitStoreError(`TwoTierStore: Redis failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }

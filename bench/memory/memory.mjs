@@ -17,7 +17,7 @@ if (typeof global.gc !== 'function') throw new Error('run with --expose-gc');
 
 const keyOf = (prefix, i) => `${prefix}|HelloController.hello|ip=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 // A bucket that stays live for a minute after one hit: 1 token per minute, burst 10.
-const LIVE = { rate: 1 / 60, burst: 10 };
+const LIVE = { algorithm: 'token-bucket', rate: 1 / 60, burst: 10 };
 const T0 = 1_700_000_000_000;
 
 function heapAfterGc() {
@@ -27,7 +27,7 @@ function heapAfterGc() {
 }
 
 function checks(key) {
-  return [{ key, rate: LIVE.rate, burst: LIVE.burst, cost: 1 }];
+  return [{ key, limit: LIVE, cost: 1 }];
 }
 
 async function heapThrottler(keys) {

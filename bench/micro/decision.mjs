@@ -17,7 +17,7 @@ const HOT = keys[0];
 // the middle of the run turning updates into inserts):
 // ours: 1 token/s refill, a burst of 1e9 (a key's TAT moves 1 s per hit);
 // @nestjs/throttler: 1e9 hits per 60 s; rate-limiter-flexible: 1e9 points per 60 s.
-const OUR_LIMIT = { rate: 1, burst: 1e9 };
+const OUR_LIMIT = { algorithm: 'token-bucket', rate: 1, burst: 1e9 };
 const TTL_MS = 60_000;
 const NEVER = 1e9;
 
@@ -48,7 +48,7 @@ const CASES = {
   'holdup-hot': async (n) => {
     const store = new MemoryStore();
     const body = () => {
-      const result = store.consume({ checks: [{ key: HOT, rate: OUR_LIMIT.rate, burst: OUR_LIMIT.burst, cost: 1 }], now: Date.now() });
+      const result = store.consume({ checks: [{ key: HOT, limit: OUR_LIMIT, cost: 1 }], now: Date.now() });
       sink += result.allowed ? 1 : 0;
     };
     timeSync(Math.min(n, 100_000), body);
@@ -58,7 +58,7 @@ const CASES = {
   'holdup-100k': async (n) => {
     const store = new MemoryStore();
     const body = (i) => {
-      const result = store.consume({ checks: [{ key: keys[i % KEYS], rate: OUR_LIMIT.rate, burst: OUR_LIMIT.burst, cost: 1 }], now: Date.now() });
+      const result = store.consume({ checks: [{ key: keys[i % KEYS], limit: OUR_LIMIT, cost: 1 }], now: Date.now() });
       sink += result.allowed ? 1 : 0;
     };
     timeSync(2 * KEYS, body); // every key exists before timing

@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 const IN_FLIGHT = 50;
 const KEYS = 10_000;
-const NEVER = { rate: 1e6, burst: 1e9 };
+const NEVER = { algorithm: 'token-bucket', rate: 1e6, burst: 1e9 };
 /** Keys of the RedisStore vs rate-limiter-flexible comparison: 10k of them, visited in a scattered order. */
 const spread = (i) => `user-${(i * 7919) % KEYS}`;
 
@@ -27,9 +27,9 @@ const HOT_KEYS = 10;
  * leaseTtlMs, 0.5 s, of a key's demand: a few 10k tokens here), so leases
  * are sized by demand, not by the cap.
  */
-const OPEN = { rate: 1e6, burst: 1e6 };
+const OPEN = { algorithm: 'token-bucket', rate: 1e6, burst: 1e6 };
 /** Offered far above its rate: most decisions are denials. */
-const SATURATED = { rate: 1000, burst: 100 };
+const SATURATED = { algorithm: 'token-bucket', rate: 1000, burst: 100 };
 /** Makes the keys of every cold or saturated run new (a cold key never seen, a saturated bucket starting full). */
 let runCount = 0;
 const WORKLOADS = {
@@ -187,9 +187,9 @@ function tieredContenders(client, RedisStore, TwoTierStore) {
 async function tieredRun(client, decisions, contender, workload) {
   const store = contender.open();
   const keyOf = workload.keys();
-  const { rate, burst } = workload.limit;
+  const { limit } = workload;
   // TwoTierStore answers synchronously from a lease: `await` takes both.
-  const decide = async (key) => (await store.consume({ checks: [{ key, rate, burst, cost: 1 }], now: Date.now() })).allowed;
+  const decide = async (key) => (await store.consume({ checks: [{ key, limit, cost: 1 }], now: Date.now() })).allowed;
   await client.config('RESETSTAT');
   const redisBefore = await redisCpuSeconds(client);
   const cpuBefore = process.cpuUsage();
@@ -260,7 +260,7 @@ async function main() {
     const limiter = new RateLimiterRedis({ storeClient: client, keyPrefix: 'rlf', points: 1e9, duration: 60 });
     const contenders = {
       holdup: async (key) => {
-        const result = await store.consume({ checks: [{ key, rate: NEVER.rate, burst: NEVER.burst, cost: 1 }], now: Date.now() });
+        const result = await store.consume({ checks: [{ key, limit: NEVER, cost: 1 }], now: Date.now() });
         return result.allowed;
       },
       rlf: async (key) => {

@@ -19,26 +19,10 @@
  *
  * Units: milliseconds for time, tokens for quantities, tokens per second for rates.
  */
+import type { DenyReason, RateLimitDecision } from './rate-limit-decision.js';
+import { TOKEN_EPSILON } from './token-epsilon.js';
 
-/** Why a request was denied, when it was. */
-export type DenyReason = 'limit' | 'cost-exceeds-burst';
-
-/** The outcome of one check of one bucket. */
-export interface RateLimitDecision {
-  /** Whether the request may proceed. */
-  readonly allowed: boolean;
-  /** Whole tokens left in the bucket after this decision. */
-  readonly remaining: number;
-  /**
-   * Milliseconds until the same request (same cost) could be admitted; 0 when
-   * admitted, `Infinity` when it never can be (cost larger than the burst).
-   */
-  readonly retryAfterMs: number;
-  /** Milliseconds until the bucket is full again. */
-  readonly resetMs: number;
-  /** Set on denials. */
-  readonly reason?: DenyReason;
-}
+export type { DenyReason, RateLimitDecision } from './rate-limit-decision.js';
 
 /** Bucket shape as the algorithm needs it: already validated and normalised. */
 export interface BucketLimit {
@@ -55,13 +39,6 @@ export interface GcraOutcome {
   readonly tat: number;
 }
 
-/**
- * Tolerance in token units. Rates such as 3/s make the emission interval a
- * repeating binary fraction, so "exactly 2 tokens left" can compute as
- * 1.9999999999; without a tolerance the caller would see one token less than
- * the bucket holds.
- */
-const TOKEN_EPSILON = 1e-9;
 
 /** Milliseconds between two tokens. */
 export function emissionIntervalMs(limit: BucketLimit): number {
@@ -184,4 +161,17 @@ function denied(
 /** Whole tokens in `freeMs` of bucket room, forgiving rounding up to `slack` ms. */
 function wholeTokens(freeMs: number, interval: number, slack: number): number {
   return Math.max(0, Math.floor((freeMs + slack) / interval));
+}
+
+/**
+ * Give `tokens` back to a bucket whose stored TAT is `tat`: `TAT - tokens x
+ * interval`, never below `now` (a bucket is never fuller than full, and
+ * tokens it would have regained by now anyway are not added twice).
+ *
+ * @returns the TAT to store, or `undefined` when the bucket is full (the key can be deleted).
+ */
+export function gcraRefund(tat: number | undefined, now: number, limit: BucketLimit, tokens: number): number | undefined {
+  if (tat === undefined) return undefined;
+  const refunded = Math.max(now, tat - tokens * emissionIntervalMs(limit));
+  return refunded > now ? refunded : undefined;
 }

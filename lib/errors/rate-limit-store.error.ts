@@ -14,3 +14,14 @@ export class RateLimitStoreError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * `error` as a {@link RateLimitStoreError}: as is when it already is one,
+ * else wrapped (as `cause`) under `${what}: <its message>`.
+ *
+ * @internal
+ */
+export function toStoreError(error: unknown, what: string): RateLimitStoreError {
+  if (error instanceof RateLimitStoreError) return error;
+  return new RateLimitStoreError(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}

@@ -15,6 +15,11 @@ export interface RequestLike {
 /** Turns a request into the caller part of a bucket key (already bounded). */
 export type Identify = (context: ExecutionContext, request: RequestLike | undefined) => string;
 
+/** The identity part of a bucket key for a value chosen by application code (a key function, `RateLimiter`). */
+export function customIdentity(value: string | number): string {
+  return `k${boundedIdentity(String(value))}`;
+}
+
 /**
  * Compile a key strategy once, at start-up. Every strategy that cannot find
  * its identity (no user, no header, a key function returning nothing) falls
@@ -27,7 +32,7 @@ export function compileKeyStrategy(strategy: KeyStrategy, clientAddress: ClientA
   if (typeof strategy === 'function') {
     return (context, request) => {
       const value = strategy(context);
-      return value === undefined || value === null || value === '' ? byIp(context, request) : `k${boundedIdentity(String(value))}`;
+      return value === undefined || value === null || value === '' ? byIp(context, request) : customIdentity(value);
     };
   }
   if (strategy === 'ip') return byIp;

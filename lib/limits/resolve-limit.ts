@@ -3,6 +3,7 @@ import { compileKeyStrategy } from '../keys/key-strategy.js';
 import type { KeyStrategy, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
+import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
 import { failModeProblem } from './fail-mode.js';
 import { resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
@@ -56,11 +57,12 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
 
   return {
     name,
+    algorithm: 'token-bucket',
     rate,
     burst,
     cost,
     identify: identify!,
-    namespace: `${name}|${scope === 'shared' ? '*' : context.routeId}|`,
+    namespace: bucketNamespace('token-bucket', name, scope === 'shared' ? SHARED_ROUTE : context.routeId),
     failMode: options.failMode,
     adaptive:
       options.adaptive === undefined

@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { AdaptiveConfig } from '../adaptive/resolve-adaptive-options.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { Identify } from '../keys/key-strategy.js';
+import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
 
 /**
  * A limit after start-up validation: numbers instead of strings, the key
@@ -9,7 +10,7 @@ import type { Identify } from '../keys/key-strategy.js';
  *
  * @internal
  */
-export interface ResolvedLimit {
+export interface ResolvedLimit extends TokenBucketLimit {
   readonly name: string;
   /** Declared rate, tokens per second. */
   readonly rate: number;

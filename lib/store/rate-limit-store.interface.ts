@@ -1,15 +1,52 @@
-import type { RateLimitDecision } from '../algorithms/gcra.js';
-import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
+import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 
-/** One bucket to check within a {@link ConsumeRequest}. */
-export interface RateLimitCheck {
-  /** Fully namespaced bucket key (limit name, route and caller already folded in, length bounded). */
-  readonly key: string;
-  /** Refill rate in tokens per second, read on every decision (adaptive limits change it). */
+/**
+ * Store contract, version 2.
+ *
+ * A store keeps buckets and answers for several of them at once; it knows
+ * nothing of routes, transports or module policies (fail mode, shadow, skip
+ * live in the module). Requests and results are objects, so a field added
+ * later breaks no adapter.
+ *
+ * Changes from version 1 (0.1.x):
+ * - a check carries its bucket as `limit: { algorithm, rate, burst }` instead
+ *   of flat `rate`/`burst`: every check says which algorithm it belongs to,
+ *   and the module puts the same tag in the bucket key, so a limit moved to
+ *   another algorithm never reads a bucket written by the old one;
+ * - `refund` is part of the contract (it was `RedisStore.giveBack`);
+ * - `ConsumeRequest.failMode` is gone: the module applies its fail mode, and
+ *   a store that can decide locally says so with {@link RateLimitStore.localFallback}.
+ */
+
+/** Names of the algorithms a check may belong to. Token bucket (GCRA) only, so far. */
+export type AlgorithmName = 'token-bucket';
+
+/** A token bucket: `rate` tokens per second refill a bucket of `burst` tokens. */
+export interface TokenBucketLimit {
+  readonly algorithm: 'token-bucket';
+  /** Refill rate in tokens per second (> 0). */
   readonly rate: number;
-  /** Bucket capacity in tokens. */
+  /** Bucket capacity in tokens (>= 1). */
   readonly burst: number;
-  /** Tokens this request takes from the bucket (> 0). */
+}
+
+/** The bucket shape of a check: one member per algorithm. */
+export type StoreLimit = TokenBucketLimit;
+
+/** One bucket, as `peek` and `reset` are asked about it. */
+export interface BucketRef {
+  /**
+   * Fully namespaced bucket key (algorithm tag, limit name, route and caller
+   * already folded in, length bounded): see `bucketNamespace`.
+   */
+  readonly key: string;
+  /** The bucket's shape, read on every decision (adaptive limits change it). */
+  readonly limit: StoreLimit;
+}
+
+/** One bucket to charge within a {@link ConsumeRequest} (or credit, in a {@link RefundRequest}). */
+export interface RateLimitCheck extends BucketRef {
+  /** Tokens this request takes from the bucket (> 0); for a refund, the tokens given back. */
   readonly cost: number;
 }
 
@@ -22,15 +59,9 @@ export interface ConsumeRequest {
    * (Redis server time) may ignore it.
    */
   readonly now: number;
-  /**
-   * How the caller resolves a failure of this request. `'local'` asks a
-   * store with {@link RateLimitStore.localFallback} to decide locally rather
-   * than fail; other stores ignore it. Omitted: fail (throw or reject).
-   */
-  readonly failMode?: FailMode;
 }
 
-/** What {@link RateLimitStore.consume} answers. */
+/** What {@link RateLimitStore.consume}, `peek` and `refund` answer. */
 export interface ConsumeResult {
   /** True when every check admitted and every bucket was charged. */
   readonly allowed: boolean;
@@ -43,35 +74,66 @@ export interface ConsumeResult {
 
 /** What {@link RateLimitStore.peek} and {@link RateLimitStore.reset} are asked. */
 export interface BucketsRequest {
-  readonly checks: readonly Omit<RateLimitCheck, 'cost'>[];
+  readonly checks: readonly BucketRef[];
   readonly now: number;
 }
 
+/**
+ * What {@link RateLimitStore.refund} is asked: give each check's `cost`
+ * tokens back to its bucket (never fuller than full).
+ */
+export type RefundRequest = ConsumeRequest;
+
 /** A value, or a promise of it: stores that can answer synchronously should. */
 export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * The capability behind `failMode: 'local'`: a store with a local tier that
+ * can keep deciding from a share of each limit while its shared backend
+ * fails (`TwoTierStore`). The module, not the store, decides when to use it.
+ */
+export interface LocalFallback {
+  /**
+   * True while the shared backend is known to be failing: the module then
+   * sends `'local'` requests straight to {@link consumeLocally} instead of
+   * waiting for the backend to fail again.
+   */
+  readonly active: boolean;
+  /**
+   * Decide without the shared backend (and keep doing so, and probe it, until
+   * it answers again). Synchronous: nothing remote is asked.
+   */
+  consumeLocally(request: ConsumeRequest): ConsumeResult;
+}
 
 /**
  * The contract every store implements (memory, Redis, two-tier, your own).
  *
  * Implementations must be all-or-nothing across the checks of one
  * {@link ConsumeRequest}: if any check denies, no bucket is charged. A store
- * that fails throws (or rejects) and the module resolves the failure with
- * `failMode`; being over the limit is a normal result, never an error.
+ * that fails throws (or rejects) a `RateLimitStoreError` and the module
+ * resolves the failure with its `failMode`; being over the limit is a normal
+ * result, never an error.
  *
  * @publicApi
  */
 export interface RateLimitStore {
   /**
-   * True when the store can keep deciding from a local share of each limit
-   * while its shared backend fails, as `failMode: 'local'` asks
-   * (`TwoTierStore`). The module refuses `failMode: 'local'` at start-up
-   * with a store that cannot.
+   * Present when the store can decide locally while its shared backend
+   * fails, as `failMode: 'local'` asks. The module refuses `failMode: 'local'`
+   * at start-up with a store that has none.
    */
-  readonly localFallback?: boolean;
+  readonly localFallback?: LocalFallback;
   /** Charge every check's bucket, or none of them. */
   consume(request: ConsumeRequest): MaybePromise<ConsumeResult>;
   /** Report each bucket as it is now, without charging it. */
   peek(request: BucketsRequest): MaybePromise<ConsumeResult>;
+  /**
+   * Give tokens back: each check's bucket regains `cost` tokens, never past
+   * full (tokens the bucket would have regained by now are not added twice).
+   * Answers each bucket as it is afterwards, like {@link peek}.
+   */
+  refund(request: RefundRequest): MaybePromise<ConsumeResult>;
   /** Forget the buckets: they are full again. */
   reset(request: BucketsRequest): MaybePromise<void>;
   /** Release resources (timers, connections the store owns). Idempotent. */

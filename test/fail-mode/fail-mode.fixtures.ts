@@ -8,6 +8,7 @@ import {
   type ConsumeRequest,
   type ConsumeResult,
   type RateLimitStore,
+  type RefundRequest,
 } from 'nestjs-holdup';
 
 export type StoreBehaviour = 'ok' | 'throw' | 'reject' | 'throw-wrapped';
@@ -39,6 +40,10 @@ export class FlakyStore implements RateLimitStore {
 
   peek(request: BucketsRequest): ConsumeResult {
     return this.healthy.peek(request);
+  }
+
+  refund(request: RefundRequest): ConsumeResult {
+    return this.healthy.refund(request);
   }
 
   reset(request: BucketsRequest): void {

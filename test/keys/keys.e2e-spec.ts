@@ -43,7 +43,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const xff = (ip: string) => ({ 'X-Forwarded-For': ip });
       expect(await statuses('/keys/ip', [xff('203.0.113.1'), xff('203.0.113.2'), xff('203.0.113.3'), {}])).toEqual([200, 200, 429, 429]);
       // The socket address is 127.0.0.1 or ::ffff:127.0.0.1 depending on the listener: both are one client.
-      expect(new Set(store.keys)).toEqual(new Set(['default|KeysController.ip:keys/ip|ip=127.0.0.1']));
+      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|ip=127.0.0.1']));
     });
 
     it('trustProxy true: the left-most forwarded address is the client', async () => {
@@ -52,9 +52,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const b = { 'X-Forwarded-For': '203.0.113.2, 10.0.0.1' };
       expect(await statuses('/keys/ip', [a, a, a, b, b, b, {}])).toEqual([200, 200, 429, 200, 200, 429, 200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('default|KeysController.ip:keys/ip|ip=203.0.113.1'),
-        ...Array(3).fill('default|KeysController.ip:keys/ip|ip=203.0.113.2'),
-        'default|KeysController.ip:keys/ip|ip=127.0.0.1',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.1'),
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.2'),
+        'tb|default|KeysController.ip:keys/ip|ip=127.0.0.1',
       ]);
     });
 
@@ -67,9 +67,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/ip', [xff('2001:db8:1:3::1')])).toEqual([200]);
       expect(await statuses('/keys/ip', [xff('not-an-ip, 198.51.100.4')])).toEqual([200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('default|KeysController.ip:keys/ip|ip=2001:db8:1:2::/64'),
-        'default|KeysController.ip:keys/ip|ip=2001:db8:1:3::/64',
-        'default|KeysController.ip:keys/ip|ip=198.51.100.4',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=2001:db8:1:2::/64'),
+        'tb|default|KeysController.ip:keys/ip|ip=2001:db8:1:3::/64',
+        'tb|default|KeysController.ip:keys/ip|ip=198.51.100.4',
       ]);
     });
 
@@ -79,9 +79,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/ip', [spoofed('1.1.1.1'), spoofed('2.2.2.2'), spoofed('3.3.3.3')])).toEqual([200, 200, 429]);
       expect(await statuses('/keys/ip', [{ 'X-Forwarded-For': '203.0.113.8' }, {}])).toEqual([200, 200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('default|KeysController.ip:keys/ip|ip=203.0.113.7'),
-        'default|KeysController.ip:keys/ip|ip=203.0.113.8',
-        'default|KeysController.ip:keys/ip|ip=127.0.0.1',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.7'),
+        'tb|default|KeysController.ip:keys/ip|ip=203.0.113.8',
+        'tb|default|KeysController.ip:keys/ip|ip=127.0.0.1',
       ]);
     });
 
@@ -90,7 +90,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       await get('/keys/ip', { 'X-Forwarded-For': '198.51.100.1, 203.0.113.7' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '6.6.6.6, 198.51.100.1, 203.0.113.7' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '7.7.7.7, 198.51.100.1, 203.0.113.7' }).expect(429);
-      expect(store.keys).toEqual(Array(3).fill('default|KeysController.ip:keys/ip|ip=198.51.100.1'));
+      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=198.51.100.1'));
     });
 
     it('trustProxy list with every loopback form: the right-most untrusted forwarded address is the client', async () => {
@@ -99,8 +99,8 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/ip', [xff('203.0.113.9'), xff('192.0.2.1, 203.0.113.9'), xff('203.0.113.9')])).toEqual([200, 200, 429]);
       expect(await statuses('/keys/ip', [xff('203.0.113.10')])).toEqual([200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('default|KeysController.ip:keys/ip|ip=203.0.113.9'),
-        'default|KeysController.ip:keys/ip|ip=203.0.113.10',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.9'),
+        'tb|default|KeysController.ip:keys/ip|ip=203.0.113.10',
       ]);
     });
 
@@ -109,20 +109,20 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       await get('/keys/ip', { 'X-Forwarded-For': '192.0.2.50, 203.0.113.9, 10.1.2.3' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '203.0.113.9, 10.9.9.9' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '203.0.113.9' }).expect(429);
-      expect(store.keys).toEqual(Array(3).fill('default|KeysController.ip:keys/ip|ip=203.0.113.9'));
+      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.9'));
     });
 
     it('trustProxy list given only as the IPv4-mapped form trusts the loopback socket too', async () => {
       await boot({ trustProxy: ['::ffff:127.0.0.1'] });
       await get('/keys/ip', { 'X-Forwarded-For': '203.0.113.11' }).expect(200);
-      expect(store.last()).toEqual(['default|KeysController.ip:keys/ip|ip=203.0.113.11']);
+      expect(store.last()).toEqual(['tb|default|KeysController.ip:keys/ip|ip=203.0.113.11']);
     });
 
     it('trustProxy list not containing the socket address: X-Forwarded-For is ignored', async () => {
       await boot({ trustProxy: ['::1', '10.0.0.0/8'] });
       const xff = (value: string) => ({ 'X-Forwarded-For': value });
       expect(await statuses('/keys/ip', [xff('203.0.113.1'), xff('203.0.113.2'), xff('203.0.113.3')])).toEqual([200, 200, 429]);
-      expect(new Set(store.keys)).toEqual(new Set(['default|KeysController.ip:keys/ip|ip=127.0.0.1']));
+      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|ip=127.0.0.1']));
     });
   });
 
@@ -141,7 +141,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(socket.body).toEqual({ remoteAddress: '::ffff:127.0.0.1' });
       await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.20').expect(200);
       await request(url).get('/keys/ip').expect(200);
-      expect(store.keys).toEqual(['default|KeysController.ip:keys/ip|ip=203.0.113.20', 'default|KeysController.ip:keys/ip|ip=127.0.0.1']);
+      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|ip=203.0.113.20', 'tb|default|KeysController.ip:keys/ip|ip=127.0.0.1']);
     });
 
     itIpv6('IPv6 loopback (::1): grouped by /64; trusted only when listed', async () => {
@@ -151,14 +151,14 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(socket.body).toEqual({ remoteAddress: '::1' });
       await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.21').expect(200);
       await request(url).get('/keys/ip').expect(200);
-      expect(store.keys).toEqual(['default|KeysController.ip:keys/ip|ip=203.0.113.21', 'default|KeysController.ip:keys/ip|ip=0:0:0:0::/64']);
+      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|ip=203.0.113.21', 'tb|default|KeysController.ip:keys/ip|ip=0:0:0:0::/64']);
     });
 
     itIpv6('IPv6 loopback not listed: X-Forwarded-For ignored', async () => {
       await boot({ trustProxy: ['127.0.0.1'] });
       const url = await listen('::1', '[::1]');
       await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.22').expect(200);
-      expect(store.keys).toEqual(['default|KeysController.ip:keys/ip|ip=0:0:0:0::/64']);
+      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|ip=0:0:0:0::/64']);
     });
   });
 
@@ -168,16 +168,16 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const k = { 'x-api-key': 'k1' };
       expect(await statuses('/keys/default-key', [k, k, k])).toEqual([200, 200, 429]);
       expect(store.keys).toEqual([
-        'cap|KeysController.defaultKey:keys/default-key|h=k1',
-        'route|KeysController.defaultKey:keys/default-key|h=k1',
-        'cap|KeysController.defaultKey:keys/default-key|h=k1',
-        'route|KeysController.defaultKey:keys/default-key|h=k1',
-        'cap|KeysController.defaultKey:keys/default-key|h=k1',
-        'route|KeysController.defaultKey:keys/default-key|h=k1',
+        'tb|cap|KeysController.defaultKey:keys/default-key|h=k1',
+        'tb|route|KeysController.defaultKey:keys/default-key|h=k1',
+        'tb|cap|KeysController.defaultKey:keys/default-key|h=k1',
+        'tb|route|KeysController.defaultKey:keys/default-key|h=k1',
+        'tb|cap|KeysController.defaultKey:keys/default-key|h=k1',
+        'tb|route|KeysController.defaultKey:keys/default-key|h=k1',
       ]);
       // A limit naming its own key keeps it.
       await get('/keys/global', k).expect(200);
-      expect(store.last(2)).toEqual(['cap|KeysController.global:keys/global|h=k1', 'default|KeysController.global:keys/global|global']);
+      expect(store.last(2)).toEqual(['tb|cap|KeysController.global:keys/global|h=k1', 'tb|default|KeysController.global:keys/global|global']);
     });
   });
 
@@ -189,8 +189,8 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const k2 = { 'X-API-KEY': 'key-2' };
       expect(await statuses('/keys/header', [k1, k1, k1, k2, k2, k2])).toEqual([200, 200, 429, 200, 200, 429]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('default|KeysController.header:keys/header|h=key-1'),
-        ...Array(3).fill('default|KeysController.header:keys/header|h=key-2'),
+        ...Array(3).fill('tb|default|KeysController.header:keys/header|h=key-1'),
+        ...Array(3).fill('tb|default|KeysController.header:keys/header|h=key-2'),
       ]);
     });
 
@@ -199,9 +199,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       // A header value equal to the address (or to the whole fallback identity) is another bucket.
       expect(await statuses('/keys/header', [{ 'x-api-key': '127.0.0.1' }, { 'x-api-key': 'ip=127.0.0.1' }])).toEqual([200, 200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('default|KeysController.header:keys/header|ip=127.0.0.1'),
-        'default|KeysController.header:keys/header|h=127.0.0.1',
-        'default|KeysController.header:keys/header|h=ip=127.0.0.1',
+        ...Array(3).fill('tb|default|KeysController.header:keys/header|ip=127.0.0.1'),
+        'tb|default|KeysController.header:keys/header|h=127.0.0.1',
+        'tb|default|KeysController.header:keys/header|h=ip=127.0.0.1',
       ]);
     });
   });
@@ -215,7 +215,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
         { 'X-Forwarded-For': '203.0.113.3' },
       ]);
       expect(results).toEqual([200, 200, 429]);
-      expect(store.keys).toEqual(Array(3).fill('default|KeysController.global:keys/global|global'));
+      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.global:keys/global|global'));
     });
   });
 
@@ -226,7 +226,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const a = { 'x-tenant': 'tenant-a' };
       const b = { 'x-tenant': 'tenant-b' };
       expect(await statuses('/keys/fn', [a, a, a, b])).toEqual([200, 200, 429, 200]);
-      expect(store.keys).toEqual([...Array(3).fill('default|KeysController.fn:keys/fn|k=tenant-a'), 'default|KeysController.fn:keys/fn|k=tenant-b']);
+      expect(store.keys).toEqual([...Array(3).fill('tb|default|KeysController.fn:keys/fn|k=tenant-a'), 'tb|default|KeysController.fn:keys/fn|k=tenant-b']);
     });
 
     it('undefined or null falls back to the client address; 0 is a real key', async () => {
@@ -234,9 +234,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/computed', [{}, {}, {}])).toEqual([200, 200, 429]);
       await get('/keys/computed?n=0').expect(200);
       expect(store.keys).toEqual([
-        ...Array(3).fill('default|KeysController.fn:keys/fn|ip=127.0.0.1'),
-        ...Array(3).fill('default|KeysController.computed:keys/computed|ip=127.0.0.1'),
-        'default|KeysController.computed:keys/computed|k=0',
+        ...Array(3).fill('tb|default|KeysController.fn:keys/fn|ip=127.0.0.1'),
+        ...Array(3).fill('tb|default|KeysController.computed:keys/computed|ip=127.0.0.1'),
+        'tb|default|KeysController.computed:keys/computed|k=0',
       ]);
     });
   });
@@ -253,7 +253,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const other = `${'a'.repeat(999_999)}b`;
       expect(await statuses('/keys/header', [{ 'x-api-key': huge }, { 'x-api-key': huge }, { 'x-api-key': huge }])).toEqual([200, 200, 429]);
       expect(await statuses('/keys/header', [{ 'x-api-key': other }])).toEqual([200]);
-      const prefix = 'default|KeysController.header:keys/header|h#';
+      const prefix = 'tb|default|KeysController.header:keys/header|h#';
       for (const key of store.keys) {
         expect(key).toMatch(new RegExp(`^${prefix.replace(/[|.]/g, '\\$&')}${DIGEST}$`));
         expect(key.length).toBe(prefix.length + 43);
@@ -262,13 +262,13 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(store.keys[0]).toBe(store.keys[2]);
       // The app is still fine for everyone else.
       await get('/keys/header', { 'x-api-key': 'small' }).expect(200);
-      expect(store.last()).toEqual(['default|KeysController.header:keys/header|h=small']);
+      expect(store.last()).toEqual(['tb|default|KeysController.header:keys/header|h=small']);
     });
 
     it('a 2 MB identity returned by a key function is bounded too', async () => {
       expect(await statuses('/keys/computed?big=ab', [{}, {}, {}])).toEqual([200, 200, 429]);
       await get('/keys/computed?big=ac').expect(200);
-      for (const key of store.keys) expect(key).toMatch(new RegExp(`^default\\|KeysController\\.computed:keys\\/computed\\|k#${DIGEST}$`));
+      for (const key of store.keys) expect(key).toMatch(new RegExp(`^tb\\|default\\|KeysController\\.computed:keys\\/computed\\|k#${DIGEST}$`));
       expect(new Set(store.keys).size).toBe(2);
     });
 
@@ -281,22 +281,22 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const distinct = [...new Set(store.keys)];
       expect(distinct).toHaveLength(values.length);
       for (const key of distinct) {
-        expect(key).toMatch(new RegExp(`^default\\|KeysController\\.raw:keys\\/raw\\|k(#${DIGEST}|=[\\x21-\\x7e]{1,128})$`));
+        expect(key).toMatch(new RegExp(`^tb\\|default\\|KeysController\\.raw:keys\\/raw\\|k(#${DIGEST}|=[\\x21-\\x7e]{1,128})$`));
       }
       // Short printable ASCII (no space) is kept readable, '=' marked; everything else is digested ('#'),
       // so '#abc' or '=abc' sent raw cannot pose as a digest.
       expect(distinct.filter((key) => key.includes('|k='))).toEqual([
-        'default|KeysController.raw:keys/raw|k=a|b',
-        'default|KeysController.raw:keys/raw|k=#abc',
-        'default|KeysController.raw:keys/raw|k==abc',
+        'tb|default|KeysController.raw:keys/raw|k=a|b',
+        'tb|default|KeysController.raw:keys/raw|k=#abc',
+        'tb|default|KeysController.raw:keys/raw|k==abc',
       ]);
     });
 
     it('a latin-1 header value (non-ASCII) is digested, not stored raw', async () => {
       await get('/keys/header', { 'x-api-key': 'caf\u00e9' }).expect(200);
       await get('/keys/header', { 'x-api-key': 'cafe' }).expect(200);
-      expect(store.keys[0]).toMatch(new RegExp(`^default\\|KeysController\\.header:keys\\/header\\|h#${DIGEST}$`));
-      expect(store.keys[1]).toBe('default|KeysController.header:keys/header|h=cafe');
+      expect(store.keys[0]).toMatch(new RegExp(`^tb\\|default\\|KeysController\\.header:keys\\/header\\|h#${DIGEST}$`));
+      expect(store.keys[1]).toBe('tb|default|KeysController.header:keys/header|h=cafe');
     });
   });
 });
@@ -332,8 +332,8 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     await get(alice).expect(429);
     await get({ Authorization: 'Bearer bob' }).expect(200);
     expect(store.keys).toEqual([
-      ...Array(3).fill('default|UserKeyController.user:user|u=alice'),
-      'default|UserKeyController.user:user|u=bob',
+      ...Array(3).fill('tb|default|UserKeyController.user:user|u=alice'),
+      'tb|default|UserKeyController.user:user|u=bob',
     ]);
   });
 
@@ -341,7 +341,7 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     await get({ 'X-Sub': 'carol' }).expect(200);
     await get({ 'X-Sub': 'carol' }).expect(200);
     await get({ 'X-Sub': 'carol' }).expect(429);
-    expect(store.keys).toEqual(Array(3).fill('default|UserKeyController.user:user|u=carol'));
+    expect(store.keys).toEqual(Array(3).fill('tb|default|UserKeyController.user:user|u=carol'));
   });
 
   it('falls back to the client address without a user (or without an id), separate from user buckets', async () => {
@@ -351,8 +351,8 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     // A user whose id looks like the fallback identity is still a user bucket.
     await get({ Authorization: 'Bearer ip=127.0.0.1' }).expect(200);
     expect(store.keys).toEqual([
-      ...Array(3).fill('default|UserKeyController.user:user|ip=127.0.0.1'),
-      'default|UserKeyController.user:user|u=ip=127.0.0.1',
+      ...Array(3).fill('tb|default|UserKeyController.user:user|ip=127.0.0.1'),
+      'tb|default|UserKeyController.user:user|u=ip=127.0.0.1',
     ]);
   });
 });

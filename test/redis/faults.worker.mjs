@@ -26,7 +26,7 @@ const loops = Array.from({ length: 3 }, async () => {
   while (!stopped) {
     const started = performance.now();
     try {
-      await store.consume({ checks: [{ key: 'load', rate: 1e6, burst: 1e6, cost: 1 }], now: now++ });
+      await store.consume({ checks: [{ key: 'load', limit: { algorithm: 'token-bucket', rate: 1e6, burst: 1e6 }, cost: 1 }], now: now++ });
       calls.answered++;
     } catch (error) {
       if (error?.name === 'RateLimitStoreError') calls.storeErrors++;
@@ -44,7 +44,7 @@ process.once('message', async () => {
   let recovered = false;
   for (let i = 0; i < 500 && !recovered; i++) {
     try {
-      await store.peek({ checks: [{ key: 'probe', rate: 1, burst: 1 }], now: 0 });
+      await store.peek({ checks: [{ key: 'probe', limit: { algorithm: 'token-bucket', rate: 1, burst: 1 } }], now: 0 });
       recovered = true;
     } catch {
       await sleep(20);
@@ -56,7 +56,7 @@ process.once('message', async () => {
   const patient = new RedisStore({ client, keyPrefix: KEY_PREFIX, time: 'client', timeoutMs: 5_000 });
   const exact = [];
   for (let i = 0; i < 4; i++) {
-    const { decisions } = await patient.consume({ checks: [{ key: 'exact', rate: 1, burst: 3, cost: 1 }], now: 10_000 });
+    const { decisions } = await patient.consume({ checks: [{ key: 'exact', limit: { algorithm: 'token-bucket', rate: 1, burst: 3 }, cost: 1 }], now: 10_000 });
     exact.push(decisions[0]);
   }
   // Late replies of frozen or resent commands have had time to arrive.

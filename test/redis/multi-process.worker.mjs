@@ -13,7 +13,7 @@ const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRe
 await client.connect();
 // A generous timeout: this test measures accuracy, not latency, on a loaded machine.
 const store = new RedisStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000 });
-const check = { key: 'hot', rate, burst, cost: 1 };
+const check = { key: 'hot', limit: { algorithm: 'token-bucket', rate, burst }, cost: 1 };
 
 const serverMs = async () => {
   const [seconds, micros] = await client.time();

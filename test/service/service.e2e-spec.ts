@@ -153,6 +153,7 @@ describe('RateLimiter service with a failing store', () => {
       peek: () => {
         throw cause;
       },
+      refund: () => Promise.reject(cause),
       reset: () => Promise.reject(cause),
       close: () => undefined,
     };

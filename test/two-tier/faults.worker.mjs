@@ -22,6 +22,17 @@ const store = new TwoTierStore({
   instances: 2,
 });
 
+const LIMIT = { algorithm: 'token-bucket', rate: 500, burst: 500 };
+
+/** The store call as the module makes it for FAIL_MODE (RateLimiter.evaluate): 'local' falls back to the local tier. */
+function consume(request) {
+  if (FAIL_MODE !== 'local') return store.consume(request);
+  const local = store.localFallback;
+  if (local.active) return local.consumeLocally(request);
+  const answer = store.consume(request);
+  return typeof answer?.then === 'function' ? answer.catch(() => local.consumeLocally(request)) : answer;
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let stopped = false;
 const calls = { answered: 0, admitted: 0, sync: 0, storeErrors: 0, otherErrors: 0, slowestMs: 0 };
@@ -36,7 +47,7 @@ const loops = Array.from({ length: 3 }, (_, loop) =>
       const key = loop === 2 ? `cold:${coldKey++}` : `hot:${loop}`;
       const started = performance.now();
       try {
-        const answer = store.consume({ checks: [{ key, rate: 500, burst: 500, cost: 1 }], now: Date.now(), failMode: FAIL_MODE });
+        const answer = consume({ checks: [{ key, limit: LIMIT, cost: 1 }], now: Date.now() });
         if (typeof answer?.then !== 'function') calls.sync++;
         const result = await answer;
         calls.answered++;

@@ -21,7 +21,7 @@ const store =
     ? new RedisStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000 })
     : new TwoTierStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000, instances: Number(INSTANCES) });
 const statsOf = () => (store instanceof RedisStore ? { redisCalls: store.calls } : store.stats());
-const check = { key: KEY ?? 'hot', rate, burst, cost: 1 };
+const check = { key: KEY ?? 'hot', limit: { algorithm: 'token-bucket', rate, burst }, cost: 1 };
 
 const serverMs = async () => {
   const [seconds, micros] = await client.time();

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { approximately } from './approximately.js';
+import { bucket, tokenBucket } from './checks.js';
 import {
   gcraConsume,
   gcraPeek,
@@ -47,19 +48,19 @@ export class ModelStore {
 
   consume({ checks, now: absolute }: ConsumeRequest): ConsumeResult {
     const now = this.relative(absolute);
-    const outcomes = checks.map((check) => gcraConsume(this.tats.get(check.key), now, check, check.cost));
+    const outcomes = checks.map((check) => gcraConsume(this.tats.get(check.key), now, check.limit, check.cost));
     const allowed = outcomes.every((outcome) => outcome.decision.allowed);
     const decisions = outcomes.map((outcome, i): RateLimitDecision => {
       const check = checks[i]!;
       if (allowed || !outcome.decision.allowed) return outcome.decision;
-      return gcraPeek(this.tats.get(check.key), now, check);
+      return gcraPeek(this.tats.get(check.key), now, check.limit);
     });
     if (allowed) outcomes.forEach((outcome, i) => this.tats.set(checks[i]!.key, outcome.tat));
     return { allowed, decisions };
   }
 
   peek({ checks, now }: BucketsRequest): ConsumeResult {
-    return { allowed: true, decisions: checks.map((check) => gcraPeek(this.tats.get(check.key), this.relative(now), check)) };
+    return { allowed: true, decisions: checks.map((check) => gcraPeek(this.tats.get(check.key), this.relative(now), check.limit)) };
   }
 
   reset({ checks }: BucketsRequest): void {
@@ -85,10 +86,10 @@ export function describeStoreContract(
     let store: RateLimitStore;
     /** A bucket key no other test (or worker, or run) uses. */
     const key = (label = 'k') => `contract:${label}:${randomUUID()}`;
-    const check = (k: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key: k, rate, burst, cost });
+    const check = (k: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key: k, limit: tokenBucket(rate, burst), cost });
     const consume = async (now: number, ...checks: RateLimitCheck[]) => store.consume({ checks, now });
     const peek = async (now: number, ...checks: RateLimitCheck[]) =>
-      store.peek({ checks: checks.map(({ key: k, rate, burst }) => ({ key: k, rate, burst })), now });
+      store.peek({ checks: checks.map(({ key: k, limit }) => ({ key: k, limit })), now });
 
     beforeEach(async () => {
       store = await makeStore();
@@ -208,11 +209,27 @@ export function describeStoreContract(
       await consume(T0, a, b);
       await consume(T0, a, b);
       expect((await consume(T0, a)).allowed).toBe(false);
-      await store.reset({ checks: [{ key: a.key, rate: 1, burst: 2 }], now: T0 });
+      await store.reset({ checks: [bucket(a.key, 1, 2)], now: T0 });
       expect((await peek(T0, a, b)).decisions.map((d) => d.remaining)).toEqual([2, 0]);
       expect((await consume(T0, a)).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
       expect((await consume(T0, b)).allowed).toBe(false);
-      await store.reset({ checks: [{ key: key('never-seen'), rate: 1, burst: 2 }], now: T0 });
+      await store.reset({ checks: [bucket(key('never-seen'), 1, 2)], now: T0 });
+    });
+
+    it('refunds tokens, never past a full bucket, and answers the bucket as it is afterwards', async () => {
+      const c = check(key(), 10, 5); // one token every 100 ms
+      for (let i = 0; i < 5; i++) await consume(T0, c);
+      expect(await store.refund({ checks: [{ ...c, cost: 2 }], now: T0 })).toEqual({
+        allowed: true,
+        decisions: [{ allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 300 }],
+      });
+      expect((await consume(T0, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
+      // More than was taken: full, not fuller.
+      expect((await store.refund({ checks: [{ ...c, cost: 50 }], now: T0 })).decisions[0]).toMatchObject({ remaining: 5, resetMs: 0 });
+      for (let i = 0; i < 5; i++) expect((await consume(T0, c)).allowed).toBe(true);
+      expect((await consume(T0, c)).allowed).toBe(false);
+      // A bucket never charged stays full.
+      expect((await store.refund({ checks: [check(key('never-seen'), 10, 5, 3)], now: T0 })).decisions[0]).toMatchObject({ remaining: 5 });
     });
 
     it('keeps keys apart, however alike, long or strange they are', async () => {
@@ -261,7 +278,7 @@ export function describeStoreContract(
         const request = { checks: [{ ...c, cost }], now: T0 + at };
         expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
       }
-      const request = { checks: [{ key: c.key, rate: 3, burst: 3 }], now: T0 + 1500.125 };
+      const request = { checks: [bucket(c.key, 3, 3)], now: T0 + 1500.125 };
       expect(await store.peek(request)).toEqual(approximately(model.peek(request)));
     });
 
@@ -292,7 +309,7 @@ export function describeStoreContract(
         { rate: 0.7, burst: 2 },
         { rate: 1000 / 3, burst: 7 },
         { rate: 50, burst: 20 },
-      ];
+      ].map(({ rate, burst }) => tokenBucket(rate, burst));
       const keys = limits.map((_, i) => key(`r${i}`));
       const model = new ModelStore();
       let now = T0;
@@ -302,7 +319,7 @@ export function describeStoreContract(
         if (picks.length === 0) picks.push(step % limits.length);
         const checks = picks.map((i) => ({
           key: keys[i]!,
-          ...limits[i]!,
+          limit: limits[i]!,
           cost: random() < 0.2 ? Math.round(random() * 40) / 10 + 0.1 : 1,
         }));
         const action = random();

@@ -5,6 +5,8 @@ import request from 'supertest';
 import { RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
 import { controllerWith, ValidController } from './validation.fixtures.js';
 
+const noop = (): undefined => undefined;
+
 const RATE_PROBLEM = "must be a positive number of tokens per second or a string like '10/s' or '100/15min'";
 const KEY_PROBLEM = "must be 'ip', 'user', 'global', 'header:<name>' or a function";
 const FAIL_MODE_PROBLEM = "must be 'open', 'closed' or 'local'";
@@ -169,8 +171,13 @@ describe('start-up validation', () => {
       ['store: {}', { store: {} }, 'RateLimitModule: store must implement RateLimitStore (missing consume())'],
       [
         'store without close()',
-        { store: { consume: () => undefined, peek: () => undefined, reset: () => undefined } },
+        { store: { consume: noop, peek: noop, refund: noop, reset: noop } },
         'RateLimitModule: store must implement RateLimitStore (missing close())',
+      ],
+      [
+        'store without refund() (store contract v1)',
+        { store: { consume: noop, peek: noop, reset: noop, close: noop } },
+        'RateLimitModule: store must implement RateLimitStore (missing refund())',
       ],
       ['clock: {}', { clock: {} }, 'RateLimitModule: clock must be an object with a now() method returning milliseconds'],
       ['limits: {}', { limits: {} }, 'RateLimitModule: limits must be an array of limits'],

@@ -1,0 +1,54 @@
+import { algorithmOf } from '../algorithms/algorithm.js';
+import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
+import type { ConsumeResult, RateLimitCheck } from './rate-limit-store.interface.js';
+
+/** Where an in-process store keeps its bucket states (one number per key). @internal */
+export interface BucketStates {
+  read(key: string): number | undefined;
+  write(key: string, state: number): void;
+}
+
+/**
+ * The all-or-nothing rule of the store contract, for stores that hold their
+ * buckets in process: decide every check, charge all of them only when all
+ * admit. Synchronous; `now` in the store's own frame.
+ *
+ * @internal
+ */
+export function consumeAllOrNothing(states: BucketStates, checks: readonly RateLimitCheck[], now: number): ConsumeResult {
+  const count = checks.length;
+  const next: number[] = new Array(count);
+  const decisions: RateLimitDecision[] = new Array(count);
+  let allowed = true;
+  for (let i = 0; i < count; i++) {
+    const check = checks[i]!;
+    const outcome = algorithmOf(check.limit).consume(states.read(check.key), now, check.limit, check.cost);
+    next[i] = outcome.tat;
+    decisions[i] = outcome.decision;
+    allowed &&= outcome.decision.allowed;
+  }
+  if (!allowed) return { allowed, decisions: reportUncharged(states, checks, decisions, now) };
+  for (let i = 0; i < count; i++) states.write(checks[i]!.key, next[i]!);
+  return { allowed, decisions };
+}
+
+/**
+ * A request denied as a whole charged nothing, so the checks that would have
+ * admitted it report their bucket as it stands (a peek), not as it would
+ * have been after the charge. Rewrites `decisions` in place and returns it.
+ *
+ * @internal
+ */
+export function reportUncharged(
+  states: Pick<BucketStates, 'read'>,
+  checks: readonly RateLimitCheck[],
+  decisions: RateLimitDecision[],
+  now: number,
+): RateLimitDecision[] {
+  for (let i = 0; i < checks.length; i++) {
+    if (!decisions[i]!.allowed) continue;
+    const check = checks[i]!;
+    decisions[i] = algorithmOf(check.limit).peek(states.read(check.key), now, check.limit);
+  }
+  return decisions;
+}

@@ -1,0 +1,62 @@
+import { MapCursor } from './map-cursor.js';
+
+/**
+ * A `Map` kept in recency order (a written key moves to the end), with the two
+ * resumable walks every in-process store needs: an incremental sweep (a few
+ * entries per decision, never a pass over everything) and oldest-first
+ * eviction for a hard size cap. Used by `MemoryStore`'s shards and by
+ * `TwoTierStore`'s key table.
+ *
+ * Every insertion goes through {@link set}, so the cursors hear of it (see
+ * {@link MapCursor} for why they must).
+ *
+ * @internal
+ */
+export class SweptMap<K, V> {
+  readonly entries = new Map<K, V>();
+  /**
+   * Only ever advanced by eviction, so every entry before it is gone and its
+   * next live entry is the least recently written one. A fresh `keys()` per
+   * eviction would walk the deleted slots V8 keeps until the next rehash.
+   */
+  private readonly evictionCursor = new MapCursor(this.entries);
+  private readonly sweepCursor = new MapCursor(this.entries);
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Store `value` for `key`, moving it to the most recent end. True when the key is new. */
+  set(key: K, value: V): boolean {
+    const existed = this.entries.delete(key);
+    this.entries.set(key, value);
+    this.evictionCursor.inserted();
+    this.sweepCursor.inserted();
+    return !existed;
+  }
+
+  delete(key: K): boolean {
+    return this.entries.delete(key);
+  }
+
+  /** The next key of the sweep, or `undefined` at the end of a pass (the next call starts a new one). */
+  nextToSweep(): K | undefined {
+    return this.sweepCursor.next();
+  }
+
+  /** The least recently written key (not removed), or `undefined` when empty. */
+  oldest(): K | undefined {
+    // At the end of a pass, the next step starts over from the oldest entry.
+    return this.evictionCursor.next() ?? this.evictionCursor.next();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.evictionCursor.restart();
+    this.sweepCursor.restart();
+  }
+}
