@@ -13,6 +13,7 @@ const config: Config = {
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   moduleNameMapper: {
     '^nestjs-holdup$': '<rootDir>/lib/index.ts',
+    '^nestjs-holdup/algorithms$': '<rootDir>/lib/algorithms/index.ts',
     '^nestjs-holdup/redis$': '<rootDir>/adapters/redis/index.ts',
     '^nestjs-holdup/two-tier$': '<rootDir>/adapters/two-tier/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

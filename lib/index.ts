@@ -1,7 +1,7 @@
 // Nest module
 export { RateLimitModule } from './rate-limit.module.js';
 export { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
-export { RateLimitGuard, type RateLimitDenial } from './rate-limit.guard.js';
+export { RateLimitGuard, type RateLimitStoreFailure } from './rate-limit.guard.js';
 export { RateLimitInterceptor } from './rate-limit.interceptor.js';
 export { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
 export { RateLimit } from './decorators/rate-limit.decorator.js';
@@ -9,25 +9,30 @@ export { SkipRateLimit } from './decorators/skip-rate-limit.decorator.js';
 export { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
-export type { RequestResponse } from './request-response.js';
 
 // Options
-export type {
-  RateLimitOptions,
-  Rate,
-  KeyStrategy,
-  FailMode,
-} from './interfaces/rate-limit-options.interface.js';
+export type { RateLimitOptions, Rate, KeyStrategy, FailMode } from './interfaces/rate-limit-options.interface.js';
 export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
 
-// Adaptive limits
+// Transports (what the guard's protected hooks are given)
+export type { RateLimitTransport, RequestResponse, RateLimitDenial } from './transports/rate-limit-transport.interface.js';
+
+// Adaptive limits (the AIMD engine itself: `nestjs-holdup/algorithms`)
 export * from './adaptive/index.js';
 
-// Algorithms, store contract, clock
-export { gcraConsume, gcraPeek, nextTokenMs, type RateLimitDecision, type BucketLimit, type DenyReason, type GcraOutcome } from './algorithms/gcra.js';
+// Observability: diagnostics channels the module publishes to
+export type {
+  DecisionEvent,
+  DecisionResult,
+  StoreFailureEvent,
+  LocalFallbackEvent,
+  RateLimitChannelEvents,
+} from './observability/rate-limit-channels.js';
+
+// Store contract (for custom stores; the math they need: `nestjs-holdup/algorithms`), clock
 export type * from './store/rate-limit-store.interface.js';
+export type { RateLimitDecision, DenyReason } from './algorithms/rate-limit-decision.js';
 export { ManualClock, systemClock, type RateLimitClock } from './clock.js';
-export { parseRate } from './limits/parse-rate.js';
 
 // Default store
 export { MemoryStore, type MemoryStoreOptions } from '../adapters/memory/index.js';

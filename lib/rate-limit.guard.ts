@@ -1,46 +1,61 @@
-import {
-  Inject,
-  Injectable,
-  ServiceUnavailableException,
-  type CanActivate,
-  type ExecutionContext,
-} from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { BucketLimit } from './algorithms/gcra.js';
 import type { RateLimitClock } from './clock.js';
 import { retryAfterSeconds, type HeaderLimit } from './headers/rate-limit-headers.js';
-import { writeRateLimitHeaders, type HeaderSource } from './headers/write-headers.js';
-import type { RequestLike } from './keys/key-strategy.js';
-import { requestResponseOf, type RequestResponse } from './request-response.js';
-import type { CompiledRoute } from './limits/compiled-route.js';
+import type { HeaderSource } from './headers/write-headers.js';
+import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import type { ResolvedLimit } from './limits/resolved-limit.js';
+import { rateLimitChannels, type DecisionResult } from './observability/rate-limit-channels.js';
 import { RATE_LIMIT_CLOCK } from './rate-limit.constants.js';
-import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import { RateLimitRoutes } from './rate-limit-routes.js';
 import { RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
-import { isPromiseLike, RateLimiter } from './rate-limiter.service.js';
+import { RateLimiter } from './rate-limiter.service.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
-import type { ConsumeResult, RateLimitCheck, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+import type { CompiledRoute } from './routes/compiled-route.js';
+import { RateLimitRoutes } from './routes/rate-limit-routes.js';
+import type { ConsumeResult, MaybePromise, RateLimitCheck, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
+import { settle } from './util/maybe-promise.js';
 
-/** A limit's bucket as it is now (adaptive limits move), named for the headers. */
-type EffectiveLimit = HeaderLimit & TokenBucketLimit;
+/** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
+export interface RateLimitStoreFailure {
+  /** The strictest fail mode of the limits that applied. */
+  readonly failMode: FailMode;
+  /** What the store threw or rejected with (a `RateLimitStoreError`). */
+  readonly error: unknown;
+  /** The route's transport: {@link RateLimitTransport.unavailableError} is what `'closed'` throws. */
+  readonly transport: RateLimitTransport;
+}
 
-/** What {@link RateLimitGuard.throwRateLimitException} is told about a denial. */
-export interface RateLimitDenial extends HeaderSource {
-  /** Seconds until the request could succeed; `undefined` when it never can. */
-  readonly retryAfter: number | undefined;
+/** One request between the store call and the decision (the state `settle` hands over). */
+interface PendingDecision {
+  readonly context: ExecutionContext;
+  readonly route: CompiledRoute;
+  readonly limits: readonly HeaderLimit[];
+  readonly exchange: RequestResponse;
+}
+
+/** The effective buckets of a route with adaptive limits, rebuilt only when a rate changes. */
+interface EffectiveBuckets {
+  /** The provider's buckets they were built from (the same objects until a rate changes). */
+  readonly sources: readonly BucketLimit[];
+  /** For the headers: each limit's name with its bucket as it is now. */
+  readonly limits: readonly HeaderLimit[];
+  /** For the store. */
+  readonly buckets: readonly TokenBucketLimit[];
 }
 
 /**
  * Enforces the limits of every route (registered as `APP_GUARD` unless the
  * module is imported with `global: false`).
  *
- * Per request: look up the route's precompiled limits, build one check per
- * limit, ask the store once for all of them (all-or-nothing), then write the
- * headers, or leave them to `RateLimitInterceptor` where it is bound. When the
- * store answers synchronously (memory), no promise is created.
+ * Per request, a flat path over the route compiled at start-up: build one
+ * check per limit, ask the store once for all of them (all-or-nothing), then
+ * admit (headers written here, or left to `RateLimitInterceptor` where it is
+ * bound) or deny through the route's transport. Steps that may answer with a
+ * promise go through one helper (`settle`), so a synchronous store (memory)
+ * creates no promise at all.
  *
  * Extension points, for subclasses: {@link getRequestResponse},
  * {@link throwRateLimitException}, {@link onStoreFailure}.
@@ -49,117 +64,110 @@ export interface RateLimitDenial extends HeaderSource {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  /** Per route with adaptive limits: the provider's buckets last seen, and the limits built from them. */
-  private readonly adaptiveBuckets = new WeakMap<CompiledRoute, { sources: readonly BucketLimit[]; limits: readonly EffectiveLimit[] }>();
+  private readonly effective = new WeakMap<CompiledRoute, EffectiveBuckets>();
+  /** Created once: `settle` callbacks, so that no closure is allocated per request. */
+  private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): boolean => this.decide(pending, result);
+  private readonly onFailed = (pending: PendingDecision, error: unknown): boolean => this.storeFailed(pending, error);
 
   constructor(
     private readonly routes: RateLimitRoutes,
     private readonly limiter: RateLimiter,
     private readonly adaptive: AdaptiveRateProvider,
-    private readonly adapterHost: HttpAdapterHost,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+  canActivate(context: ExecutionContext): MaybePromise<boolean> {
     const route = this.routes.forContext(context);
-    const { limits } = route;
-    if (limits.length === 0) return true;
+    const count = route.limits.length;
+    if (count === 0) return true;
 
-    const { request, response } = this.getRequestResponse(context);
-    const buckets = route.staticPolicy === undefined ? this.effectiveLimits(route) : limits;
-    const checks: RateLimitCheck[] = new Array(limits.length);
-    for (let i = 0; i < limits.length; i++) {
-      const limit = limits[i]!;
-      const bucket = buckets[i]!;
+    const exchange = this.getRequestResponse(context, route.transport);
+    const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
+    const buckets = effective?.buckets ?? route.buckets;
+    const checks: RateLimitCheck[] = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const limit = route.limits[i]!;
       checks[i] = {
-        key: limit.namespace + limit.identify(context, request),
-        limit: bucket,
+        key: limit.namespace + limit.identify(context, exchange.request),
+        limit: buckets[i]!,
         cost: typeof limit.cost === 'number' ? limit.cost : dynamicCost(limit, context),
       };
     }
 
-    let answer: ConsumeResult | Promise<ConsumeResult>;
+    const pending: PendingDecision = { context, route, limits: effective?.limits ?? route.limits, exchange };
+    let answer: MaybePromise<ConsumeResult>;
     try {
       answer = this.limiter.evaluate({ checks, now: this.clock.now() }, route.failMode);
     } catch (error) {
-      return this.onStoreFailure(context, route, error);
+      return this.storeFailed(pending, error);
     }
-    if (isPromiseLike(answer)) {
-      return answer.then(
-        (result) => this.decide(context, route, buckets, result, request, response),
-        (error: unknown) => this.onStoreFailure(context, route, error),
-      );
-    }
-    return this.decide(context, route, buckets, answer, request, response);
+    return settle(answer, pending, this.onDecided, this.onFailed);
   }
 
-  /** The request (for keys) and response (for headers) of the current context. */
-  protected getRequestResponse(context: ExecutionContext): RequestResponse {
-    return requestResponseOf(context);
+  /** The request (for keys) and response (for headers) of the current context, as the route's transport finds them. */
+  protected getRequestResponse(context: ExecutionContext, transport: RateLimitTransport): RequestResponse {
+    return transport.requestResponse(context);
   }
 
   /**
    * Called when a request is over a limit, after the headers are written.
-   * Override to change the error (the default is {@link RateLimitExceededException}).
+   * Override to change the error (the default is the transport's: a
+   * `RateLimitExceededException`, HTTP 429, for every transport today).
    */
-  protected throwRateLimitException(_context: ExecutionContext, denial: RateLimitDenial): never {
-    throw new RateLimitExceededException(
-      denial.retryAfter,
-      denial.decisions,
-      denial.retryAfter === undefined ? 'Request cost exceeds the rate limit burst' : 'Too Many Requests',
-    );
+  protected throwRateLimitException(context: ExecutionContext, denial: RateLimitDenial): never {
+    throw this.routes.forContext(context).transport.denialError(denial);
   }
 
   /**
    * The store failed (already logged once per burst by `RateLimiter`):
-   * `failMode: 'closed'` answers 503; `'open'` admits, and so does `'local'`
-   * (the store had its chance to decide locally, and could not either).
+   * `failMode: 'closed'` throws the transport's unavailable error (HTTP 503);
+   * `'open'` admits, and so does `'local'` (the store's local tier had its
+   * chance to decide, and could not either).
    */
-  protected onStoreFailure(_context: ExecutionContext, route: CompiledRoute, _error: unknown): boolean {
-    if (route.failMode !== 'closed') return true;
-    throw new ServiceUnavailableException('Rate limiting is temporarily unavailable');
+  protected onStoreFailure(_context: ExecutionContext, failure: RateLimitStoreFailure): boolean {
+    if (failure.failMode !== 'closed') return true;
+    throw failure.transport.unavailableError();
   }
 
-  private decide(
-    context: ExecutionContext,
-    route: CompiledRoute,
-    limits: readonly HeaderLimit[],
-    result: ConsumeResult,
-    request: RequestLike | undefined,
-    response: unknown,
-  ): boolean {
-    const source: HeaderSource = { limits, decisions: result.decisions, policy: route.staticPolicy };
+  private decide(pending: PendingDecision, result: ConsumeResult): boolean {
+    const { route, exchange } = pending;
+    const source: HeaderSource = { limits: pending.limits, decisions: result.decisions, policy: route.staticPolicy };
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(route, result.allowed ? 'admitted' : 'denied', result);
     if (!result.allowed) {
       const retryAfter = retryAfterSeconds(result.decisions);
-      if (response !== undefined && this.adapterHost.httpAdapter) {
-        writeRateLimitHeaders(this.adapterHost.httpAdapter, response, this.options.headers, source);
-        if (retryAfter !== undefined) this.adapterHost.httpAdapter.setHeader(response, 'Retry-After', String(retryAfter));
-      }
-      return this.throwRateLimitException(context, { ...source, retryAfter });
+      route.transport.writeHeaders(exchange.response, this.options.headers, source, retryAfter);
+      return this.throwRateLimitException(pending.context, { ...source, retryAfter });
     }
-    if (response === undefined || !this.adapterHost.httpAdapter) return true;
-    if (route.interceptorBound && request) (request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
-    else writeRateLimitHeaders(this.adapterHost.httpAdapter, response, this.options.headers, source);
+    if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
+    else route.transport.writeHeaders(exchange.response, this.options.headers, source);
     return true;
+  }
+
+  private storeFailed(pending: PendingDecision, error: unknown): boolean {
+    const { route } = pending;
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(route, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
+    return this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
   }
 
   /**
    * The buckets of a route with adaptive limits, as they are now. The
-   * provider returns the same bucket object until a rate changes, so the
-   * array built from them is reused until then.
+   * provider returns the same bucket object until a rate changes, so what is
+   * built from them is reused until then.
    */
-  private effectiveLimits(route: CompiledRoute): readonly EffectiveLimit[] {
-    const cached = this.adaptiveBuckets.get(route);
+  private effectiveBuckets(route: CompiledRoute): EffectiveBuckets {
+    const cached = this.effective.get(route);
     if (cached && route.limits.every((limit, i) => !limit.adaptive || this.adaptive.effectiveLimit(limit.name) === cached.sources[i])) {
-      return cached.limits;
+      return cached;
     }
-    const sources = route.limits.map((limit) => (limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit));
-    const limits = route.limits.map((limit, i): EffectiveLimit =>
-      limit.adaptive ? { name: limit.name, algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst } : limit,
+    const sources = route.limits.map((limit): BucketLimit => (limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit));
+    const buckets = route.limits.map((limit, i): TokenBucketLimit =>
+      limit.adaptive ? { algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst } : limit.bucket,
     );
-    this.adaptiveBuckets.set(route, { sources, limits });
-    return limits;
+    const limits = route.limits.map((limit, i): HeaderLimit => (limit.adaptive ? { name: limit.name, ...buckets[i]! } : limit));
+    const built = { sources, limits, buckets };
+    this.effective.set(route, built);
+    return built;
   }
 }
 
@@ -170,4 +178,14 @@ function dynamicCost(limit: ResolvedLimit, context: ExecutionContext): number {
     throw new TypeError(`RateLimit: limit "${limit.name}": the cost function returned ${String(cost)}; it must return a positive number`);
   }
   return cost;
+}
+
+function publishDecision(route: CompiledRoute, result: DecisionResult, answer?: ConsumeResult): void {
+  rateLimitChannels.decision.publish({
+    route: route.routeId,
+    transport: route.transport.type,
+    limits: route.limits.map((limit) => limit.name),
+    result,
+    decisions: answer?.decisions ?? [],
+  });
 }

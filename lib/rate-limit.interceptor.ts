@@ -1,25 +1,32 @@
-import { HttpException, Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { tap, type Observable } from 'rxjs';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
-import { writeRateLimitHeaders } from './headers/write-headers.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import { RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
-import { RateLimitRoutes } from './rate-limit-routes.js';
-import { requestResponseOf } from './request-response.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import { RateLimitRoutes } from './routes/rate-limit-routes.js';
+
+/**
+ * Contexts whose outcome is already being reported. Nest hands every
+ * interceptor of one call the same context object; shared by all instances,
+ * since a route-bound interceptor is a different instance from the global one.
+ */
+const intercepted = new WeakSet<ExecutionContext>();
 
 /**
  * Does the rate-limit work that belongs after the guard: writes the headers
- * the guard left to it, and reports each admitted request's outcome (status,
- * error, latency) to the adaptive controller of the route's adaptive limits.
+ * the guard left to it, and reports each admitted request's outcome (as the
+ * route's transport judges it, with its latency) to the adaptive controller
+ * of the route's adaptive limits.
  *
- * `@RateLimit()` binds it automatically to routes with adaptive limits; bind
- * it yourself elsewhere if you want it (a global interceptor costs throughput:
- * Nest wraps every intercepted call in an rxjs pipeline). Headers are written
- * exactly once whoever writes them.
+ * Bound where it is needed (see `needsAfterHandler`): `@RateLimit()` binds it
+ * to routes with adaptive limits, and the module binds it globally when its
+ * own `limits` or `defaults` are adaptive. Bind it yourself elsewhere if you
+ * want it (a global interceptor costs throughput: Nest wraps every
+ * intercepted call in an rxjs pipeline). Bound twice on one route, it does
+ * its work once: headers are written exactly once, outcomes reported once.
  *
  * @publicApi
  */
@@ -31,39 +38,35 @@ export class RateLimitInterceptor implements NestInterceptor {
   constructor(
     private readonly routes: RateLimitRoutes,
     private readonly adaptive: AdaptiveRateProvider,
-    private readonly adapterHost: HttpAdapterHost,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const { request, response } = requestResponseOf(context);
+    const route = this.routes.forContext(context);
+    const { transport } = route;
+    const { request, response } = transport.requestResponse(context);
     const pending = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_HEADERS];
-    if (pending && response !== undefined && this.adapterHost.httpAdapter) {
+    if (pending) {
       (request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = undefined;
-      writeRateLimitHeaders(this.adapterHost.httpAdapter, response, this.options.headers, pending);
+      transport.writeHeaders(response, this.options.headers, pending);
     }
 
-    const names = this.routes.forContext(context).adaptiveNames;
-    if (names.length === 0) return next.handle();
+    const names = route.adaptiveNames;
+    if (names.length === 0 || intercepted.has(context)) return next.handle();
+    intercepted.add(context);
     const startedAt = this.clock.now();
-    const report = (failed: boolean) => {
+    const report = (error: unknown) => {
       const latencyMs = this.clock.now() - startedAt;
       // The latency also lets the controller ignore outcomes of requests admitted before its last cut.
-      const outcome = { latencyMs, failed };
+      const outcome = { latencyMs, failed: transport.failed(response, error) };
       for (const name of names) this.adaptive.report(name, outcome);
     };
     return next.handle().pipe(
       tap({
-        complete: () => report(statusOf(response) >= 500),
-        error: (error: unknown) => report(!(error instanceof HttpException) || error.getStatus() >= 500),
+        complete: () => report(undefined),
+        error: (error: unknown) => report(error),
       }),
     );
   }
-}
-
-/** The status set so far (Express `res.statusCode`, Fastify `reply.statusCode`); 200 when unknown. */
-function statusOf(response: unknown): number {
-  const status = (response as { statusCode?: unknown } | undefined)?.statusCode;
-  return typeof status === 'number' ? status : 200;
 }

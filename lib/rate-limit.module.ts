@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import {
   ConfigurableRateLimitModule,
@@ -8,21 +8,39 @@ import {
 } from './rate-limit.module-definition.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitInterceptor } from './rate-limit.interceptor.js';
-import { clockProvider, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
-import { RateLimitRoutes } from './rate-limit-routes.js';
+import { clockProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
 import { RateLimiter } from './rate-limiter.service.js';
+import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import { needsAfterHandler } from './routes/after-handler.js';
+import { RateLimitRoutes } from './routes/rate-limit-routes.js';
+import { RateLimitTransports } from './transports/rate-limit-transports.js';
 
 /** Everything the guard and the interceptor need, wherever they are bound. */
 const SHARED_PROVIDERS: Provider[] = [
   resolvedOptionsProvider,
   storeProvider,
   clockProvider,
+  RateLimitTransports,
   RateLimitRoutes,
   RateLimiter,
   AdaptiveRateProvider,
   RateLimitGuard,
   RateLimitInterceptor,
 ];
+
+/**
+ * `RateLimitInterceptor` as a global interceptor, only when the module's own
+ * `limits` or `defaults` need work after the handler (adaptive ones): routes
+ * that declare such limits get it from `@RateLimit()`, but module-wide limits
+ * apply to routes nobody decorated. Otherwise the factory gives nothing,
+ * which Nest skips, so no route pays for an interceptor it does not need.
+ */
+const moduleWideInterceptor: Provider = {
+  provide: APP_INTERCEPTOR,
+  useFactory: (options: ResolvedModuleOptions, interceptor: RateLimitInterceptor) =>
+    needsAfterHandler([...options.limits, options.defaults]) ? interceptor : undefined,
+  inject: [RESOLVED_RATE_LIMIT_OPTIONS, RateLimitInterceptor],
+};
 
 /**
  * Rate limiting for a Nest application.
@@ -33,7 +51,8 @@ const SHARED_PROVIDERS: Provider[] = [
  *
  * The module is global (its services are injectable everywhere) and, unless
  * imported with `global: false`, registers {@link RateLimitGuard} as an
- * `APP_GUARD`. The store is closed when the application shuts down.
+ * `APP_GUARD` (and {@link RateLimitInterceptor} as an `APP_INTERCEPTOR` when
+ * module-wide limits need it). The store is closed when the application shuts down.
  *
  * @publicApi
  */
@@ -48,7 +67,7 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
   }
 
   private static complete(definition: DynamicModule, global = true): DynamicModule {
-    const guard: Provider[] = global ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }] : [];
+    const guard: Provider[] = global ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor] : [];
     return {
       ...definition,
       global: true,

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
 import { optionError } from './errors/option-error.js';
-import { toStoreError, type RateLimitStoreError } from './errors/rate-limit-store.error.js';
+import { toStoreError } from './errors/rate-limit-store.error.js';
 import type { FailMode, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { customIdentity } from './keys/key-strategy.js';
 import { resolveBucket } from './limits/resolve-bucket.js';
@@ -10,6 +10,8 @@ import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-l
 import { bucketNamespace } from './store/bucket-key.js';
 import type { BucketRef, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
+import { rateLimitChannels } from './observability/rate-limit-channels.js';
+import { isPromiseLike } from './util/maybe-promise.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
@@ -77,28 +79,12 @@ export class RateLimiter implements OnApplicationShutdown {
    */
   evaluate(request: ConsumeRequest, failMode: FailMode): MaybePromise<ConsumeResult> {
     const local = failMode === 'local' ? this.store.localFallback : undefined;
-    if (local === undefined) return this.call(() => this.store.consume(request));
-    if (local.active) return this.decideLocally(local, request);
-    let answer: MaybePromise<ConsumeResult>;
-    try {
-      answer = this.store.consume(request);
-    } catch (error) {
-      this.failures.failed(error);
-      return this.decideLocally(local, request);
-    }
-    if (!isPromiseLike(answer)) {
-      this.failures.succeeded();
-      return answer;
-    }
-    return answer.then(
-      (value) => {
-        this.failures.succeeded();
-        return value;
-      },
-      (error: unknown) => {
-        this.failures.failed(error);
-        return this.decideLocally(local, request);
-      },
+    if (local === undefined) return this.call(() => this.store.consume(request), failMode);
+    if (local.active) return this.decideLocally(local, request, false);
+    return this.call(
+      () => this.store.consume(request),
+      failMode,
+      () => this.decideLocally(local, request, true),
     );
   }
 
@@ -106,12 +92,17 @@ export class RateLimiter implements OnApplicationShutdown {
     await this.store.close();
   }
 
-  private call<T>(operation: () => T | Promise<T>): T | Promise<T> {
-    let answer: T | Promise<T>;
+  /**
+   * Runs a store operation: a value stays a value, a promise stays a
+   * promise; a failure is logged (once per burst), published, and then either
+   * recovered from (`recover`) or thrown as a {@link RateLimitStoreError}.
+   */
+  private call<T>(operation: () => MaybePromise<T>, failMode?: FailMode, recover?: () => T): MaybePromise<T> {
+    let answer: MaybePromise<T>;
     try {
       answer = operation();
     } catch (error) {
-      throw this.failed(error);
+      return this.failed(error, failMode, recover);
     }
     if (!isPromiseLike(answer)) {
       this.failures.succeeded();
@@ -122,24 +113,25 @@ export class RateLimiter implements OnApplicationShutdown {
         this.failures.succeeded();
         return value;
       },
-      (error: unknown) => {
-        throw this.failed(error);
-      },
+      (error: unknown) => this.failed(error, failMode, recover),
     );
   }
 
-  /** The local tier decides; a failure there too is a store failure (counted, not logged again in this burst). */
-  private decideLocally(local: LocalFallback, request: ConsumeRequest): ConsumeResult {
+  /** The store's local tier decides; a failure there too is a store failure. */
+  private decideLocally(local: LocalFallback, request: ConsumeRequest, afterFailure: boolean): ConsumeResult {
+    if (rateLimitChannels.localFallback.hasSubscribers) rateLimitChannels.localFallback.publish({ afterFailure });
     try {
       return local.consumeLocally(request);
     } catch (error) {
-      throw this.failed(error);
+      return this.failed(error, 'local');
     }
   }
 
-  private failed(error: unknown): RateLimitStoreError {
+  private failed<T>(error: unknown, failMode: FailMode | undefined, recover?: () => T): T {
     this.failures.failed(error);
-    return toStoreError(error, 'Rate-limit store failed');
+    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode });
+    if (recover) return recover();
+    throw toStoreError(error, 'Rate-limit store failed');
   }
 
   private bucket(key: string, limit: ProgrammaticLimit): BucketRef {
@@ -157,6 +149,3 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 }
 
-export function isPromiseLike<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}

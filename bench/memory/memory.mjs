@@ -11,7 +11,8 @@
 // GC runs in the same thread, so a long call can be a collection rather than
 // the store: calls over 1 ms are matched against `gc` performance entries.
 import { PerformanceObserver } from 'node:perf_hooks';
-import { gcraConsume, MemoryStore } from 'nestjs-holdup';
+import { MemoryStore } from 'nestjs-holdup';
+import { gcraConsume } from 'nestjs-holdup/algorithms';
 
 if (typeof global.gc !== 'function') throw new Error('run with --expose-gc');
 
@@ -131,7 +132,7 @@ async function holdup(keys, calls, evictionCalls) {
   const control = await timeCalls(calls, (i) => {
     const request = { checks: checks(keyOf('control', i)), now: later + i / 1000 };
     const check = request.checks[0];
-    const outcome = gcraConsume(tat, request.now, check, check.cost);
+    const outcome = gcraConsume(tat, request.now, check.limit, check.cost);
     tat = outcome.tat;
     return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
   });

@@ -7,7 +7,8 @@
 // ours builds a fresh request object with a checks array and reads
 // Date.now(); the others read Date.now() internally and return promises,
 // which the caller awaits one at a time (as a guard does).
-import { MemoryStore, gcraConsume } from 'nestjs-holdup';
+import { MemoryStore } from 'nestjs-holdup';
+import { gcraConsume } from 'nestjs-holdup/algorithms';
 
 const KEYS = 100_000;
 const keys = Array.from({ length: KEYS }, (_, i) => `default|HelloController.hello|ip=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { BucketLimit } from '../algorithms/gcra.js';
 import { systemClock, type RateLimitClock } from '../clock.js';
+import { rateLimitChannels } from '../observability/rate-limit-channels.js';
 import { RATE_LIMIT_CLOCK } from '../rate-limit.constants.js';
 import { AdaptiveController } from './adaptive-controller.js';
 import type { AdaptiveOutcome } from './adaptive-outcome.js';
@@ -20,7 +21,8 @@ import { adaptiveConfigDifference, type AdaptiveConfig } from './resolve-adaptiv
  *   for what that means for a fleet.
  *
  * Changes of at least a limit's `notifyThreshold` are logged (context
- * `RateLimit`; decreases as warnings) and sent to {@link onRateChange} listeners.
+ * `RateLimit`; decreases as warnings), sent to {@link onRateChange} listeners
+ * and published on the `nestjs-holdup:rate-change` diagnostics channel.
  *
  * @publicApi
  */
@@ -133,6 +135,7 @@ export class AdaptiveRateProvider {
   }
 
   private emit(change: AdaptiveRateChange): void {
+    if (rateLimitChannels.rateChange.hasSubscribers) rateLimitChannels.rateChange.publish(change);
     const { window } = change;
     const percent = window.outcomes === 0 ? 0 : Math.round((100 * window.failures) / window.outcomes);
     const line =

@@ -2,6 +2,7 @@ import { UseInterceptors } from '@nestjs/common';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
 import { RateLimitInterceptor } from '../rate-limit.interceptor.js';
+import { needsAfterHandler } from '../routes/after-handler.js';
 
 /**
  * Declare one or more limits on a controller (every route) or a route handler.
@@ -25,7 +26,7 @@ import { RateLimitInterceptor } from '../rate-limit.interceptor.js';
  */
 export function RateLimit(limits: RateLimitOptions | readonly RateLimitOptions[]): ClassDecorator & MethodDecorator {
   const declared = Array.isArray(limits) ? [...(limits as readonly RateLimitOptions[])] : [limits as RateLimitOptions];
-  const bindInterceptor = declared.some((limit) => limit?.adaptive !== undefined);
+  const bindInterceptor = needsAfterHandler(declared);
   return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
     const where = descriptor ? descriptor.value : target;
     // Stacked @RateLimit() decorators add up; duplicate names are reported at start-up.

@@ -57,9 +57,9 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
 
   return {
     name,
-    algorithm: 'token-bucket',
     rate,
     burst,
+    bucket: Object.freeze({ algorithm: 'token-bucket', rate, burst }),
     cost,
     identify: identify!,
     namespace: bucketNamespace('token-bucket', name, scope === 'shared' ? SHARED_ROUTE : context.routeId),

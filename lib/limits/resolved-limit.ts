@@ -10,12 +10,14 @@ import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
  *
  * @internal
  */
-export interface ResolvedLimit extends TokenBucketLimit {
+export interface ResolvedLimit {
   readonly name: string;
   /** Declared rate, tokens per second. */
   readonly rate: number;
   /** Declared burst, tokens. */
   readonly burst: number;
+  /** The declared bucket as the store takes it (one frozen object, shared by every request). */
+  readonly bucket: TokenBucketLimit;
   /** A constant cost, or a function validated on each call. */
   readonly cost: number | ((context: ExecutionContext) => number);
   readonly identify: Identify;

@@ -1,34 +1,38 @@
 import { Inject, Injectable, type ExecutionContext, type OnModuleInit, type Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
-import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
-import type { CompiledRoute } from './limits/compiled-route.js';
-import { strictestFailMode } from './limits/fail-mode.js';
-import { mergeLimits } from './limits/merge-limits.js';
-import { resolveLimit } from './limits/resolve-limit.js';
-import { policyHeader } from './headers/rate-limit-headers.js';
-import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from './rate-limit.constants.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js';
+import { policyHeader } from '../headers/rate-limit-headers.js';
+import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import { strictestFailMode } from '../limits/fail-mode.js';
+import { mergeLimits } from '../limits/merge-limits.js';
+import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
+import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
+import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import { RateLimitTransports } from '../transports/rate-limit-transports.js';
+import type { CompiledRoute } from './compiled-route.js';
+import { RouteIds } from './route-id.js';
 
 type Handler = (...args: unknown[]) => unknown;
 
 /**
- * Resolves, validates and caches the limits of every route handler.
+ * Compiles, validates and caches the route of every handler: its limits,
+ * its transport, its fail mode, and whether the interceptor writes its headers.
  *
  * All controllers are compiled when the module initialises, so a bad limit
  * fails the application's bootstrap with a message naming the handler, the
  * limit and the option. Handlers not reachable by discovery (GraphQL
- * resolvers, gateways) are compiled on first use and cached the same way;
- * the per-request cost is two `Map` lookups.
+ * resolvers, gateways, message handlers) are compiled on first use, with the
+ * transport of the context they run in, and cached the same way; the
+ * per-request cost is two `Map` lookups.
  *
  * @internal
  */
 @Injectable()
 export class RateLimitRoutes implements OnModuleInit {
   private readonly routes = new Map<Type, Map<Handler, CompiledRoute>>();
-  private readonly routeIds = new Set<string>();
+  private readonly routeIds = new RouteIds();
 
   constructor(
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
@@ -36,6 +40,7 @@ export class RateLimitRoutes implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly adaptive: AdaptiveRateProvider,
+    private readonly transports: RateLimitTransports,
   ) {}
 
   onModuleInit(): void {
@@ -49,7 +54,7 @@ export class RateLimitRoutes implements OnModuleInit {
       if (!controller?.prototype) continue;
       for (const method of this.scanner.getAllMethodNames(controller.prototype)) {
         const handler = controller.prototype[method] as Handler;
-        if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) this.compile(controller, handler);
+        if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) this.compile(controller, handler, 'http');
       }
     }
   }
@@ -58,10 +63,10 @@ export class RateLimitRoutes implements OnModuleInit {
   forContext(context: ExecutionContext): CompiledRoute {
     const controller = context.getClass();
     const handler = context.getHandler() as Handler;
-    return this.routes.get(controller)?.get(handler) ?? this.compile(controller, handler);
+    return this.routes.get(controller)?.get(handler) ?? this.compile(controller, handler, context.getType());
   }
 
-  private compile(controller: Type, handler: Handler): CompiledRoute {
+  private compile(controller: Type, handler: Handler, transportType: string): CompiledRoute {
     const where = `${controller.name}.${handler.name}`;
     const declared = mergeLimits(
       {
@@ -72,13 +77,16 @@ export class RateLimitRoutes implements OnModuleInit {
       },
       where,
     );
-    const routeId = this.uniqueRouteId(controller, handler);
+    const routeId = this.routeIds.next(controller, handler);
     const limits = declared.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
     for (const limit of limits) {
       if (limit.adaptive) this.adaptive.register(limit.name, limit.adaptive, limit);
     }
     const route: CompiledRoute = {
+      routeId,
+      transport: this.transports.forType(transportType),
       limits,
+      buckets: limits.map((limit) => limit.bucket),
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
       // Each limit may override the module's fail mode; the strictest one wins.
       failMode: strictestFailMode(limits.map((limit) => limit.failMode ?? this.options.failMode)),
@@ -91,30 +99,11 @@ export class RateLimitRoutes implements OnModuleInit {
     return route;
   }
 
-  /**
-   * A route's part of its bucket keys. Stable across processes that run the
-   * same code (Redis buckets are shared between them): class, method and
-   * route paths, plus a counter for two classes that share all of those.
-   */
-  private uniqueRouteId(controller: Type, handler: Handler): string {
-    const path = [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)]
-      .flat()
-      .filter((segment) => segment !== undefined)
-      .map((segment) => String(segment).replace(/^\/+|\/+$/g, ''))
-      .filter((segment) => segment !== '')
-      .join('/');
-    const base = `${controller.name}.${handler.name}${path === '' ? '' : `:${path}`}`.replaceAll('|', '/');
-    let routeId = base;
-    for (let n = 2; this.routeIds.has(routeId); n++) routeId = `${base}#${n}`;
-    this.routeIds.add(routeId);
-    return routeId;
-  }
-
   private declared() {
     return { moduleLimits: this.options.limits, defaults: this.options.defaults };
   }
 
-  private limitContext(where: string, routeId: string) {
+  private limitContext(where: string, routeId: string): LimitContext {
     return {
       where,
       routeId,
@@ -130,6 +119,7 @@ function skipped(onClass: true | string[] | undefined, onHandler: true | string[
   return [...(onClass ?? []), ...(onHandler ?? [])];
 }
 
+/** `RateLimitInterceptor` in the `@UseInterceptors()` metadata, recognised by its static brand (no import cycle). */
 function bindsInterceptor(target: object): boolean {
   const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, target) ?? [];
   return interceptors.some((interceptor) => {

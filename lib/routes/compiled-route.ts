@@ -1,0 +1,29 @@
+import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
+import type { ResolvedLimit } from '../limits/resolved-limit.js';
+import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
+import type { RateLimitTransport } from '../transports/rate-limit-transport.interface.js';
+
+/**
+ * Everything the request path needs about one handler, computed once (at
+ * start-up for controllers, on first use for resolvers, gateways and message
+ * handlers) and only read afterwards.
+ *
+ * @internal
+ */
+export interface CompiledRoute {
+  /** The route's part of its bucket keys, and its name in diagnostics. */
+  readonly routeId: string;
+  /** How this handler's context is met (request, headers, errors, outcomes). */
+  readonly transport: RateLimitTransport;
+  readonly limits: readonly ResolvedLimit[];
+  /** The store bucket of each limit as declared (adaptive limits move away from it). */
+  readonly buckets: readonly TokenBucketLimit[];
+  /** `RateLimitInterceptor` is bound to this route: it writes the headers. */
+  readonly interceptorBound: boolean;
+  /** The strictest fail mode of the route's limits (each its own, else the module's). */
+  readonly failMode: FailMode;
+  /** Names of the adaptive limits, whose outcomes the interceptor reports. */
+  readonly adaptiveNames: readonly string[];
+  /** `RateLimit-Policy` value, precomputed when no limit is adaptive (the quota cannot change). */
+  readonly staticPolicy: string | undefined;
+}

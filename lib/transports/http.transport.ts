@@ -1,0 +1,59 @@
+import { HttpException, ServiceUnavailableException, type ExecutionContext, type HttpServer } from '@nestjs/common';
+import type { HeaderSource } from '../headers/write-headers.js';
+import { writeRateLimitHeaders } from '../headers/write-headers.js';
+import type { HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
+import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
+import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './rate-limit-transport.interface.js';
+
+/**
+ * HTTP (Express, Fastify, any Nest HTTP adapter): headers go through the
+ * adapter's `setHeader`, so every platform behaves the same; a denial is a
+ * 429 ({@link RateLimitExceededException}), an unavailable limiter a 503.
+ *
+ * Subclassed by the transports whose requests and responses are HTTP ones
+ * found elsewhere in the context (GraphQL).
+ *
+ * @internal
+ */
+export class HttpTransport implements RateLimitTransport {
+  readonly type: string = 'http';
+
+  /** `adapter()` rather than the adapter: the HTTP adapter may be set after the module is built. */
+  constructor(private readonly adapter: () => HttpServer | undefined) {}
+
+  requestResponse(context: ExecutionContext): RequestResponse {
+    const http = context.switchToHttp();
+    return { request: http.getRequest(), response: http.getResponse() };
+  }
+
+  writeHeaders(response: unknown, mode: HeadersMode, source: HeaderSource, retryAfter?: number): void {
+    const adapter = this.adapter();
+    if (response === undefined || !adapter) return;
+    writeRateLimitHeaders(adapter, response, mode, source);
+    if (retryAfter !== undefined) adapter.setHeader(response, 'Retry-After', String(retryAfter));
+  }
+
+  denialError(denial: RateLimitDenial): Error {
+    return new RateLimitExceededException(
+      denial.retryAfter,
+      denial.decisions,
+      denial.retryAfter === undefined ? 'Request cost exceeds the rate limit burst' : 'Too Many Requests',
+    );
+  }
+
+  unavailableError(): Error {
+    return new ServiceUnavailableException('Rate limiting is temporarily unavailable');
+  }
+
+  /** A 5xx status, or a thrown error that is not a 4xx `HttpException`. */
+  failed(response: unknown, error: unknown): boolean {
+    if (error !== undefined) return !(error instanceof HttpException) || error.getStatus() >= 500;
+    return statusOf(response) >= 500;
+  }
+}
+
+/** The status set so far (Express `res.statusCode`, Fastify `reply.statusCode`); 200 when unknown. */
+function statusOf(response: unknown): number {
+  const status = (response as { statusCode?: unknown } | undefined)?.statusCode;
+  return typeof status === 'number' ? status : 200;
+}
