@@ -3,6 +3,7 @@ import { systemClock, type RateLimitClock } from './clock.js';
 import type { HeadersMode, RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { compileTrustProxy, type ClientAddressResolver } from './keys/client-address.js';
+import { optionError } from './errors/option-error.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
 
@@ -30,7 +31,7 @@ const HEADER_MODES: readonly unknown[] = ['draft', 'legacy', 'both', false];
  */
 export function resolveModuleOptions(options: RateLimitModuleOptions = {}): ResolvedModuleOptions {
   const fail = (option: string, problem: string): never => {
-    throw new TypeError(`RateLimitModule: ${option} ${problem}`);
+    throw optionError('RateLimitModule', option, problem);
   };
   if (options === null || typeof options !== 'object') fail('options', 'must be an object');
   const headers = options.headers ?? 'draft';

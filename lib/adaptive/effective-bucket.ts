@@ -1,10 +1,8 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
+// Absorbs floating-point noise such as `20 * 0.7 = 13.999999999999998`, so a
+// burst that should be a whole number of tokens is not floored one short.
+import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
 
-/**
- * Absorbs floating-point noise such as `20 * 0.7 = 13.999999999999998`, so a
- * burst that should be a whole number of tokens is not floored one short.
- */
-const TOKEN_EPSILON = 1e-9;
 
 /**
  * The bucket an adaptive limit uses at `rate` tokens/s: the burst follows the

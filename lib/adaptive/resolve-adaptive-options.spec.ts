@@ -62,7 +62,7 @@ describe('resolveAdaptiveOptions', () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ['min', 0, /adaptive\.min .* must be a rate > 0 and at most the declared rate \(100\/s\), got 0/],
+    ['min', 0, /adaptive\.min must be a rate > 0 and at most the declared rate \(100\/s\), got 0/],
     ['min', 101, /adaptive\.min .* at most the declared rate/],
     ['min', Number.NaN, /adaptive\.min .*got NaN/],
     ['min', '10', /adaptive\.min .*got '10'/],
@@ -87,24 +87,24 @@ describe('resolveAdaptiveOptions', () => {
     const call = () => resolveAdaptiveOptions({ [option]: value } as AdaptiveOptions, declared, where);
     expect(call).toThrow(TypeError);
     expect(call).toThrow(message);
-    expect(call).toThrow(`(${where})`);
+    expect(call).toThrow(`${where}: `);
   });
 
   it('rejects unknown options, so a misspelt one is not silently ignored', () => {
     const call = () => resolveAdaptiveOptions({ maximum: 500 } as AdaptiveOptions, declared, where);
     expect(call).toThrow(TypeError);
-    expect(call).toThrow(`Unknown rate limit option adaptive.maximum (${where}); known options: min, max,`);
+    expect(call).toThrow(`${where}: adaptive.maximum is not an option; known options: min, max,`);
   });
 
   it.each([null, false, 'yes', 3, []])('rejects adaptive = %p', (value) => {
     expect(() => resolveAdaptiveOptions(value as unknown as AdaptiveOptions, declared, where)).toThrow(
-      /Invalid rate limit option adaptive .* must be true or an options object/,
+      /: adaptive must be true or an options object/,
     );
   });
 
   it('rejects a declared bucket that cannot be adapted', () => {
-    expect(() => resolveAdaptiveOptions({}, { rate: 0, burst: 1 }, where)).toThrow(/option rate .*got 0/);
-    expect(() => resolveAdaptiveOptions({}, { rate: 1, burst: 0.5 }, where)).toThrow(/option burst .*got 0.5/);
+    expect(() => resolveAdaptiveOptions({}, { rate: 0, burst: 1 }, where)).toThrow(/: rate must .*got 0/);
+    expect(() => resolveAdaptiveOptions({}, { rate: 1, burst: 0.5 }, where)).toThrow(/: burst must .*got 0.5/);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
+import { optionError } from '../errors/option-error.js';
 import type { AdaptiveOptions } from './adaptive-options.interface.js';
 import type { AimdParams } from './aimd.js';
 
@@ -79,7 +80,7 @@ export function resolveAdaptiveOptions(
   where: string,
 ): AdaptiveConfig {
   const fail = (option: string, expected: string, got: unknown): never => {
-    throw new TypeError(`Invalid rate limit option ${option} (${where}): must be ${expected}, got ${show(got)}`);
+    throw optionError(where, option, `must be ${expected}, got ${show(got)}`);
   };
 
   if (!(typeof declared.rate === 'number' && Number.isFinite(declared.rate) && declared.rate > 0)) {
@@ -97,9 +98,7 @@ export function resolveAdaptiveOptions(
         : fail('adaptive', 'true or an options object', options);
   for (const key of Object.keys(opts)) {
     if (!KNOWN_OPTIONS.has(key)) {
-      throw new TypeError(
-        `Unknown rate limit option adaptive.${key} (${where}); known options: ${[...KNOWN_OPTIONS].join(', ')}`,
-      );
+      throw optionError(where, `adaptive.${key}`, `is not an option; known options: ${[...KNOWN_OPTIONS].join(', ')}`);
     }
   }
 

@@ -1,4 +1,5 @@
 import { nextTokenMs, type BucketLimit, type RateLimitDecision } from '../algorithms/gcra.js';
+import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
 
 /** One limit's contribution to the headers of a response. */
 export interface HeaderLimit extends BucketLimit {
@@ -8,7 +9,7 @@ export interface HeaderLimit extends BucketLimit {
 /** A header name and value, ready for `HttpAdapter.setHeader`. */
 export type HeaderPair = readonly [name: string, value: string];
 
-const seconds = (ms: number): number => Math.ceil(ms / 1000 - 1e-9);
+const seconds = (ms: number): number => Math.ceil(ms / 1000 - TOKEN_EPSILON);
 
 /**
  * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-10): one member per

@@ -1,6 +1,7 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { parseRate } from './parse-rate.js';
+import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
 
 /**
  * Validate a declared rate and burst. The burst defaults to one second's
@@ -11,7 +12,7 @@ export function resolveBucket(options: Pick<RateLimitOptions, 'rate' | 'burst'>,
   if (rate === undefined) {
     fail('rate', `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${typeof options.rate === 'string' ? JSON.stringify(options.rate) : String(options.rate)}`);
   }
-  const burst = options.burst ?? Math.max(1, Math.ceil(rate - 1e-9));
+  const burst = options.burst ?? Math.max(1, Math.ceil(rate - TOKEN_EPSILON));
   if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 1) {
     fail('burst', `must be a finite number >= 1, got ${String(options.burst)}`);
   }

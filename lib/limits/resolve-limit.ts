@@ -4,6 +4,7 @@ import type { KeyStrategy, RateLimitOptions } from '../interfaces/rate-limit-opt
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
 import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
+import { optionError } from '../errors/option-error.js';
 import { failModeProblem } from './fail-mode.js';
 import { resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
@@ -26,8 +27,9 @@ export interface LimitContext {
  */
 export function resolveLimit(options: RateLimitOptions, context: LimitContext): ResolvedLimit {
   const name = options?.name ?? DEFAULT_LIMIT_NAME;
+  const where = `RateLimit: ${context.where}, limit "${name}"`;
   const fail = (option: string, problem: string): never => {
-    throw new TypeError(`RateLimit: ${context.where}, limit "${name}": ${option} ${problem}`);
+    throw optionError(where, option, problem);
   };
   if (options === null || typeof options !== 'object') fail('limit', `must be an object, got ${String(options)}`);
   if (typeof name !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(name)) {
@@ -67,6 +69,6 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     adaptive:
       options.adaptive === undefined
         ? undefined
-        : resolveAdaptiveOptions(options.adaptive, { rate, burst }, `${context.where}, limit "${name}"`),
+        : resolveAdaptiveOptions(options.adaptive, { rate, burst }, where),
   };
 }
