@@ -3,6 +3,7 @@ import {
   emissionIntervalMs,
   gcraConsume,
   gcraPeek,
+  gcraRefund,
   nextTokenMs,
   type BucketLimit,
   type RateLimitDecision,
@@ -384,5 +385,20 @@ describe('gcra: precision at Date.now()-scale times never admits more than the b
   // 0.1 ms per token is 409.6 steps, charged 410: 1000 tokens cost 0.24 ms more than the burst holds.
   it('rate 1e4/s, burst 1000: never more than the burst, at most one token short', () => {
     expect(admittedAtOneInstant({ rate: 1e4, burst: 1000 }, 2000)).toBe(999);
+  });
+});
+
+describe('gcraRefund', () => {
+  const limit = { rate: 10, burst: 5 }; // one token every 100 ms
+
+  it('gives tokens back, never past full, and says when the bucket is full again', () => {
+    const empty = [1, 2, 3, 4, 5].reduce<number | undefined>((tat) => gcraConsume(tat, 0, limit, 1).tat, undefined)!;
+    expect(empty).toBe(500);
+    const refunded = gcraRefund(empty, 0, limit, 2);
+    expect(refunded).toBe(300);
+    expect(gcraPeek(refunded, 0, limit).remaining).toBe(2);
+    expect(gcraRefund(empty, 0, limit, 50)).toBeUndefined();
+    expect(gcraRefund(empty, 450, limit, 1)).toBeUndefined(); // half a token short of full: one back fills it
+    expect(gcraRefund(undefined, 0, limit, 3)).toBeUndefined();
   });
 });
