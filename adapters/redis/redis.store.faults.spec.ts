@@ -9,6 +9,7 @@
  * `process.on('unhandledRejection')` spy); and the store is exact again once
  * Redis is back, without being recreated.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
@@ -23,7 +24,6 @@ const MARGIN_MS = 400;
 /** For calls whose point is not the timeout: a loaded machine must not turn them into timeouts. */
 const PATIENT_MS = 5_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 
 /** What the tests recommend, and ioredis' defaults (offline queue, resending in-flight commands). */

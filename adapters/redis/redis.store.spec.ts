@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis, type Cluster } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
@@ -203,7 +204,7 @@ describe('RedisStore on a standalone Redis', () => {
     await store.consume({ checks: [check('short', 100, 1)], now: 0 }); // full again in 10 ms
     const key = redisKey(prefix, 'short');
     const deadline = Date.now() + 5_000;
-    while ((await client.exists(key)) === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while ((await client.exists(key)) === 1 && Date.now() < deadline) await sleep(10);
     expect(await client.exists(key)).toBe(0);
   });
 
@@ -492,7 +493,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     );
     const firstKey = redisKey(prefix, first);
     const deadline = Date.now() + 5_000;
-    while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await sleep(10);
     expect(await client.exists(firstKey)).toBe(0);
   });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { ManualClock } from '../../lib/clock.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
@@ -13,7 +14,6 @@ import { TwoTierStore, type TwoTierStoreOptions } from './index.js';
 const T0 = 1_700_000_000_000;
 const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, rate, burst, cost });
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown })?.then === 'function';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Script calls a server ran (EVALSHA + EVAL), from INFO commandstats. */
 async function scriptCalls(port: number): Promise<number> {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { RateLimit, RateLimitModule, type FailMode } from 'nestjs-holdup';
@@ -63,7 +64,7 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
     // A limit that says 'closed' overrides the module's 'open'.
     expect((await timed('/guarded/strict')).status).toBe(503);
     server.resume();
-    await new Promise((resolve) => setTimeout(resolve, 200)); // let the paused replies drain
+    await sleep(200); // let the paused replies drain
     // The 503'd request's script was already in Redis' socket: Redis ran it on
     // waking up and charged one token. A timed-out decision can only make later
     // ones stricter, never admit more: 1 token of 2 left.

@@ -8,6 +8,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
 
@@ -16,8 +17,6 @@ const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/redis/index.js', im
 const TIMEOUT_MS = 100;
 /** Slack for a loaded 2-core CI machine: timers and the event loop run late. */
 const MARGIN_MS = 400;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('RedisStore under faults, in a plain Node process', () => {
   let server: RedisServer | undefined;

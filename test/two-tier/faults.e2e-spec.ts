@@ -13,6 +13,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
@@ -24,8 +25,6 @@ const TIMEOUT_MS = 100;
 const MARGIN_MS = 400;
 /** Default probeIntervalMs (1 s) plus ioredis' reconnect and the same slack. */
 const RECOVERY_MS = 3_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Summary {
   answered: number;

@@ -4,6 +4,7 @@
 // second) when told to go.
 // Plain JavaScript against the built package: child processes cannot load
 // TypeScript (`npm test` builds first).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../dist/esm/adapters/redis/index.js';
 import { TwoTierStore } from '../../dist/esm/adapters/two-tier/index.js';
@@ -27,7 +28,6 @@ const serverMs = async () => {
   const [seconds, micros] = await client.time();
   return Number(seconds) * 1000 + Number(micros) / 1000;
 };
-const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 process.once('message', async ({ durationMs }) => {
   let offered = 0;
@@ -64,7 +64,7 @@ process.once('message', async ({ durationMs }) => {
       });
       inFlight.add(pending);
     }
-    await tick();
+    await sleep(1);
   }
   await Promise.all(inFlight);
   const endMs = await serverMs();

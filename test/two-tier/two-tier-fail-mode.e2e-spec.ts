@@ -5,6 +5,7 @@
  * still answers 503, and once Redis is back the shared bucket decides again.
  * Each test has its own redis-server.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request from 'supertest';
@@ -90,7 +91,7 @@ describe.each(PLATFORMS)("failMode 'local' with a TwoTierStore whose Redis dies 
 
     await server.restart();
     const deadline = Date.now() + 5_000;
-    while (store.degraded && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (store.degraded && Date.now() < deadline) await sleep(20);
     expect(store.degraded).toBe(false);
 
     // Redis decides again: the restarted server (no persistence) holds a full bucket of 4.
