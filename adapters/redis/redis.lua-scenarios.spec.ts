@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import { gcraScenarios, type GcraScenario } from '../../test/utils/gcra-scenarios.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
-import { connectSharedClient } from '../../test/utils/shared-client.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore } from './redis.store.js';
 

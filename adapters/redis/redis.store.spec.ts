@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis, type Cluster } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import {
@@ -11,7 +11,7 @@ import {
   type RedisServer,
 } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { connectClusterClient } from '../../test/utils/cluster-client.js';
+import { connectClusterClient, connectRedisClient } from '../../test/utils/redis-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { describeStoreContract, ModelStore } from '../../test/utils/store-contract.js';
 import { GCRA_LUA } from './gcra.lua.js';
@@ -85,8 +85,7 @@ describe('RedisStore on a standalone Redis', () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    await client.connect();
+    client = await connectRedisClient(server.url);
   });
 
   afterAll(async () => {
@@ -338,8 +337,7 @@ describe('RedisStore on a standalone Redis', () => {
   });
 
   it('fails fast, without queueing, when the client is not connected', async () => {
-    const offline = new Redis(server.url, { lazyConnect: true });
-    await offline.connect();
+    const offline = await connectRedisClient(server.url, {}); // ioredis defaults
     const ended = new Promise((resolve) => offline.once('end', resolve));
     offline.disconnect();
     await ended;

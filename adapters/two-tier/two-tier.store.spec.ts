@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ManualClock } from '../../lib/clock.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
-import { connectSharedClient } from '../../test/utils/shared-client.js';
+import { connectRedisClient, connectSharedClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore } from '../redis/index.js';
 import { redisKey } from '../redis/redis-keys.js';
@@ -119,9 +119,8 @@ describe('TwoTierStore', () => {
 
   it('costs a cold key exactly one Redis call per decision and leaves no lease behind', async () => {
     const server = await startRedisServer();
-    const own = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    const own = await connectRedisClient(server.url);
     try {
-      await own.connect();
       const store = new TwoTierStore({ client: own, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
       stores.push(store);
       await store.consume({ checks: [check('warm-up', 10, 20)], now: T0 }); // loads the script
@@ -311,9 +310,8 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 20, lazyConnect: true });
+    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 });
     client.on('error', () => undefined);
-    await client.connect();
   });
   afterAll(async () => {
     client.disconnect();

@@ -9,12 +9,13 @@ import { Redis } from 'ioredis';
 import { RedisStore } from '../../dist/esm/adapters/redis/index.js';
 import { TwoTierStore } from '../../dist/esm/adapters/two-tier/index.js';
 
-const { REDIS_URL, KEY_PREFIX, RATE, BURST, OFFER, INSTANCES, KEY, STORE } = process.env;
+const { REDIS_URL, CLIENT_OPTIONS, KEY_PREFIX, RATE, BURST, OFFER, INSTANCES, KEY, STORE } = process.env;
 const rate = Number(RATE);
 const burst = Number(BURST);
 const offerPerMs = Number(OFFER) / 1000;
 
-const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+// CLIENT_OPTIONS: the parent's option set (test/utils/redis-client.ts), as JSON.
+const client = new Redis(REDIS_URL, { ...JSON.parse(CLIENT_OPTIONS), lazyConnect: true });
 await client.connect();
 // A generous timeout: this test measures accuracy and Redis calls, not latency, on a loaded machine.
 const store =

@@ -7,11 +7,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { ManualClock, RateLimit, RateLimitModule } from 'nestjs-holdup';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
 
 @Controller('local')
@@ -42,9 +43,8 @@ describe.each(PLATFORMS)("failMode 'local' with a TwoTierStore whose Redis dies 
 
   beforeEach(async () => {
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
     client.on('error', () => undefined);
-    await new Promise((resolve) => client.once('ready', resolve));
     store = new TwoTierStore({
       client,
       keyPrefix: uniquePrefix('tt-local'),
