@@ -1,16 +1,70 @@
+/**
+ * @jest-config-loader-options {"transpileOnly": true, "ignoreDiagnostics": [5110]}
+ *
+ * Jest loads this file through ts-node, which type-checks it by default: ~4 s
+ * on every jest start, most of a unit run. Transpiled only, it is type-checked
+ * by `npm run typecheck` instead (tsconfig.json includes it). 5110: jest
+ * compiles it to CommonJS, which tsconfig's moduleResolution NodeNext refuses;
+ * without type-checking there is no module resolution for it to matter.
+ */
 import type { Config } from 'jest';
 
 /**
- * ESM jest (run with NODE_OPTIONS=--experimental-vm-modules, as `npm test` does).
- * ts-jest transpiles each file on its own (isolatedModules): type errors are
- * caught by `npm run typecheck`, which `npm test` runs first.
+ * ESM jest (run with NODE_OPTIONS=--experimental-vm-modules, as the npm
+ * scripts do). ts-jest transpiles each file on its own (isolatedModules): type
+ * errors are caught by `npm run typecheck`, which `npm test` runs first.
+ *
+ * Three projects; `jest` alone runs all of them (`npm test`), `--selectProjects`
+ * picks (`npm run test:unit`, `test:integration`, `test:fault`). A spec file
+ * belongs to exactly one project: `fault` if it matches FAULT, else `unit` or
+ * `integration` by where it lives.
  */
-const config: Config = {
+
+/**
+ * Specs that break, freeze or crowd Redis or the machine, starting their own
+ * servers and processes; slow, and the most sensitive to a loaded machine.
+ * Globs without <rootDir> (jest does not expand it after the `!` the other
+ * projects put in front of these).
+ */
+const FAULT = [
+  // kill (SIGKILL), freeze (SIGSTOP), SCRIPT FLUSH or OOM their own redis-server
+  '**/*faults*.{spec,e2e-spec}.ts',
+  '**/test/redis-fail-mode/*.e2e-spec.ts',
+  '**/test/two-tier/two-tier-fail-mode.e2e-spec.ts',
+  '**/adapters/two-tier/two-tier.store.spec.ts', // its local-fallback suite kills its Redis
+  // several Node processes (forked workers on the built package) against one Redis
+  '**/multi-process.e2e-spec.ts',
+  // a 3-master Redis Cluster (plus a standalone server of their own)
+  '**/adapters/redis/redis.store.spec.ts',
+  '**/adapters/redis/redis.store.lease.spec.ts',
+  // 1,000,000 keys, consume pauses timed against a bound, heap growth: ~20 s, timing-sensitive
+  '**/adapters/memory/memory.store.spec.ts',
+];
+const notFault = FAULT.map((glob) => `!${glob}`);
+
+/**
+ * Pure specs beside their source: no Redis, no HTTP app, no child process;
+ * the whole project runs in seconds.
+ */
+const UNIT = ['<rootDir>/lib/**/*.spec.ts', '<rootDir>/adapters/memory/**/*.spec.ts'];
+
+/**
+ * Nest apps over real HTTP (Express and Fastify), the stores against the
+ * shared redis-server, the packed package in CommonJS consumers (child
+ * processes, npm install), and the closed-loop AIMD simulation: everything
+ * under test/, and the Redis and two-tier store specs.
+ */
+const INTEGRATION = [
+  '<rootDir>/test/**/*.{spec,e2e-spec}.ts',
+  '<rootDir>/adapters/redis/**/*.spec.ts',
+  '<rootDir>/adapters/two-tier/**/*.spec.ts',
+  '<rootDir>/sample-app/**/*.{spec,e2e-spec}.ts',
+];
+
+const base = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  roots: ['<rootDir>/lib', '<rootDir>/adapters', '<rootDir>/test', '<rootDir>/sample-app'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   moduleNameMapper: {
     '^nestjs-holdup$': '<rootDir>/lib/index.ts',
     '^nestjs-holdup/algorithms$': '<rootDir>/lib/algorithms/index.ts',
@@ -21,10 +75,42 @@ const config: Config = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
-  testTimeout: 30_000,
-  // One shared redis-server for the Redis specs (REDIS_URL), unless REDIS_URL is already set.
+};
+
+/**
+ * One shared redis-server (REDIS_URL) for the projects that use Redis, unless
+ * REDIS_URL is already set. Jest runs a project's globalSetup only when tests
+ * of that project run, and a module shared by several projects once.
+ */
+const sharedRedis = {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+};
+
+const config: Config = {
+  testTimeout: 30_000,
+  projects: [
+    {
+      ...base,
+      displayName: { name: 'unit', color: 'green' },
+      roots: ['<rootDir>/lib', '<rootDir>/adapters/memory'],
+      testMatch: [...UNIT, ...notFault],
+    },
+    {
+      ...base,
+      ...sharedRedis,
+      displayName: { name: 'integration', color: 'blue' },
+      roots: ['<rootDir>/test', '<rootDir>/adapters', '<rootDir>/sample-app'],
+      testMatch: [...INTEGRATION, ...notFault],
+    },
+    {
+      ...base,
+      ...sharedRedis,
+      displayName: { name: 'fault', color: 'magenta' },
+      roots: ['<rootDir>/test', '<rootDir>/adapters'],
+      testMatch: FAULT,
+    },
+  ],
 };
 
 export default config;

@@ -309,8 +309,10 @@ describe('MemoryStore', () => {
 /**
  * Generous bounds: CI machines are shared and noisy (2 cores), so these tests
  * only catch the regressions they were written for (a synchronous pass over
- * the keys or a 1M-entry rehash: 80-300 ms; O(n) eviction: ~750 µs per call).
- * The 10 ms target itself is measured by `npm run bench`.
+ * the keys, or a 1M-entry Map rehash: far above the bound, figures in README,
+ * MemoryStore; O(n) eviction: ~750 µs per call).
+ * The pauses themselves are measured by `npm run bench` (docs/benchmarks.md,
+ * "MemoryStore per-call pauses").
  */
 const PAUSE_BOUND_MS = 50;
 
@@ -409,12 +411,12 @@ describe('MemoryStore at 1,000,000 keys', () => {
   /*
    * Performance under sustained churn at the cap. Both were bugs found by
    * this suite: eviction walked V8's deleted slots (fixed with a persistent
-   * eviction cursor) and one 1M-entry Map rehashed in one 80-300 ms pause
-   * (fixed by sharding the store).
+   * eviction cursor) and one 1M-entry Map rehashed in one long pause (fixed
+   * by sharding the store; figures in README, MemoryStore).
    *
    * 1. V8 rehashes a Map in one synchronous pass when its table fills up
-   *    with entries plus deleted slots: with 1M keys that is a 80-300 ms
-   *    pause, about once per ~50k-1M inserts at the cap.
+   *    with entries plus deleted slots: with 1M keys that is one pause far
+   *    above the bound, about once per ~50k-1M inserts at the cap.
    * 2. `evictOldest` calls `buckets.keys().next()`, which walks every deleted
    *    slot at the front of the table (V8 keeps them until the next rehash):
    *    each eviction costs O(evictions since the last rehash), up to

@@ -13,17 +13,9 @@ import { gcraScenarios, type GcraScenario } from '../../test/utils/gcra-scenario
 import { tokenBucket } from '../../test/utils/checks.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
-import { connectSharedClient } from '../../test/utils/shared-client.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore } from './redis.store.js';
-
-/**
- * Scenarios the algorithm itself fails (keep in step with the list in
- * lib/algorithms/gcra.spec.ts): the script mirrors lib/algorithms/gcra.ts,
- * bugs included, so they run as `it.failing` here too. When gcra.ts is fixed,
- * the script needs the same fix, and the entry turns red as a reminder.
- */
-const KNOWN_FAILING_SCENARIOS: ReadonlySet<string> = new Set<string>([]);
 
 let client: Redis;
 let store: RedisStore;
@@ -57,23 +49,11 @@ async function runScenario(scenario: GcraScenario): Promise<void> {
 }
 
 describe('Lua script vs the GCRA scenario table', () => {
-  it('has scenarios to run, and knows the names it expects to fail', () => {
+  it('has scenarios to run', () => {
     expect(gcraScenarios.length).toBeGreaterThan(0);
-    const names = gcraScenarios.map((scenario) => scenario.name);
-    for (const name of KNOWN_FAILING_SCENARIOS) expect(names).toContain(name);
   });
 
-  const passing = gcraScenarios.filter((scenario) => !KNOWN_FAILING_SCENARIOS.has(scenario.name));
-  const failing = gcraScenarios.filter((scenario) => KNOWN_FAILING_SCENARIOS.has(scenario.name));
-
-  it.each(passing.map((scenario) => [scenario.name, scenario] as const))('%s', (_name: string, scenario: GcraScenario) =>
+  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))('%s', (_name: string, scenario: GcraScenario) =>
     runScenario(scenario),
   );
-
-  if (failing.length > 0) {
-    it.failing.each(failing.map((scenario) => [scenario.name, scenario] as const))(
-      'known bug (shared with gcra.ts): %s',
-      (_name: string, scenario: GcraScenario) => runScenario(scenario),
-    );
-  }
 });

@@ -9,11 +9,12 @@
  * `process.on('unhandledRejection')` spy); and the store is exact again once
  * Redis is back, without being recreated.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis, RedisOptions } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { freePort, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
+import { connectRedisClient, createRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore } from './index.js';
 import { bucket, check } from '../../test/utils/checks.js';
@@ -24,11 +25,10 @@ const MARGIN_MS = 400;
 /** For calls whose point is not the timeout: a loaded machine must not turn them into timeouts. */
 const PATIENT_MS = 5_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What the tests recommend, and ioredis' defaults (offline queue, resending in-flight commands). */
 const clientConfigs: [string, RedisOptions][] = [
-  ['recommended options', { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false }],
+  ['recommended options', RECOMMENDED_OPTIONS],
   ['ioredis defaults', {}],
 ];
 
@@ -115,9 +115,8 @@ describe('RedisStore under Redis faults', () => {
 
   const connect = async (url: string, options: RedisOptions) => {
     // Reconnect quickly (the default backs off to 2 s) to keep the test short.
-    client = new Redis(url, { retryStrategy: () => 50, lazyConnect: true, ...options });
+    client = await connectRedisClient(url, { retryStrategy: () => 50, ...options });
     client.on('error', () => {}); // connection errors are expected here; ioredis would log them
-    await client.connect();
     return client;
   };
 
@@ -207,7 +206,7 @@ describe('RedisStore under Redis faults', () => {
   it('rides through SCRIPT FLUSH mid-run without an error or a wrong decision', async () => {
     server = await startRedisServer();
     const store = makeStore(await connect(server.url, clientConfigs[0]![1]), PATIENT_MS);
-    const admin = new Redis(server.url);
+    const admin = createRedisClient(server.url);
     try {
       await store.peek({ checks: [bucket('warm-up', 1, 1)], now: 0 });
       const reloadsBefore = store.scriptReloads;
@@ -239,7 +238,7 @@ describe('RedisStore under Redis faults', () => {
     server = await startRedisServer();
     // Patient: the rejection must come from Redis' error reply, not from a timeout.
     const store = makeStore(await connect(server.url, clientConfigs[0]![1]), PATIENT_MS);
-    const admin = new Redis(server.url);
+    const admin = createRedisClient(server.url);
     try {
       await admin.config('SET', 'maxmemory', '1');
       const started = performance.now();
@@ -258,7 +257,7 @@ describe('RedisStore under Redis faults', () => {
   it('fails fast while Redis is down from the start, queues nothing, and recovers when it comes up', async () => {
     const port = await freePort();
     // ioredis defaults: an offline queue that would replay every command on connect.
-    client = new Redis({ host: '127.0.0.1', port, retryStrategy: () => 50 });
+    client = createRedisClient(`redis://127.0.0.1:${port}`, { retryStrategy: () => 50 });
     client.on('error', () => {});
     const store = makeStore(client);
     const c = check('outage', 1, 5);

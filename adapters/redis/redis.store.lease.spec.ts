@@ -6,10 +6,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { connectClusterClient } from '../../test/utils/cluster-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
-import { connectSharedClient } from '../../test/utils/shared-client.js';
+import { connectClusterClient, connectSharedClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
 import { redisKey } from './redis-keys.js';

@@ -1,4 +1,5 @@
-import { Redis, type Cluster } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import {
@@ -10,7 +11,7 @@ import {
   type RedisServer,
 } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { connectClusterClient } from '../../test/utils/cluster-client.js';
+import { connectClusterClient, connectRedisClient } from '../../test/utils/redis-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { describeStoreContract, ModelStore } from '../../test/utils/store-contract.js';
 import { GCRA_LUA } from './gcra.lua.js';
@@ -84,8 +85,7 @@ describe('RedisStore on a standalone Redis', () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    await client.connect();
+    client = await connectRedisClient(server.url);
   });
 
   afterAll(async () => {
@@ -203,7 +203,7 @@ describe('RedisStore on a standalone Redis', () => {
     await store.consume({ checks: [check('short', 100, 1)], now: 0 }); // full again in 10 ms
     const key = redisKey(prefix, 'short');
     const deadline = Date.now() + 5_000;
-    while ((await client.exists(key)) === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while ((await client.exists(key)) === 1 && Date.now() < deadline) await sleep(10);
     expect(await client.exists(key)).toBe(0);
   });
 
@@ -337,8 +337,7 @@ describe('RedisStore on a standalone Redis', () => {
   });
 
   it('fails fast, without queueing, when the client is not connected', async () => {
-    const offline = new Redis(server.url, { lazyConnect: true });
-    await offline.connect();
+    const offline = await connectRedisClient(server.url, {}); // ioredis defaults
     const ended = new Promise((resolve) => offline.once('end', resolve));
     offline.disconnect();
     await ended;
@@ -492,7 +491,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     );
     const firstKey = redisKey(prefix, first);
     const deadline = Date.now() + 5_000;
-    while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await sleep(10);
     expect(await client.exists(firstKey)).toBe(0);
   });
 

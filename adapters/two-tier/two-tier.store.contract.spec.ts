@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
-import { connectSharedClient } from '../../test/utils/shared-client.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { describeStoreContract } from '../../test/utils/store-contract.js';
 import { TwoTierStore } from './two-tier.store.js';
 

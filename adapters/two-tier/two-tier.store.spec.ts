@@ -1,10 +1,11 @@
-import { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
 import { ManualClock } from '../../lib/clock.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { ConsumeRequest, ConsumeResult, MaybePromise, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
-import { connectSharedClient } from '../../test/utils/shared-client.js';
+import { connectRedisClient, connectSharedClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../test/utils/store-contract.js';
 import { RedisStore } from '../redis/index.js';
 import { redisKey } from '../redis/redis-keys.js';
@@ -13,7 +14,6 @@ import { bucket, check } from '../../test/utils/checks.js';
 
 const T0 = 1_700_000_000_000;
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown })?.then === 'function';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Script calls a server ran (EVALSHA + EVAL), from INFO commandstats. */
 async function scriptCalls(port: number): Promise<number> {
@@ -119,9 +119,8 @@ describe('TwoTierStore', () => {
 
   it('costs a cold key exactly one Redis call per decision and leaves no lease behind', async () => {
     const server = await startRedisServer();
-    const own = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    const own = await connectRedisClient(server.url);
     try {
-      await own.connect();
       const store = new TwoTierStore({ client: own, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
       stores.push(store);
       await store.consume({ checks: [check('warm-up', 10, 20)], now: T0 }); // loads the script
@@ -308,9 +307,8 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 20, lazyConnect: true });
+    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 });
     client.on('error', () => undefined);
-    await client.connect();
   });
   afterAll(async () => {
     client.disconnect();

@@ -17,14 +17,6 @@ function pick(decision: RateLimitDecision, keys: readonly string[]): Record<stri
   return out;
 }
 
-/**
- * Scenarios whose hand-derived expectations the implementation does not meet
- * yet (bugs reported, gcra.ts not changed here). They run as `it.failing`:
- * green while the bug exists, red once it is fixed, as a reminder to move them
- * back to the plain list.
- */
-const KNOWN_FAILING_SCENARIOS: ReadonlySet<string> = new Set<string>([]);
-
 function runScenario(scenario: GcraScenario): void {
   const { limit } = scenario;
   const interval = emissionIntervalMs(limit);
@@ -63,19 +55,11 @@ describe('gcra: scenario table', () => {
   it('has unique scenario names (the Lua runner keys on them)', () => {
     const names = gcraScenarios.map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const name of KNOWN_FAILING_SCENARIOS) expect(names).toContain(name);
   });
 
-  const passing = gcraScenarios.filter((s) => !KNOWN_FAILING_SCENARIOS.has(s.name));
-  const failing = gcraScenarios.filter((s) => KNOWN_FAILING_SCENARIOS.has(s.name));
-  it.each(passing.map((s) => [s.name, s] as const))('%s', (_name: string, scenario: GcraScenario) => {
+  it.each(gcraScenarios.map((s) => [s.name, s] as const))('%s', (_name: string, scenario: GcraScenario) => {
     runScenario(scenario);
   });
-  if (failing.length > 0) {
-    it.failing.each(failing.map((s) => [s.name, s] as const))('known bug: %s', (_name: string, scenario: GcraScenario) => {
-      runScenario(scenario);
-    });
-  }
 });
 
 describe('gcra: peek and nextTokenMs', () => {

@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimit, RateLimitModule, type FailMode } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import request from 'supertest';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
 
 @Controller('guarded')
@@ -33,9 +35,8 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
 
   const boot = async (failMode: FailMode) => {
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
     client.on('error', () => undefined);
-    await new Promise((resolve) => client.once('ready', resolve));
     const store = new RedisStore({ client, keyPrefix: uniquePrefix('fail-mode'), timeoutMs: 100 });
     app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store, failMode })], controllers: [GuardedController] });
   };
@@ -63,7 +64,7 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
     // A limit that says 'closed' overrides the module's 'open'.
     expect((await timed('/guarded/strict')).status).toBe(503);
     server.resume();
-    await new Promise((resolve) => setTimeout(resolve, 200)); // let the paused replies drain
+    await sleep(200); // let the paused replies drain
     // The 503'd request's script was already in Redis' socket: Redis ran it on
     // waking up and charged one token. A timed-out decision can only make later
     // ones stricter, never admit more: 1 token of 2 left.

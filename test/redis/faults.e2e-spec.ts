@@ -8,7 +8,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
 
 const WORKER = fileURLToPath(new URL('./faults.worker.mjs', import.meta.url));
@@ -16,8 +18,6 @@ const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/redis/index.js', im
 const TIMEOUT_MS = 100;
 /** Slack for a loaded 2-core CI machine: timers and the event loop run late. */
 const MARGIN_MS = 400;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('RedisStore under faults, in a plain Node process', () => {
   let server: RedisServer | undefined;
@@ -32,7 +32,7 @@ describe('RedisStore under faults, in a plain Node process', () => {
 
   it.each([
     ['ioredis defaults', {}],
-    ['recommended options', { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false }],
+    ['recommended options', RECOMMENDED_OPTIONS],
   ])('with %s: settles every call, leaks no rejection, recovers and lets the process exit', async (_label, clientOptions) => {
     if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
     server = await startRedisServer();

@@ -2,6 +2,7 @@
 // (options from the parent), hammered while the parent freezes and kills Redis.
 // Runs outside jest so that `process.on('unhandledRejection')` is the real
 // process' event (jest replaces those listeners with its own).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../dist/esm/adapters/redis/index.js';
 
@@ -17,7 +18,6 @@ client.on('error', () => {});
 await client.connect();
 const store = new RedisStore({ client, keyPrefix: KEY_PREFIX, time: 'client', timeoutMs, expiryPaddingMs: 60_000 });
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let stopped = false;
 let now = 0;
 const calls = { answered: 0, storeErrors: 0, otherErrors: 0, slowestMs: 0 };

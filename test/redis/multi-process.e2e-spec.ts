@@ -8,6 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { sharedRedisUrl, uniquePrefix } from '../utils/redis-harness.js';
 import { nextMessage } from '../utils/next-message.js';
 
@@ -41,6 +42,7 @@ describe('RedisStore across processes', () => {
       ...process.env,
       NODE_OPTIONS: '',
       REDIS_URL: sharedRedisUrl(),
+      CLIENT_OPTIONS: JSON.stringify(RECOMMENDED_OPTIONS),
       KEY_PREFIX: uniquePrefix('multi-process'),
       RATE: String(RATE),
       BURST: String(BURST),

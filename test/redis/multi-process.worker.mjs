@@ -5,11 +5,12 @@
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../dist/esm/adapters/redis/index.js';
 
-const { REDIS_URL, KEY_PREFIX, RATE, BURST, CONCURRENCY } = process.env;
+const { REDIS_URL, CLIENT_OPTIONS, KEY_PREFIX, RATE, BURST, CONCURRENCY } = process.env;
 const rate = Number(RATE);
 const burst = Number(BURST);
 
-const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+// CLIENT_OPTIONS: the parent's option set (test/utils/redis-client.ts), as JSON.
+const client = new Redis(REDIS_URL, { ...JSON.parse(CLIENT_OPTIONS), lazyConnect: true });
 await client.connect();
 // A generous timeout: this test measures accuracy, not latency, on a loaded machine.
 const store = new RedisStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000 });

@@ -13,8 +13,10 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
 
 const WORKER = fileURLToPath(new URL('./faults.worker.mjs', import.meta.url));
@@ -24,8 +26,6 @@ const TIMEOUT_MS = 100;
 const MARGIN_MS = 400;
 /** Default probeIntervalMs (1 s) plus ioredis' reconnect and the same slack. */
 const RECOVERY_MS = 3_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Summary {
   answered: number;
@@ -99,7 +99,7 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
 
   it.each([
     ['ioredis defaults', {}],
-    ['recommended options', { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false }],
+    ['recommended options', RECOMMENDED_OPTIONS],
   ])("failMode 'local', %s: falls back within timeoutMs, never rejects or hangs, returns to Redis by itself", async (_label, clientOptions) => {
     const { summary, actions, exitedInTime, exitCode } = await run(clientOptions, 'local');
     const after = (at: number, degraded: boolean) => summary.transitions.find(([time, state]) => time >= at && state === degraded)?.[0];

@@ -3,6 +3,7 @@
 // restarts, freezes and thaws Redis. Runs outside jest so that
 // `process.on('unhandledRejection')` is the real process' event (jest
 // replaces those listeners with its own).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { TwoTierStore } from '../../dist/esm/adapters/two-tier/index.js';
 
@@ -33,7 +34,6 @@ function consume(request) {
   return typeof answer?.then === 'function' ? answer.catch(() => local.consumeLocally(request)) : answer;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let stopped = false;
 const calls = { answered: 0, admitted: 0, sync: 0, storeErrors: 0, otherErrors: 0, slowestMs: 0 };
 /** [wall-clock ms, degraded] at every change seen. */

@@ -16,6 +16,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
 import { nextMessage } from '../utils/next-message.js';
 
@@ -71,6 +72,7 @@ describe(`${STORE === 'redis' ? 'RedisStore' : 'TwoTierStore'} across processes,
       ...process.env,
       NODE_OPTIONS: '',
       REDIS_URL: server.url,
+      CLIENT_OPTIONS: JSON.stringify(RECOMMENDED_OPTIONS),
       KEY_PREFIX: uniquePrefix('two-tier-multi'),
       RATE: String(RATE),
       BURST: String(BURST),

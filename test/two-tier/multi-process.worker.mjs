@@ -4,16 +4,18 @@
 // second) when told to go.
 // Plain JavaScript against the built package: child processes cannot load
 // TypeScript (`npm test` builds first).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../dist/esm/adapters/redis/index.js';
 import { TwoTierStore } from '../../dist/esm/adapters/two-tier/index.js';
 
-const { REDIS_URL, KEY_PREFIX, RATE, BURST, OFFER, INSTANCES, KEY, STORE } = process.env;
+const { REDIS_URL, CLIENT_OPTIONS, KEY_PREFIX, RATE, BURST, OFFER, INSTANCES, KEY, STORE } = process.env;
 const rate = Number(RATE);
 const burst = Number(BURST);
 const offerPerMs = Number(OFFER) / 1000;
 
-const client = new Redis(REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+// CLIENT_OPTIONS: the parent's option set (test/utils/redis-client.ts), as JSON.
+const client = new Redis(REDIS_URL, { ...JSON.parse(CLIENT_OPTIONS), lazyConnect: true });
 await client.connect();
 // A generous timeout: this test measures accuracy and Redis calls, not latency, on a loaded machine.
 const store =
@@ -27,7 +29,6 @@ const serverMs = async () => {
   const [seconds, micros] = await client.time();
   return Number(seconds) * 1000 + Number(micros) / 1000;
 };
-const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 process.once('message', async ({ durationMs }) => {
   let offered = 0;
@@ -64,7 +65,7 @@ process.once('message', async ({ durationMs }) => {
       });
       inFlight.add(pending);
     }
-    await tick();
+    await sleep(1);
   }
   await Promise.all(inFlight);
   const endMs = await serverMs();

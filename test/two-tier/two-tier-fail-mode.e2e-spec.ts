@@ -5,12 +5,14 @@
  * still answers 503, and once Redis is back the shared bucket decides again.
  * Each test has its own redis-server.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { ManualClock, RateLimit, RateLimitModule } from 'nestjs-holdup';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
 
 @Controller('local')
@@ -41,9 +43,8 @@ describe.each(PLATFORMS)("failMode 'local' with a TwoTierStore whose Redis dies 
 
   beforeEach(async () => {
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
     client.on('error', () => undefined);
-    await new Promise((resolve) => client.once('ready', resolve));
     store = new TwoTierStore({
       client,
       keyPrefix: uniquePrefix('tt-local'),
@@ -90,7 +91,7 @@ describe.each(PLATFORMS)("failMode 'local' with a TwoTierStore whose Redis dies 
 
     await server.restart();
     const deadline = Date.now() + 5_000;
-    while (store.degraded && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (store.degraded && Date.now() < deadline) await sleep(20);
     expect(store.degraded).toBe(false);
 
     // Redis decides again: the restarted server (no persistence) holds a full bucket of 4.

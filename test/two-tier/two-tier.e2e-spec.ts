@@ -11,7 +11,7 @@ import { ManualClock, RateLimitModule } from 'nestjs-holdup';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
-import { connectSharedClient } from '../utils/shared-client.js';
+import { connectSharedClient } from '../utils/redis-client.js';
 import { TwoTierController } from './two-tier.controller.js';
 
 describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {

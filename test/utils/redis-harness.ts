@@ -14,6 +14,7 @@ import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 10_000;
@@ -199,8 +200,6 @@ export function rawCommand(port: number, args: readonly string[], timeoutMs = 2_
     socket.write(args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).reduce((acc, part) => acc + part, `*${args.length}\r\n`));
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls PING until PONG (or `timeoutMs`). */
 export async function waitForPing(port: number, timeoutMs = START_TIMEOUT_MS, exited?: () => boolean): Promise<void> {

@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
 import { MemoryStore, type RateLimitStore } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
-import { sharedRedisUrl, uniquePrefix } from './redis-harness.js';
+import { connectSharedClient } from './redis-client.js';
+import { uniquePrefix } from './redis-harness.js';
 
 /** The stores every HTTP scenario that runs "on each store" is run against. */
 export const STORES = ['memory', 'redis'] as const;
@@ -21,11 +21,7 @@ export interface StoreFixture {
  */
 export async function makeStore(kind: StoreKind, label: string): Promise<StoreFixture> {
   if (kind === 'memory') return { store: new MemoryStore(), release: async () => undefined };
-  const client = new Redis(sharedRedisUrl(), { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  await new Promise<void>((resolve, reject) => {
-    client.once('ready', resolve);
-    client.once('error', reject);
-  });
+  const client = await connectSharedClient();
   const store = new RedisStore({ client, time: 'client', keyPrefix: uniquePrefix(label), expiryPaddingMs: 60_000 });
   return {
     store,

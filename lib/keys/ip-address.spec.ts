@@ -1,0 +1,92 @@
+import { canonicalIp, ipIdentity } from './ip-address.js';
+
+describe('canonicalIp', () => {
+  describe('IPv4', () => {
+    it.each([
+      ['1.2.3.4', '1.2.3.4'],
+      ['  1.2.3.4  ', '1.2.3.4'],
+      ['1.2.3.4:5678', '1.2.3.4'],
+      ['255.255.255.255', '255.255.255.255'],
+      ['0.0.0.0', '0.0.0.0'],
+    ])('%p is %p', (raw, address) => {
+      expect(canonicalIp(raw)).toEqual({ address, family: 4 });
+    });
+  });
+
+  describe('IPv6: eight lower-case hex groups, no leading zeros, no ::', () => {
+    it.each([
+      ['::1', '0:0:0:0:0:0:0:1'],
+      ['::', '0:0:0:0:0:0:0:0'],
+      ['1::', '1:0:0:0:0:0:0:0'],
+      ['1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8'],
+      ['2001:db8::1', '2001:db8:0:0:0:0:0:1'],
+      ['2001:DB8::1', '2001:db8:0:0:0:0:0:1'],
+      ['2001:0db8:0000:0000::0001', '2001:db8:0:0:0:0:0:1'],
+      ['2001:db8:0:0:1::1', '2001:db8:0:0:1:0:0:1'],
+      ['[::1]', '0:0:0:0:0:0:0:1'],
+      ['[2001:db8::1]:443', '2001:db8:0:0:0:0:0:1'],
+      ['fe80::1%eth0', 'fe80:0:0:0:0:0:0:1'],
+      ['[fe80::1%25eth0]:80', 'fe80:0:0:0:0:0:0:1'],
+      // Without brackets an IPv6 address has no port: the last group stays.
+      ['2001:db8::1:80', '2001:db8:0:0:0:0:1:80'],
+      // Dotted tails that are not IPv4-mapped stay IPv6.
+      ['::1.2.3.4', '0:0:0:0:0:0:102:304'],
+      ['64:ff9b::1.2.3.4', '64:ff9b:0:0:0:0:102:304'],
+    ])('%p is %p', (raw, address) => {
+      expect(canonicalIp(raw)).toEqual({ address, family: 6 });
+    });
+
+    it('gives every spelling of one address the same form', () => {
+      const spellings = ['2001:db8::ff00:42:8329', '2001:0DB8:0000:0000:0000:FF00:0042:8329', '[2001:db8:0:0:0:ff00:42:8329]:8080'];
+      expect(new Set(spellings.map((s) => canonicalIp(s)?.address)).size).toBe(1);
+    });
+  });
+
+  describe('IPv4-mapped IPv6 is plain IPv4 (a dual-stack server sees one client once)', () => {
+    it.each(['::ffff:1.2.3.4', '::FFFF:1.2.3.4', '::ffff:0102:0304', '0:0:0:0:0:ffff:1.2.3.4', '[::ffff:1.2.3.4]:80', '::ffff:1.2.3.4%eth0'])(
+      '%p',
+      (raw) => {
+        expect(canonicalIp(raw)).toEqual({ address: '1.2.3.4', family: 4 });
+      },
+    );
+
+    it('not with another prefix than ::ffff:0:0/96', () => {
+      expect(canonicalIp('::fffe:1.2.3.4')?.family).toBe(6);
+      expect(canonicalIp('1::ffff:1.2.3.4')?.family).toBe(6);
+    });
+  });
+
+  describe('anything else is not an address', () => {
+    it.each(['', '   ', 'unknown', 'localhost', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1:2:3:4:5:6:7:8:9', ':::1', 'g::1', '[::1', '_hidden'])(
+      '%p',
+      (raw) => {
+        expect(canonicalIp(raw)).toBeUndefined();
+      },
+    );
+  });
+});
+
+describe('ipIdentity', () => {
+  it('IPv4: the address itself, port and mapping removed', () => {
+    expect(ipIdentity('203.0.113.7')).toBe('203.0.113.7');
+    expect(ipIdentity('203.0.113.7:51234')).toBe('203.0.113.7');
+    expect(ipIdentity('::ffff:203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('IPv6: the /64 the address belongs to', () => {
+    expect(ipIdentity('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(ipIdentity('[2001:DB8:1:2::]:443')).toBe('2001:db8:1:2::/64');
+    expect(ipIdentity('::1')).toBe('0:0:0:0::/64');
+  });
+
+  it('one /64 is one identity, whatever the interface id; the next /64 is another', () => {
+    const identities = ['2001:db8:a:b::1', '2001:db8:a:b:ffff:ffff:ffff:ffff', '2001:db8:a:b:1234::'].map(ipIdentity);
+    expect(new Set(identities)).toEqual(new Set(['2001:db8:a:b::/64']));
+    expect(ipIdentity('2001:db8:a:c::1')).toBe('2001:db8:a:c::/64');
+  });
+
+  it('undefined for what is not an address', () => {
+    expect(ipIdentity('unknown')).toBeUndefined();
+    expect(ipIdentity('')).toBeUndefined();
+  });
+});

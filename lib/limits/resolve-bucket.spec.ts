@@ -1,0 +1,100 @@
+import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import { resolveBucket } from './resolve-bucket.js';
+
+class Refused extends Error {
+  constructor(
+    readonly option: string,
+    readonly problem: string,
+  ) {
+    super(`${option} ${problem}`);
+  }
+}
+
+const fail = (option: string, problem: string): never => {
+  throw new Refused(option, problem);
+};
+
+/** The rate and burst resolved, or what `fail` was called with. */
+function resolve(options: Pick<RateLimitOptions, 'rate' | 'burst'>): { rate: number; burst: number } | Refused {
+  try {
+    const { rate, burst } = resolveBucket(options, fail);
+    return { rate, burst };
+  } catch (error) {
+    if (error instanceof Refused) return error;
+    throw error;
+  }
+}
+
+describe('resolveBucket', () => {
+  it('parses the rate and keeps a declared burst as it is', () => {
+    expect(resolve({ rate: '100/min', burst: 20 })).toEqual({ rate: 100 / 60, burst: 20 });
+    expect(resolve({ rate: 5, burst: 1 })).toEqual({ rate: 5, burst: 1 });
+    expect(resolve({ rate: 5, burst: 2.5 })).toEqual({ rate: 5, burst: 2.5 });
+    expect(resolve({ rate: 1, burst: 1e6 })).toEqual({ rate: 1, burst: 1e6 });
+  });
+
+  describe('burst defaults to one second of the rate, rounded up, at least 1', () => {
+    it.each([
+      [10, 10],
+      ['10/s', 10],
+      [2.5, 3],
+      ['100/min', 2],
+      [0.5, 1],
+      ['1/h', 1],
+      [1e-6, 1],
+      [1e-12, 1], // below the rounding tolerance: the floor of 1, not 0
+    ])('rate %p: burst %p', (rate, burst) => {
+      expect(resolve({ rate })).toEqual({ rate: expect.any(Number), burst });
+    });
+
+    it('an explicit undefined (or null) is no burst', () => {
+      expect(resolve({ rate: 4, burst: undefined })).toEqual({ rate: 4, burst: 4 });
+      expect(resolve({ rate: 4, burst: null as never })).toEqual({ rate: 4, burst: 4 });
+    });
+
+    it('a rate a rounding error above a whole number does not add a token', () => {
+      // 0.7 tokens per 0.7 ms computes as 1000.0000000000001 per second.
+      const rate = (resolve({ rate: '0.7/0.7ms' }) as { rate: number }).rate;
+      expect(rate).toBeGreaterThan(1000);
+      expect(resolve({ rate: '0.7/0.7ms' })).toEqual({ rate, burst: 1000 });
+    });
+  });
+
+  describe('refuses a rate that is not positive and finite, naming it and quoting it', () => {
+    it.each([
+      ['abc', '"abc"'],
+      ['10/week', '"10/week"'],
+      ['', '""'],
+      [0, '0'],
+      [-5, '-5'],
+      [NaN, 'NaN'],
+      [Infinity, 'Infinity'],
+    ])('%p', (rate, quoted) => {
+      const refused = resolve({ rate }) as Refused;
+      expect(refused).toBeInstanceOf(Refused);
+      expect([refused.option, refused.problem]).toEqual([
+        'rate',
+        `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${quoted}`,
+      ]);
+    });
+
+    it('before looking at the burst', () => {
+      expect((resolve({ rate: 'abc', burst: -1 }) as Refused).option).toBe('rate');
+    });
+  });
+
+  describe('refuses a burst that is not a finite number >= 1', () => {
+    it.each([
+      [0.5, '0.5'],
+      [0, '0'],
+      [-1, '-1'],
+      [NaN, 'NaN'],
+      [Infinity, 'Infinity'],
+      ['5', '5'],
+    ])('%p', (burst, shown) => {
+      const refused = resolve({ rate: 10, burst: burst as never });
+      expect(refused).toBeInstanceOf(Refused);
+      expect([(refused as Refused).option, (refused as Refused).problem]).toEqual(['burst', `must be a finite number >= 1, got ${shown}`]);
+    });
+  });
+});
