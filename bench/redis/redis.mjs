@@ -215,7 +215,7 @@ async function tieredRun(client, decisions, contender, workload) {
     storeCallsPerDecision: counters.redisCalls / decisions,
     admitted,
     // What the bucket could have admitted over the run: its burst, and its rate for the run's duration.
-    limitOverRun: burst + rate * seconds,
+    limitOverRun: limit.burst + limit.rate * seconds,
     counters,
   };
 }
