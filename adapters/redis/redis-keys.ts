@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { optionError } from '../../lib/errors/option-error.js';
 
 /**
  * Redis key building for {@link RedisStore}.
@@ -62,15 +63,17 @@ export function encodeKey(key: string): string {
 /** Validates a `keyPrefix` option, returning it. */
 export function checkKeyPrefix(prefix: unknown): string {
   if (typeof prefix !== 'string') {
-    throw new TypeError(`RedisStore: keyPrefix must be a string, got ${typeof prefix}`);
+    throw optionError('RedisStore', 'keyPrefix', `must be a string, got ${typeof prefix}`);
   }
   if (prefix.includes('{') || prefix.includes('}')) {
-    throw new TypeError(
-      `RedisStore: keyPrefix must not contain "{" or "}" (the store sets the Cluster hash tag itself), got ${JSON.stringify(prefix)}`,
+    throw optionError(
+      'RedisStore',
+      'keyPrefix',
+      `must not contain "{" or "}" (the store sets the Cluster hash tag itself), got ${JSON.stringify(prefix)}`,
     );
   }
   if (prefix.length > MAX_KEY_PREFIX_LENGTH) {
-    throw new TypeError(`RedisStore: keyPrefix must be at most ${MAX_KEY_PREFIX_LENGTH} characters, got ${prefix.length}`);
+    throw optionError('RedisStore', 'keyPrefix', `must be at most ${MAX_KEY_PREFIX_LENGTH} characters, got ${prefix.length}`);
   }
   return prefix;
 }

@@ -209,6 +209,7 @@ describe('RedisStore under Redis faults', () => {
     const admin = createRedisClient(server.url);
     try {
       await store.peek({ checks: [bucket('warm-up', 1, 1)], now: 0 });
+      await store.consume({ checks: [check('warm-up', 1, 1)], now: 0 }); // one script per operation: load consume's too
       const reloadsBefore = store.scriptReloads;
       const model = new ModelStore();
       const checks = [check('a', 5, 3), check('b', 1, 2)];

@@ -14,9 +14,9 @@ import { approximately } from '../../test/utils/approximately.js';
 import { connectClusterClient, connectRedisClient } from '../../test/utils/redis-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { describeStoreContract, ModelStore } from '../../test/utils/store-contract.js';
-import { GCRA_LUA } from './gcra.lua.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
 import { checkKeyPrefix, encodeKey, keySlot, MAX_ENCODED_KEY_LENGTH, redisKey } from './redis-keys.js';
+import { SCRIPTS, type ScriptName } from './scripts/index.js';
 import { bucket, check } from '../../test/utils/checks.js';
 
 // Compile-time check: ioredis' Redis and Cluster fit the store's client interface as they are.
@@ -34,7 +34,7 @@ async function commandCalls(client: Redis): Promise<Record<string, number>> {
   return calls;
 }
 
-/** A stored bucket value (`<base>:<offset>`, see gcra.lua.ts) as absolute milliseconds. */
+/** A stored bucket value (`<base>:<offset>`, see scripts/gcra.lua.ts) as absolute milliseconds. */
 function storedTat(value: string | null): number {
   const [base, offset] = String(value).split(':').map(Number) as [number, number];
   return base + offset;
@@ -111,11 +111,14 @@ describe('RedisStore on a standalone Redis', () => {
     expect(DEFAULT_REDIS_TIMEOUT_MS).toBeLessThanOrEqual(200);
   });
 
-  it('calls the script by SHA: one EVALSHA per decision, no SCRIPT LOAD, no EVAL once cached', async () => {
+  it('calls the scripts by SHA: one EVALSHA per decision, no SCRIPT LOAD, no EVAL once cached', async () => {
     const store = makeStore({ time: 'client' });
     await client.script('FLUSH');
     await store.consume({ checks: [check('warm-up', 10, 10)], now: 0 });
     expect(store.scriptReloads).toBe(1);
+    // One script per operation: each one is sent once after the flush.
+    await store.peek({ checks: [bucket('warm-up', 10, 10)], now: 0 });
+    expect(store.scriptReloads).toBe(2);
 
     await client.config('RESETSTAT');
     for (let i = 0; i < 20; i++) {
@@ -128,8 +131,8 @@ describe('RedisStore on a standalone Redis', () => {
     expect(calls.script).toBeUndefined();
     expect(calls.keys).toBeUndefined();
     expect(calls.scan).toBeUndefined();
-    expect(store.scriptReloads).toBe(1);
-    expect(store.calls).toBe(22);
+    expect(store.scriptReloads).toBe(2);
+    expect(store.calls).toBe(23);
   });
 
   it('recovers from SCRIPT FLUSH with one EVAL, keeping the buckets', async () => {
@@ -158,27 +161,6 @@ describe('RedisStore on a standalone Redis', () => {
     const now = await serverNow(client);
     expect(tat - now).toBeGreaterThan(2_000);
     expect(tat - now).toBeLessThanOrEqual(3_000);
-  });
-
-  it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {
-    const run = (script: string, key: string) => client.eval(script, 1, key, 'c', '', '0', '1', '10', '3');
-    // As a server without REDIS_VERSION_NUM (before 7.0) runs it.
-    const detection = 'local modern = redis.REDIS_VERSION_NUM ~= nil';
-    expect(GCRA_LUA).toContain(detection);
-    const preSeven = GCRA_LUA.replace(detection, 'local modern = false');
-    await client.config('RESETSTAT');
-    for (const [script, name] of [
-      [GCRA_LUA, 'pxat'],
-      [preSeven, 'pexpireat'],
-    ] as const) {
-      const key = redisKey(prefix, name);
-      await run(script, key);
-      const [base, offset] = (await client.get(key))!.split(':').map(Number) as [number, number];
-      expect(Number(await client.call('PEXPIRETIME', key))).toBe(base + Math.ceil(offset));
-    }
-    const calls = await commandCalls(client);
-    expect(calls['set']).toBe(2);
-    expect(calls['pexpireat']).toBe(1); // the pre-7.0 path only
   });
 
   it('expires each key exactly when its bucket is full again (client time), plus any padding', async () => {
@@ -284,48 +266,6 @@ describe('RedisStore on a standalone Redis', () => {
     expect(await client.exists(redisKey(prefix, 'a'), redisKey(prefix, 'b'))).toBe(0);
   });
 
-  it('refunds exactly when untouched, and only its own cost when charged since', async () => {
-    // The script's refund operation, driven directly (the Cluster path uses it).
-    const key = redisKey(prefix, 'refund');
-    const run = (...argv: string[]) => client.eval(GCRA_LUA, 1, key, ...argv) as Promise<(string | number)[]>;
-    const charged = await run('C', '1000', '0', '10', '5', '2'); // frame 1000, tat 200 in it
-    const [previous, written] = charged.slice(5, 7) as [string, string];
-    expect([previous, written]).toEqual(['', '1000:200']);
-    await run('r', '1000', '0', '10', '5', '2', written, previous);
-    expect(await client.exists(key)).toBe(0); // put back: no key, full bucket
-
-    await client.set(key, '1000:500', 'PX', 60_000);
-    const answer = await run('r', '1000', '0', '10', '5', '2', '1000:200', ''); // someone charged since
-    expect(await client.get(key)).toBe('1000:300');
-    expect(answer).toEqual([1, 1, 2, 0, 300]);
-    await run('r', '1000', '0', '10', '5', '9', '1000:200', '');
-    expect(await client.exists(key)).toBe(0); // never below now
-
-    // A previous value is put back verbatim, and read in whatever frame comes next.
-    await run('c', '1000', '0', '10', '5', '1'); // 1000:100
-    const again = await run('C', '1050.5', '0', '10', '5', '1'); // frame 1050: tat 150 (100 - 50 + 100)
-    expect(again.slice(5, 7)).toEqual(['1000:100', '1050:150']);
-    await run('r', '1050.5', '0', '10', '5', '1', '1050:150', '1000:100');
-    expect(await client.get(key)).toBe('1000:100');
-    expect(await run('p', '1050.5', '0', '10', '5', '0')).toEqual([1, 1, 4, 0, '49.5']);
-  });
-
-  it('answers receipts only when asked (C, L), and numbers as integers when exact', async () => {
-    const key = redisKey(prefix, 'reply-shape');
-    const run = (...argv: string[]) => client.eval(GCRA_LUA, 1, key, ...argv) as Promise<(string | number)[]>;
-    // allowed, then per key: state, remaining, retryAfterMs, resetMs [, previous, written] [, extras]
-    expect(await run('c', '1000.25', '0', '4', '2', '1')).toEqual([1, 1, 1, 0, 250]);
-    expect(await run('C', '1000.25', '0', '4', '2', '1')).toEqual([1, 1, 0, 0, 500, '1000:250.25', '1000:500.25']);
-    expect(await run('c', '1000.25', '0', '4', '2', '1')).toEqual([0, 0, 0, 250, 500]);
-    expect(await run('c', '1000.25', '0', '4', '2', '3')).toEqual([0, 2, 0, 'inf', 500]);
-    expect(await run('e', '1000.25', '0', '3', '2', '1')).toEqual([0, 0, 0, '166.66666666666674', 500]); // charge() rounds up
-    await client.del(key);
-    // A lease answers the decision of a plain consume, then the extras taken.
-    expect(await run('l', '1000.25', '0', '4', '2', '1', '5')).toEqual([1, 1, 1, 0, 250, 1]);
-    expect(await client.get(key)).toBe('1000:500.25');
-    expect(await run('L', '1000.25', '0', '4', '2', '0', '5')).toEqual([1, 1, 0, 0, 500, '1000:500.25', '1000:500.25', 0]);
-  });
-
   it('close() leaves the client it was given open, and refuses further calls', async () => {
     const store = makeStore({ time: 'client' });
     await store.consume({ checks: [check('k', 1, 1)], now: 0 });
@@ -409,9 +349,11 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
       }
       return total;
     };
-    // Every node caches the script on its own: load it everywhere first, so
+    // Every node caches the scripts on its own: load them everywhere first, so
     // the count below is not disturbed by NOSCRIPT fallbacks.
-    await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', GCRA_LUA])));
+    for (const script of Object.values(SCRIPTS)) {
+      await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', script.source])));
+    }
     await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['CONFIG', 'RESETSTAT'])));
     const result = await store.consume({ checks: [check('solo', 1, 2)], now: 0 });
     expect(result.decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
@@ -448,24 +390,29 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     expect(await client.exists(redisKey(prefix, second))).toBe(0);
   });
 
-  /** The real Cluster client, with calls for one key or one script operation made to fail. */
-  const failing = (fails: (keys: string[], op: string) => boolean): RedisClient => {
-    const fail = (numkeys: number, args: string[]) => fails(args.slice(0, numkeys), args[numkeys]!);
+  /** The script sent (by SHA or by source), by name. */
+  const scriptName = (shaOrSource: string): ScriptName =>
+    Object.values(SCRIPTS).find((script) => script.sha === shaOrSource || script.source === shaOrSource)!.name;
+
+  /** The real Cluster client, with calls for one key or one script made to fail (`argv`: the script's ARGV). */
+  const failing = (fails: (keys: string[], script: ScriptName, argv: string[]) => boolean): RedisClient => {
+    const fail = (script: string, numkeys: number, args: string[]) =>
+      fails(args.slice(0, numkeys), scriptName(script), args.slice(numkeys));
     return {
       isCluster: true,
       get status() {
         return client.status;
       },
       evalsha: (sha, numkeys, ...args) =>
-        fail(numkeys, args) ? Promise.reject(new Error('injected failure')) : client.evalsha(sha, numkeys, ...args),
+        fail(sha, numkeys, args) ? Promise.reject(new Error('injected failure')) : client.evalsha(sha, numkeys, ...args),
       eval: (script, numkeys, ...args) =>
-        fail(numkeys, args) ? Promise.reject(new Error('injected failure')) : client.eval(script, numkeys, ...args),
+        fail(script, numkeys, args) ? Promise.reject(new Error('injected failure')) : client.eval(script, numkeys, ...args),
       del: (...keys) => client.del(...keys),
     };
   };
 
   it('answers the denial even when the refund fails, reporting the bucket as charged', async () => {
-    const store = new RedisStore({ client: failing((_keys, op) => op === 'r'), keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
+    const store = new RedisStore({ client: failing((_keys, script) => script === 'refund'), keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     await store.consume({ checks: [check(second, 1, 1)], now: 0 });
     const result = await store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 });
@@ -480,8 +427,8 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     const secondKey = redisKey(prefix, second);
     const store = new RedisStore({
-      // Slot by slot, consumes are sent as 'C' (a consume that answers its refund receipts).
-      client: failing((keys, op) => op === 'C' && keys.includes(secondKey)),
+      // Slot by slot, consumes ask for their refund receipts (ARGV[3] = '1').
+      client: failing((keys, script, argv) => script === 'consume' && argv[2] === '1' && keys.includes(secondKey)),
       keyPrefix: prefix,
       time: 'client',
       timeoutMs: 5_000,

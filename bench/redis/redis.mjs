@@ -3,12 +3,16 @@
 // redis-server this script starts on a free port and stops at the end.
 //   node bench/redis/redis.mjs <decisionsPerRun> <repetitions>
 // Prints one JSON line. 50 decisions in flight, 10k distinct keys,
-// repetitions interleaved (A B, B A, A B). Then `INFO commandstats` around a
+// repetitions interleaved (A B C, C B A, A B C). A third contender, the
+// floor, is an EVALSHA of a script that only answers 1, with the key and
+// argument count of a RedisStore consume: what the round trip, ioredis and
+// Redis' script call cost before any rate limiting is done. Then `INFO commandstats` around a
 // run of each, to count the Redis commands per decision.
 // Then TwoTierStore vs RedisStore on three workloads (hot keys, cold keys, a
 // saturated key), same concurrency, interleaved too, Redis script calls
 // counted both by the server and by the stores.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 
@@ -16,6 +20,9 @@ const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 const IN_FLIGHT = 50;
 const KEYS = 10_000;
 const NEVER = { algorithm: 'token-bucket', rate: 1e6, burst: 1e9 };
+/** The floor's script: no work at all (see the file comment). */
+const FLOOR_LUA = 'return 1';
+const FLOOR_SHA = createHash('sha1').update(FLOOR_LUA).digest('hex');
 /** Keys of the RedisStore vs rate-limiter-flexible comparison: 10k of them, visited in a scattered order. */
 const spread = (i) => `user-${(i * 7919) % KEYS}`;
 
@@ -208,7 +215,7 @@ async function tieredRun(client, decisions, contender, workload) {
     storeCallsPerDecision: counters.redisCalls / decisions,
     admitted,
     // What the bucket could have admitted over the run: its burst, and its rate for the run's duration.
-    limitOverRun: burst + rate * seconds,
+    limitOverRun: limit.burst + limit.rate * seconds,
     counters,
   };
 }
@@ -267,7 +274,9 @@ async function main() {
         await limiter.consume(key); // rejects when over the limit
         return true;
       },
+      floor: async (key) => (await client.evalsha(FLOOR_SHA, 1, `bench:{${key}}`, '', '0', '1000000', '1000000000', '1')) === 1,
     };
+    await client.script('LOAD', FLOOR_LUA);
     const names = Object.keys(contenders);
 
     // Warm-up: script loading (EVALSHA/NOSCRIPT fallbacks), JIT, connection.

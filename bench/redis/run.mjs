@@ -25,12 +25,23 @@ export async function runRedis() {
   const holdup = summary('holdup');
   const twoTier = twoTierSummary(raw.twoTier);
   const rlf = summary('rlf');
-  log(`redis: holdup ${holdup.decisionsPerSecondMedian}/s, rate-limiter-flexible ${rlf.decisionsPerSecondMedian}/s`);
+  // Older results (before the floor was measured) have none.
+  const floor = raw.runs.floor ? summary('floor') : undefined;
+  const ofFloor = (row) => (floor ? { percentOfFloor: round((100 * row.decisionsPerSecondMedian) / floor.decisionsPerSecondMedian, 1) } : {});
+  log(
+    `redis: holdup ${holdup.decisionsPerSecondMedian}/s, rate-limiter-flexible ${rlf.decisionsPerSecondMedian}/s` +
+      (floor
+        ? `, EVALSHA floor ${floor.decisionsPerSecondMedian}/s (holdup ${ofFloor(holdup).percentOfFloor} %, rate-limiter-flexible ${ofFloor(rlf).percentOfFloor} % of the floor)`
+        : ''),
+  );
   return {
     settings: { ...REDIS_SETTINGS, inFlight: raw.inFlight, keys: raw.keys, redisVersion: raw.redisVersion },
     rows: [
-      { store: 'holdup RedisStore (server time)', ...holdup, ratioToOurs: 1 },
-      { store: 'rate-limiter-flexible RateLimiterRedis', ...rlf, ratioToOurs: round(rlf.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2) },
+      { store: 'holdup RedisStore (server time)', ...holdup, ratioToOurs: 1, ...ofFloor(holdup) },
+      { store: 'rate-limiter-flexible RateLimiterRedis', ...rlf, ratioToOurs: round(rlf.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2), ...ofFloor(rlf) },
+      ...(floor
+        ? [{ store: "EVALSHA floor (script 'return 1', same key and arguments)", ...floor, ratioToOurs: round(floor.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2), percentOfFloor: 100 }]
+        : []),
     ],
     storeTimeouts: raw.storeTimeouts,
     storeErrors: raw.storeErrors,

@@ -1,0 +1,72 @@
+import type { RateLimitDecision } from '../../lib/algorithms/rate-limit-decision.js';
+import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
+import type { LeaseResult } from './lease.interface.js';
+
+/** What a charge wrote, as a refund needs it: the stored value found, and the value written ('' for none). */
+export interface Receipt {
+  readonly previous: string;
+  readonly written: string;
+}
+
+/** What one script call answers: the decisions, the extras (lease) and the receipts (when asked). */
+export interface ScriptAnswer extends LeaseResult {
+  /** Per key, when the call was asked for receipts (empty otherwise). */
+  readonly receipts: readonly Receipt[];
+}
+
+/**
+ * Reads a script's reply (see `scripts/gcra.lua.ts`): numbers come as
+ * integer replies when they are exact integers, else as text, so fractions
+ * and infinity survive; `allowed`, then per key a state (1 admitted, 0 denied
+ * by the limit, 2 the cost exceeds the burst), `remaining`, `retryAfterMs`,
+ * `resetMs`, then the receipt when asked for; a lease ends with the extras,
+ * one per key.
+ */
+export function parseReply(reply: unknown, count: number, lease: boolean, withReceipts: boolean): ScriptAnswer {
+  const width = withReceipts ? 6 : 4;
+  if (!Array.isArray(reply) || reply.length !== 1 + width * count + (lease ? count : 0)) {
+    throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
+  }
+  const decisions: RateLimitDecision[] = new Array(count);
+  const receipts: Receipt[] = withReceipts ? new Array(count) : [];
+  for (let i = 0; i < count; i++) {
+    const base = 1 + width * i;
+    const state = parseNumber(reply[base]);
+    const remaining = parseNumber(reply[base + 1]);
+    const retryAfterMs = parseNumber(reply[base + 2]);
+    const resetMs = parseNumber(reply[base + 3]);
+    if (state === 1) decisions[i] = { allowed: true, remaining, retryAfterMs, resetMs };
+    else if (state === 0) decisions[i] = { allowed: false, remaining, retryAfterMs, resetMs, reason: 'limit' };
+    else if (state === 2) decisions[i] = { allowed: false, remaining, retryAfterMs, resetMs, reason: 'cost-exceeds-burst' };
+    else throw new Error(`unexpected decision from the rate-limit script: ${String(reply[base])}`);
+    if (withReceipts) receipts[i] = { previous: String(reply[base + 4]), written: String(reply[base + 5]) };
+  }
+  const extras: number[] = new Array<number>(count).fill(0);
+  if (lease) for (let i = 0; i < count; i++) extras[i] = parseNumber(reply[1 + width * count + i]);
+  return { allowed: parseNumber(reply[0]) === 1, decisions, receipts, extras };
+}
+
+/** A number of the reply: an integer reply (a number, or its text for clients set to return text), or text. */
+function parseNumber(field: unknown): number {
+  if (typeof field === 'number') return field === 0 ? 0 : field;
+  const text = String(field);
+  if (text === 'inf') return Number.POSITIVE_INFINITY;
+  const value = Number(text);
+  if (Number.isNaN(value)) throw new Error(`unexpected number from the rate-limit script: ${text}`);
+  // `-0` would make two equal decisions unequal for deep comparisons.
+  return value === 0 ? 0 : value;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An answer as `consume`, `peek` and `refund` give it. */
+export function toConsumeResult(answer: ScriptAnswer): ConsumeResult {
+  return { allowed: answer.allowed, decisions: answer.decisions };
+}
+
+/** An answer as `lease` gives it. */
+export function toLeaseResult(answer: ScriptAnswer): LeaseResult {
+  return { allowed: answer.allowed, decisions: answer.decisions, extras: answer.extras };
+}

@@ -1,0 +1,114 @@
+import type { RedisClient } from './redis-client.interface.js';
+import { parseReply, type Receipt, type ScriptAnswer } from './script-reply.js';
+import { SCRIPTS } from './scripts/index.js';
+
+/** A check with its Redis key, as the scripts are given it. */
+export interface Bucket {
+  readonly redisKey: string;
+  readonly rate: number;
+  readonly burst: number;
+  /** Tokens to charge (consume, evaluate, lease) or give back (refund); unused by peek. */
+  readonly cost: number;
+  /** Lease only: whole tokens wanted beyond the cost. */
+  readonly maxExtra?: number;
+}
+
+/**
+ * One script call, as {@link ScriptRunner.run} is asked it: which script,
+ * and for `consume` and `lease` whether to answer the receipts a refund
+ * needs (asked only by the Cluster slot-by-slot path, the one that may have
+ * to refund); for `refund`, the receipts of the charge given back, when it
+ * has them.
+ */
+export type Operation =
+  | { readonly script: 'consume' | 'lease'; readonly receipts: boolean }
+  | { readonly script: 'evaluate' | 'peek' }
+  | { readonly script: 'refund'; readonly receipts?: readonly Receipt[] };
+
+export const CONSUME: Operation = { script: 'consume', receipts: false };
+export const CONSUME_WITH_RECEIPTS: Operation = { script: 'consume', receipts: true };
+export const LEASE: Operation = { script: 'lease', receipts: false };
+export const LEASE_WITH_RECEIPTS: Operation = { script: 'lease', receipts: true };
+export const EVALUATE: Operation = { script: 'evaluate' };
+export const PEEK: Operation = { script: 'peek' };
+/** A refund without receipts: TAT -= cost x interval. */
+export const REFUND: Operation = { script: 'refund' };
+
+/**
+ * Runs the store's scripts: every operation goes through {@link run}, by SHA
+ * (`EVALSHA`); after a Redis restart, failover or `SCRIPT FLUSH` the
+ * `NOSCRIPT` reply is answered with one `EVAL`, which also caches the script
+ * again. Never `SCRIPT LOAD`, never `KEYS`/`SCAN`.
+ */
+export class ScriptRunner {
+  private reloadCount = 0;
+
+  /**
+   * @param clientTime `now` of each request decides (else Redis `TIME`).
+   * @param paddingArg `ARGV[2]` of the scripts that write: see `expiryPaddingMs`.
+   */
+  constructor(
+    private readonly client: RedisClient,
+    private readonly clientTime: boolean,
+    private readonly paddingArg: string,
+  ) {}
+
+  /** `NOSCRIPT` replies answered by re-sending a script. */
+  get reloads(): number {
+    return this.reloadCount;
+  }
+
+  /** One script call on `buckets` (one Cluster slot): its reply, parsed. */
+  async run(op: Operation, buckets: readonly Bucket[], now: number): Promise<ScriptAnswer> {
+    const script = SCRIPTS[op.script];
+    const count = buckets.length;
+    const args = this.args(op, buckets, now);
+    let reply: unknown;
+    try {
+      reply = await this.client.evalsha(script.sha, count, ...args);
+    } catch (error) {
+      if (!isNoScript(error)) throw error;
+      this.reloadCount++;
+      reply = await this.client.eval(script.source, count, ...args);
+    }
+    const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
+    return parseReply(reply, count, op.script === 'lease', receipts);
+  }
+
+  /** `KEYS` then `ARGV`, as each script's header lays them out. */
+  private args(op: Operation, buckets: readonly Bucket[], now: number): string[] {
+    const args: string[] = [];
+    for (const bucket of buckets) args.push(bucket.redisKey);
+    args.push(this.clientTime ? String(now) : '');
+    switch (op.script) {
+      case 'consume':
+        args.push(this.paddingArg, op.receipts ? '1' : '0');
+        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
+        break;
+      case 'lease':
+        args.push(this.paddingArg, op.receipts ? '1' : '0');
+        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost), String(b.maxExtra ?? 0));
+        break;
+      case 'evaluate':
+        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
+        break;
+      case 'peek':
+        for (const b of buckets) args.push(String(b.rate), String(b.burst));
+        break;
+      case 'refund': {
+        args.push(this.paddingArg);
+        const receipts = op.receipts;
+        buckets.forEach((b, i) => {
+          const receipt = receipts?.[i];
+          args.push(String(b.rate), String(b.burst), String(b.cost), receipt?.written ?? '', receipt?.previous ?? '');
+        });
+        break;
+      }
+    }
+    return args;
+  }
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('NOSCRIPT');
+}

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { CONSUME_LUA } from './consume.lua.js';
+import { EVALUATE_LUA } from './evaluate.lua.js';
+import { LEASE_LUA } from './lease.lua.js';
+import { PEEK_LUA } from './peek.lua.js';
+import { REFUND_LUA } from './refund.lua.js';
+
+/** The store's Lua scripts, one per operation (see each file's header for its KEYS, ARGV and reply). */
+export type ScriptName = 'consume' | 'evaluate' | 'peek' | 'refund' | 'lease';
+
+/** A script as the store sends it: by SHA1 (`EVALSHA`), by source when Redis lost it (`EVAL`). */
+export interface RedisScript {
+  readonly name: ScriptName;
+  readonly source: string;
+  readonly sha: string;
+}
+
+function script(name: ScriptName, source: string): RedisScript {
+  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** Every script, by operation. */
+export const SCRIPTS: Readonly<Record<ScriptName, RedisScript>> = {
+  consume: script('consume', CONSUME_LUA),
+  evaluate: script('evaluate', EVALUATE_LUA),
+  peek: script('peek', PEEK_LUA),
+  refund: script('refund', REFUND_LUA),
+  lease: script('lease', LEASE_LUA),
+};
