@@ -5,7 +5,8 @@
  * themselves are checked against the algorithm by redis.lua-scenarios.spec.ts
  * and the store contract.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedisClient } from '../../test/utils/redis-client.js';
 import { startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
 import { redisKey } from './redis-keys.js';
 import { SCRIPTS, type ScriptName } from './scripts/index.js';
@@ -26,8 +27,7 @@ describe('RedisStore scripts', () => {
   beforeAll(async () => {
     // Its own server: one test counts the commands the server ran.
     server = await startRedisServer();
-    client = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    await client.connect();
+    client = await connectRedisClient(server.url);
   });
 
   afterAll(async () => {
