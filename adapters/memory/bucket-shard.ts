@@ -6,9 +6,9 @@ import { SweptMap } from '../../lib/store/swept-map.js';
  * an incremental sweep and oldest-first eviction.
  *
  * Why slices: V8 rehashes a `Map` in one go when it grows or has accumulated
- * deletions; at a million entries that is a pause of 80-300 ms on this
- * project's machines. Slices of ~16k entries rehash in well under a
- * millisecond.
+ * deletions; at a million entries a single operation took 127-147 ms on
+ * this project's machines (README, "MemoryStore": `node bench/map-rehash.mjs`).
+ * Slices of ~16k entries rehash in well under a millisecond.
  *
  * @internal
  */

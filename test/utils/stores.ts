@@ -17,12 +17,14 @@ export interface StoreFixture {
  * A fresh store of the given kind. The Redis one uses the harness's server,
  * its own key prefix, and client time, so that the test's `ManualClock`
  * drives it; keys live a minute past their TAT since that clock stands still
- * while real time passes.
+ * while real time passes. A patient timeout: on a loaded CI machine the
+ * default 100 ms can turn a slow answer into a store failure that
+ * `failMode: 'open'` admits, which is not what these scenarios test.
  */
 export async function makeStore(kind: StoreKind, label: string): Promise<StoreFixture> {
   if (kind === 'memory') return { store: new MemoryStore(), release: async () => undefined };
   const client = await connectSharedClient();
-  const store = new RedisStore({ client, time: 'client', keyPrefix: uniquePrefix(label), expiryPaddingMs: 60_000 });
+  const store = new RedisStore({ client, time: 'client', keyPrefix: uniquePrefix(label), expiryPaddingMs: 60_000, timeoutMs: 5_000 });
   return {
     store,
     release: async () => {
