@@ -81,13 +81,6 @@ const MAX_WAITS = 2;
  * per decision), and uses two store-wide timers at most (lease expiry while
  * leases are held, probes while degraded), both `unref()`'d.
  *
- * **Parts.** The class orchestrates; each concern has a file of its own:
- * the key table (`key-table.ts`: per-key state, `maxKeys`, sweep, eviction),
- * the lease book (`lease-book.ts`, sized by `lease-sizing.ts`), the deny
- * cache (`deny-cache.ts`), the give-back queue (`give-back-queue.ts`) and
- * the fallback with its probe (`fallback.ts`); options are checked in
- * `two-tier.options.ts`.
- *
  * @publicApi
  */
 export class TwoTierStore implements RateLimitStore {
@@ -99,6 +92,8 @@ export class TwoTierStore implements RateLimitStore {
   private readonly redis: RedisStore;
   private readonly ownsRedis: boolean;
   private readonly time = new RelativeTime();
+  // The parts this class orchestrates, a file each: per-key state (key-table.ts), leases (lease-book.ts,
+  // sized by lease-sizing.ts), holds (deny-cache.ts), returns (give-back-queue.ts), fallback.ts.
   private readonly fallback: Fallback;
   private readonly giveBacks: GiveBackQueue;
   private readonly keys: KeyTable;
@@ -327,13 +322,7 @@ export class TwoTierStore implements RateLimitStore {
   }
 
   /** One Redis call for the checks lacking tokens; leased checks are charged only if it admits. */
-  private decideWithRedis(
-    request: ConsumeRequest,
-    now: number,
-    all: KeyState[],
-    remote: number[],
-    leased: number[],
-  ): Promise<ConsumeResult> {
+  private decideWithRedis(request: ConsumeRequest, now: number, all: KeyState[], remote: number[], leased: number[]): Promise<ConsumeResult> {
     const { checks } = request;
     const reservations: Reservation[] = leased.map((index) => this.leases.reserve(index, checks[index]!, all[index]!, now));
     const states = remote.map((i) => all[i]!);
