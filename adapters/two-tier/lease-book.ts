@@ -5,7 +5,7 @@ import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
-import { cameShort, contended, decayedDemand, holdTokens, isHot, leaseCap, leaseTarget, relaxed } from './lease-sizing.js';
+import { cameShort, contended, holdTokens, isHot, leaseTarget, relaxed } from './lease-sizing.js';
 
 /** A lease spent ahead of a Redis call, put back if the request is denied. */
 export interface Reservation {
@@ -65,9 +65,9 @@ export class LeaseBook {
    */
   observe(check: RateLimitCheck, state: KeyState, now: number): void {
     const elapsed = now - state.seenAt;
-    const prior = decayedDemand(state.score, elapsed, this.leaseTtlMs);
-    const cap = leaseCap(this.maxLeaseShare, check.limit.burst);
-    state.target = leaseTarget(prior, now - state.firstSeen, this.leaseTtlMs, cap);
+    // Demand decays with time constant leaseTtlMs (no timer per key; time going back decays nothing).
+    const prior = elapsed > 0 ? state.score * Math.exp(-elapsed / this.leaseTtlMs) : state.score;
+    state.target = leaseTarget(prior, now - state.firstSeen, this.leaseTtlMs, this.maxLeaseShare, check.limit.burst);
     state.score = prior + check.cost;
     if (elapsed > 0) state.seenAt = now;
   }
@@ -104,9 +104,10 @@ export class LeaseBook {
   /** Spends `check.cost` from the key's lease (the caller checked that it covers it). */
   spend(check: RateLimitCheck, state: KeyState, now: number): GcraOutcome {
     const outcome = gcraConsume(state.shadowTat, now, check.limit, check.cost);
+    const interval = emissionIntervalMs(check.limit);
     state.shadowTat = outcome.tat;
-    state.leaseMs = Math.max(0, state.leaseMs - check.cost * emissionIntervalMs(check.limit));
-    if (state.leaseMs <= TOKEN_EPSILON * emissionIntervalMs(check.limit)) {
+    state.leaseMs = Math.max(0, state.leaseMs - check.cost * interval);
+    if (state.leaseMs <= TOKEN_EPSILON * interval) {
       state.leaseMs = 0;
       this.keys.leased.delete(check.key);
     }

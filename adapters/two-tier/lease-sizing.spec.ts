@@ -2,68 +2,48 @@ import {
   cameShort,
   CONTENTION_DECAY,
   contended,
-  decayedDemand,
   holdTokens,
   HOT_LEASE,
   isHot,
-  leaseCap,
   leaseTarget,
   MAX_CONTENTION,
   relaxed,
 } from './lease-sizing.js';
 
 describe('lease sizing (pure)', () => {
-  describe('decayedDemand', () => {
-    it('decays with the window as time constant', () => {
-      expect(decayedDemand(10, 1000, 1000)).toBeCloseTo(10 / Math.E, 12);
-      expect(decayedDemand(10, 500, 1000)).toBeCloseTo(10 * Math.exp(-0.5), 12);
-    });
-
-    it('is unchanged when no time passed, or time went back', () => {
-      expect(decayedDemand(10, 0, 1000)).toBe(10);
-      expect(decayedDemand(10, -5, 1000)).toBe(10);
-    });
-  });
-
-  describe('leaseCap', () => {
-    it('is the whole tokens of maxLeaseShare x burst, tolerant to float noise', () => {
-      expect(leaseCap(0.25, 100)).toBe(25);
-      expect(leaseCap(0.25, 10)).toBe(2);
-      expect(leaseCap(0, 1_000)).toBe(0);
-      // 0.29 x 100 is 28.999999999999996 in doubles: 29 whole tokens all the same.
-      expect(leaseCap(0.29, 100)).toBe(29);
-      expect(leaseCap(0.7, 10)).toBe(7);
-      // The tolerance is a billionth of a token, not more.
-      expect(leaseCap(0.2999, 10)).toBe(2);
-    });
-  });
-
   describe('leaseTarget', () => {
     const window = 1_000;
+    /** Sized with a cap far above the demand. */
+    const target = (demand: number, ageMs: number) => leaseTarget(demand, ageMs, window, 1, 1e9);
 
     it('gives nothing to a key seen once or twice (less than 2 tokens of decayed demand)', () => {
-      expect(leaseTarget(0, 0, window, 25)).toBe(0);
-      expect(leaseTarget(1, 0, window, 25)).toBe(0);
-      expect(leaseTarget(1.99, window, window, 25)).toBe(0);
+      expect(target(0, 0)).toBe(0);
+      expect(target(1, 0)).toBe(0);
+      expect(target(1.99, window)).toBe(0);
     });
 
     it('asks for half a window of demand, measured over the window once the key is that old', () => {
-      expect(leaseTarget(40, window, window, 1_000)).toBe(20);
-      expect(leaseTarget(40, 10 * window, window, 1_000)).toBe(20);
-      expect(leaseTarget(41, window, window, 1_000)).toBe(20); // whole tokens, rounded down
+      expect(target(40, window)).toBe(20);
+      expect(target(40, 10 * window)).toBe(20);
+      expect(target(41, window)).toBe(20); // whole tokens, rounded down
     });
 
     it('measures a young key over its age (hot now, not in a second), never over less than a tenth of the window', () => {
       // 10 tokens in 250 ms: 40 per window, so a lease of 20.
-      expect(leaseTarget(10, 250, window, 1_000)).toBe(20);
+      expect(target(10, 250)).toBe(20);
       // 10 tokens at once: counted over 100 ms (a tenth of the window), 100 per window.
-      expect(leaseTarget(10, 0, window, 1_000)).toBe(50);
-      expect(leaseTarget(10, 50, window, 1_000)).toBe(50);
+      expect(target(10, 0)).toBe(50);
+      expect(target(10, 50)).toBe(50);
     });
 
-    it('never exceeds the cap, and a cap of 0 disables leases', () => {
-      expect(leaseTarget(1_000, window, window, 25)).toBe(25);
-      expect(leaseTarget(1_000, window, window, 0)).toBe(0);
+    it('never exceeds floor(maxLeaseShare x burst), tolerant to float noise, and a share of 0 disables leases', () => {
+      expect(leaseTarget(1_000, window, window, 0.25, 100)).toBe(25);
+      expect(leaseTarget(1_000, window, window, 0.25, 10)).toBe(2);
+      expect(leaseTarget(1_000, window, window, 0, 1_000)).toBe(0);
+      // 0.29 x 100 is 28.999999999999996 in doubles: 29 whole tokens all the same.
+      expect(leaseTarget(1_000, window, window, 0.29, 100)).toBe(29);
+      // The tolerance is a billionth of a token, not more.
+      expect(leaseTarget(1_000, window, window, 0.2999, 10)).toBe(2);
     });
   });
 

@@ -32,24 +32,16 @@ export const MAX_CONTENTION = 16;
 /** Factor applied to the contention after a whole lease. */
 export const CONTENTION_DECAY = 0.75;
 
-/** A demand count decayed over `elapsedMs` with time constant `windowMs` (as it was when no time passed, or time went back). */
-export function decayedDemand(demand: number, elapsedMs: number, windowMs: number): number {
-  return elapsedMs > 0 ? demand * Math.exp(-elapsedMs / windowMs) : demand;
-}
-
-/** The largest lease of a bucket: `floor(maxLeaseShare x burst)`. */
-export function leaseCap(maxLeaseShare: number, burst: number): number {
-  return Math.floor(maxLeaseShare * burst + TOKEN_EPSILON);
-}
-
 /**
  * Extra tokens worth leasing with the next Redis call, from the key's
- * decayed demand: that count over the time constant `windowMs`, or over the
- * key's age while it is younger (a key that just turned hot is hot now, not
- * in a second), never over less than {@link MIN_DEMAND_AGE} of it; half of
- * it ({@link LEASE_DEMAND_SHARE}), at most `cap`, none below {@link MIN_DEMAND}.
+ * decayed demand (tokens asked, decayed with time constant `windowMs`): that
+ * count over the window, or over the key's age while it is younger (a key
+ * that just turned hot is hot now, not in a second), never over less than
+ * {@link MIN_DEMAND_AGE} of it; half of it ({@link LEASE_DEMAND_SHARE}),
+ * none below {@link MIN_DEMAND}, at most `floor(maxLeaseShare x burst)`.
  */
-export function leaseTarget(demand: number, ageMs: number, windowMs: number, cap: number): number {
+export function leaseTarget(demand: number, ageMs: number, windowMs: number, maxLeaseShare: number, burst: number): number {
+  const cap = Math.floor(maxLeaseShare * burst + TOKEN_EPSILON);
   const measuredOverMs = Math.max(MIN_DEMAND_AGE * windowMs, Math.min(windowMs, ageMs));
   const perWindow = demand >= MIN_DEMAND ? (demand * windowMs) / measuredOverMs : 0;
   return Math.max(0, Math.min(cap, Math.floor(perWindow * LEASE_DEMAND_SHARE)));

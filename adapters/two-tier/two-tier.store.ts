@@ -154,7 +154,9 @@ export class TwoTierStore implements RateLimitStore {
     if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: consume called after close()'));
     this.decisionCount++;
     const now = this.time.relative(request.now);
-    this.observe(request.checks, now);
+    // A step of the sweep, and each check's demand (what sizes its next lease).
+    this.keys.sweep(now);
+    for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
     return this.decide(request, now, 0);
   }
 
@@ -170,7 +172,8 @@ export class TwoTierStore implements RateLimitStore {
     if (request !== this.lastFailed) {
       // A fresh request (the store was already degraded): count it as consume() would.
       this.decisionCount++;
-      this.observe(request.checks, now);
+      this.keys.sweep(now);
+      for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
     }
     this.lastFailed = undefined;
     // Give-backs queued for a Redis that does not answer would be lost anyway.
@@ -251,12 +254,6 @@ export class TwoTierStore implements RateLimitStore {
   }
 
   // ---------------------------------------------------------------- decisions
-
-  /** One step of the key table's sweep, and the demand of every check recorded (sizing its next lease). */
-  private observe(checks: readonly RateLimitCheck[], now: number): void {
-    this.keys.sweep(now);
-    for (const check of checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
-  }
 
   /**
    * Decide from local state when possible (synchronous answer), else with one
