@@ -46,7 +46,14 @@ const notFault = FAULT.map((glob) => `!${glob}`);
  * Pure specs beside their source: no Redis, no HTTP app, no child process;
  * the whole project runs in seconds.
  */
-const UNIT = ['<rootDir>/lib/**/*.spec.ts', '<rootDir>/adapters/memory/**/*.spec.ts'];
+const UNIT = [
+  '<rootDir>/lib/**/*.spec.ts',
+  '<rootDir>/adapters/memory/**/*.spec.ts',
+  // TwoTierStore's parts that need no Redis (a manual clock, a recording give-back queue)
+  '<rootDir>/adapters/two-tier/{lease-sizing,deny-cache,key-table,lease-book,two-tier.options}.spec.ts',
+];
+/** The same, as exclusions for the integration project (it takes the rest of adapters/two-tier). */
+const notUnit = UNIT.filter((glob) => glob.includes('/adapters/two-tier/')).map((glob) => `!${glob.replace('<rootDir>', '**')}`);
 
 /**
  * Nest apps over real HTTP (Express and Fastify), the stores against the
@@ -93,7 +100,7 @@ const config: Config = {
     {
       ...base,
       displayName: { name: 'unit', color: 'green' },
-      roots: ['<rootDir>/lib', '<rootDir>/adapters/memory'],
+      roots: ['<rootDir>/lib', '<rootDir>/adapters/memory', '<rootDir>/adapters/two-tier'],
       testMatch: [...UNIT, ...notFault],
     },
     {
@@ -101,7 +108,7 @@ const config: Config = {
       ...sharedRedis,
       displayName: { name: 'integration', color: 'blue' },
       roots: ['<rootDir>/test', '<rootDir>/adapters', '<rootDir>/sample-app'],
-      testMatch: [...INTEGRATION, ...notFault],
+      testMatch: [...INTEGRATION, ...notFault, ...notUnit],
     },
     {
       ...base,

@@ -23,7 +23,7 @@ async function scriptCalls(port: number): Promise<number> {
   return total;
 }
 
-/** A stored bucket value (`<base>:<offset>`, see gcra.lua.ts) as absolute milliseconds. */
+/** A stored bucket value (`<base>:<offset>`, see adapters/redis/scripts/gcra.lua.ts) as absolute milliseconds. */
 function storedTat(value: string | null): number {
   const [base, offset] = String(value).split(':').map(Number) as [number, number];
   return base + offset;

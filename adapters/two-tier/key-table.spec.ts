@@ -1,0 +1,146 @@
+import { ManualClock } from '../../lib/clock.js';
+import { check } from '../../test/utils/checks.js';
+import type { GiveBackQueue } from './give-back-queue.js';
+import { KeyTable } from './key-table.js';
+
+/** What the table hands to the give-back queue: [key, rate, burst, tokens]. */
+type GivenBack = [string, number, number, number];
+
+function table(maxKeys: number, idleMs = 1_000) {
+  const givenBack: GivenBack[] = [];
+  const giveBacks = { add: (...args: GivenBack) => givenBack.push(args) } as unknown as GiveBackQueue;
+  const clock = new ManualClock(0);
+  return { keys: new KeyTable(maxKeys, idleMs, clock, giveBacks), givenBack, clock };
+}
+
+describe('KeyTable', () => {
+  it('creates a key state once, fresh (no demand, no view, no lease, no hold), and answers the same one after', () => {
+    const { keys } = table(10);
+    const state = keys.stateOf(check('a', 10, 20), 5);
+    expect(state).toEqual({
+      rate: 10,
+      burst: 20,
+      score: 0,
+      seenAt: 5,
+      firstSeen: 5,
+      target: 0,
+      shadowTat: undefined,
+      leaseMs: 0,
+      leaseExpiresAt: 0,
+      denyUntil: Number.NEGATIVE_INFINITY,
+      denyCost: 0,
+      contention: 1,
+      pending: undefined,
+    });
+    expect(keys.stateOf(check('a', 10, 20), 9)).toBe(state);
+    expect(keys.size).toBe(1);
+  });
+
+  it('holds at most maxKeys, dropping the least recently used key (touch makes a key recent)', () => {
+    const { keys } = table(3);
+    const [a, b] = ['a', 'b', 'c'].map((key) => keys.stateOf(check(key, 1, 1), 0));
+    keys.touch('a', a!);
+    keys.stateOf(check('d', 1, 1), 0);
+    expect([...keys.entries.keys()]).toEqual(['c', 'a', 'd']); // b was the oldest
+    keys.stateOf(check('e', 1, 1), 0);
+    expect([...keys.entries.keys()]).toEqual(['a', 'd', 'e']);
+    expect(keys.get('b')).toBeUndefined();
+    expect(b).toBeDefined();
+  });
+
+  it('gives the lease of a key it drops back (tokens = lease time x rate), and forgets the key held one', () => {
+    const { keys, givenBack } = table(1);
+    const state = keys.stateOf(check('a', 10, 20), 0);
+    state.leaseMs = 500;
+    keys.leased.add('a');
+    keys.stateOf(check('b', 1, 1), 0);
+    expect(givenBack).toEqual([['a', 10, 20, 5]]);
+    expect(state.leaseMs).toBe(0);
+    expect(keys.leased.size).toBe(0);
+  });
+
+  it('puts back a state that was dropped while its Redis call was in flight, unless another took its key meanwhile', () => {
+    const { keys } = table(1);
+    const first = keys.stateOf(check('a', 1, 1), 0);
+    keys.stateOf(check('b', 1, 1), 0); // drops a
+    expect(keys.touch('a', first)).toBe(first);
+    expect(keys.get('a')).toBe(first);
+    expect(keys.get('b')).toBeUndefined(); // maxKeys 1: b made way
+    keys.stateOf(check('b', 1, 1), 0); // drops a again
+    const second = keys.stateOf(check('a', 1, 1), 0);
+    expect(keys.touch('a', first)).toBe(second);
+  });
+
+  it('releases a lease: queued for giving back, the key no longer marked', () => {
+    const { keys, givenBack } = table(10);
+    const state = keys.stateOf(check('a', 4, 8), 0);
+    state.leaseMs = 750;
+    keys.leased.add('a');
+    keys.release('a', state);
+    expect(givenBack).toEqual([['a', 4, 8, 3]]);
+    expect(state.leaseMs).toBe(0);
+    expect(keys.leased.has('a')).toBe(false);
+  });
+
+  it('releases every lease at once, and forgets keys (their lease not given back: the bucket is being reset)', () => {
+    const { keys, givenBack } = table(10);
+    for (const key of ['a', 'b', 'c']) {
+      keys.stateOf(check(key, 1, 10), 0).leaseMs = 2_000;
+      keys.leased.add(key);
+    }
+    keys.forget('b');
+    expect(keys.get('b')).toBeUndefined();
+    keys.releaseAll();
+    expect(givenBack).toEqual([
+      ['a', 1, 10, 2],
+      ['c', 1, 10, 2],
+    ]);
+    expect(keys.leased.size).toBe(0);
+  });
+
+  describe('sweep', () => {
+    /** Enough sweep steps for a couple of whole passes. */
+    const sweepAll = (keys: KeyTable, now: number) => {
+      for (let i = 0; i < keys.size + 4; i++) keys.sweep(now);
+    };
+
+    it('drops keys unseen for idleMs with nothing worth keeping, a couple per step', () => {
+      const { keys } = table(100, 1_000);
+      for (let i = 0; i < 6; i++) keys.stateOf(check(`k${i}`, 1, 1), 0);
+      keys.sweep(999);
+      expect(keys.size).toBe(6);
+      keys.sweep(1_000);
+      expect(keys.size).toBe(4); // two entries per step
+      sweepAll(keys, 1_000);
+      expect(keys.size).toBe(0);
+    });
+
+    it('keeps keys with a bucket not yet full again, a live hold, or a call in flight', () => {
+      const { keys } = table(100, 1_000);
+      keys.stateOf(check('view', 1, 1), 0).shadowTat = 5_000;
+      keys.stateOf(check('held', 1, 1), 0).denyUntil = 5_000;
+      keys.stateOf(check('pending', 1, 1), 0).pending = Promise.resolve();
+      keys.stateOf(check('idle', 1, 1), 0);
+      sweepAll(keys, 2_000);
+      expect([...keys.entries.keys()]).toEqual(['view', 'held', 'pending']);
+      sweepAll(keys, 5_000);
+      expect([...keys.entries.keys()]).toEqual(['pending']);
+    });
+
+    it('keeps a key whose lease is live, and gives an expired lease back (store clock) before dropping the key', () => {
+      const { keys, givenBack, clock } = table(100, 1_000);
+      const state = keys.stateOf(check('leased', 10, 10), 0);
+      state.leaseMs = 300;
+      state.leaseExpiresAt = 1_000;
+      keys.leased.add('leased');
+      sweepAll(keys, 2_000);
+      expect(keys.get('leased')).toBe(state);
+      expect(givenBack).toEqual([]);
+      clock.advance(1_000);
+      sweepAll(keys, 2_000);
+      expect(givenBack).toEqual([['leased', 10, 10, 3]]);
+      expect(keys.get('leased')).toBeUndefined();
+      expect(keys.leased.size).toBe(0);
+    });
+  });
+});

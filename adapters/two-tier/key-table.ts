@@ -1,0 +1,175 @@
+import type { RateLimitCheck, StoreLimit } from '../../lib/store/rate-limit-store.interface.js';
+import { SweptMap } from '../../lib/store/swept-map.js';
+import type { GiveBackQueue } from './give-back-queue.js';
+
+/**
+ * Local state of one bucket key: one mutable record per key, shared by the
+ * parts of `TwoTierStore` (each owns a few fields), so that a decision
+ * allocates nothing for it.
+ *
+ * @internal
+ */
+export interface KeyState {
+  /** Limit last seen for the key (a cached denial only holds for the same limit). */
+  rate: number;
+  burst: number;
+  /** Demand: tokens asked, decayed with time constant `leaseTtlMs`, as of `seenAt`. */
+  score: number;
+  seenAt: number;
+  /** When the key started being tracked (a young key's demand is its count over its age). */
+  firstSeen: number;
+  /** Extra tokens worth leasing for the next Redis call (from the demand before this request). */
+  target: number;
+  /**
+   * The bucket as this instance last saw it, without its own lease: the
+   * theoretical arrival time in the store's relative frame. What decisions
+   * report (exactly what RedisStore would answer when no other instance
+   * touched the bucket since).
+   */
+  shadowTat: number | undefined;
+  /** Bucket time held locally (leased tokens x emission interval, in ms). */
+  leaseMs: number;
+  /** When the lease must be given back (store clock). */
+  leaseExpiresAt: number;
+  /** No Redis call for this key before this (relative ms): cached denial or batch hold. */
+  denyUntil: number;
+  /** The cost that was denied (a cheaper request is asked of Redis). */
+  denyCost: number;
+  /**
+   * How many instances seem to drain this bucket (>= 1): doubled when a hot
+   * key's call comes back short, decayed when it gets a whole lease. Spaces
+   * this instance's calls so that each finds a batch.
+   */
+  contention: number;
+  /** Settles when this key's Redis call in flight is answered. */
+  pending: Promise<unknown> | undefined;
+}
+
+/** The state of a key first seen at `now` (relative ms), for `limit`: no demand, no view, no lease, no hold. */
+export function newKeyState(limit: StoreLimit, now: number): KeyState {
+  return {
+    rate: limit.rate,
+    burst: limit.burst,
+    score: 0,
+    seenAt: now,
+    firstSeen: now,
+    target: 0,
+    shadowTat: undefined,
+    leaseMs: 0,
+    leaseExpiresAt: 0,
+    denyUntil: Number.NEGATIVE_INFINITY,
+    denyCost: 0,
+    contention: 1,
+    pending: undefined,
+  };
+}
+
+/** Entries examined by the incremental sweep on each decision. */
+const SWEEP_STEP = 2;
+
+/**
+ * The keys the local tier tracks: bucket key → {@link KeyState}, in recency
+ * order on a {@link SweptMap}, bounded by `maxKeys` (past it, the least
+ * recently used key is dropped), swept a couple of keys per decision, and
+ * indexed by lease ({@link leased}).
+ *
+ * A key dropped while it holds a lease gives the lease back (through the
+ * {@link GiveBackQueue}): dropping a key only costs it Redis calls again.
+ *
+ * @internal
+ */
+export class KeyTable extends SweptMap<string, KeyState> {
+  /** Keys holding a lease (what the lease expiry timer scans). */
+  readonly leased = new Set<string>();
+
+  /**
+   * @param maxKeys hard cap on the keys held
+   * @param idleMs a key unseen this long, with nothing worth keeping, is swept (`leaseTtlMs`)
+   * @param clock the store's clock, which times leases
+   * @param giveBacks where the leases of dropped keys go
+   */
+  constructor(
+    private readonly maxKeys: number,
+    private readonly idleMs: number,
+    private readonly clock: { now(): number },
+    private readonly giveBacks: GiveBackQueue,
+  ) {
+    super();
+  }
+
+  /** The key's state, created (and the oldest evicted past `maxKeys`) when missing. */
+  stateOf(check: RateLimitCheck, now: number): KeyState {
+    let state = this.entries.get(check.key);
+    if (state === undefined) {
+      if (this.entries.size >= this.maxKeys) this.evictOldest();
+      state = newKeyState(check.limit, now);
+      this.set(check.key, state);
+    }
+    return state;
+  }
+
+  /**
+   * Moves a key to the most recently used end (re-inserting it if it was
+   * evicted meanwhile). Answers the key's state: `state`, or the one that
+   * replaced it while it was out of the table.
+   */
+  touch(key: string, state: KeyState): KeyState {
+    const current = this.entries.get(key);
+    if (current !== undefined && current !== state) return current;
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxKeys) this.evictOldest();
+    this.set(key, state);
+    return state;
+  }
+
+  /** Queues the key's unspent lease for giving back (sent at the next flush of the {@link GiveBackQueue}). */
+  release(key: string, state: KeyState): void {
+    const tokens = (state.leaseMs * state.rate) / 1000;
+    state.leaseMs = 0;
+    this.leased.delete(key);
+    this.giveBacks.add(key, state.rate, state.burst, tokens);
+  }
+
+  /** Releases every lease held (at close). */
+  releaseAll(): void {
+    for (const key of [...this.leased]) {
+      const state = this.entries.get(key);
+      if (state) this.release(key, state);
+    }
+  }
+
+  /** Drops a key and its lease without giving it back (its Redis bucket is being reset). */
+  forget(key: string): void {
+    if (this.entries.delete(key)) this.leased.delete(key);
+  }
+
+  /**
+   * A couple of entries per decision: drops keys with nothing worth keeping
+   * (no lease, no live denial, no call in flight, bucket full again, unseen
+   * for `idleMs`) and gives back expired leases.
+   */
+  sweep(now: number): void {
+    for (let examined = 0; examined < SWEEP_STEP; examined++) {
+      const key = this.nextToSweep();
+      if (key === undefined) return;
+      const state = this.entries.get(key)!;
+      if (state.leaseMs > 0) {
+        if (this.clock.now() >= state.leaseExpiresAt) this.release(key, state);
+        else continue;
+      }
+      // A bucket not yet full again is still worth its view (what local denials report).
+      if (state.pending !== undefined || state.denyUntil > now || (state.shadowTat !== undefined && state.shadowTat > now)) continue;
+      // Unseen for a whole demand window: it would start over as a cold key.
+      if (now - state.seenAt >= this.idleMs) this.entries.delete(key);
+    }
+  }
+
+  private evictOldest(): void {
+    const key = this.oldest();
+    if (key === undefined) return;
+    const state = this.entries.get(key);
+    if (state && state.leaseMs > 0) this.release(key, state);
+    this.entries.delete(key);
+    this.leased.delete(key);
+  }
+}

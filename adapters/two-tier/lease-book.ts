@@ -1,0 +1,234 @@
+import { emissionIntervalMs, gcraConsume, gcraPeek, type GcraOutcome, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
+import type { BucketRef, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type { LeaseCheck } from '../redis/index.js';
+import type { DenyCache } from './deny-cache.js';
+import type { GiveBackQueue } from './give-back-queue.js';
+import type { KeyState, KeyTable } from './key-table.js';
+import { cameShort, contended, holdTokens, isHot, leaseTarget, relaxed } from './lease-sizing.js';
+
+/** A lease spent ahead of a Redis call, put back if the request is denied. */
+export interface Reservation {
+  readonly index: number;
+  readonly key: string;
+  readonly state: KeyState;
+  readonly outcome: GcraOutcome;
+  readonly previous: number | undefined;
+  readonly chargedMs: number;
+  readonly leaseMs: number;
+}
+
+/**
+ * The leases this instance holds, kept in each key's {@link KeyState}
+ * (`score`, `seenAt`, `firstSeen`, `target`, `leaseMs`, `leaseExpiresAt`,
+ * `contention`) and indexed by {@link KeyTable.leased}:
+ * - demand tracking and lease sizing ({@link observe}, see `lease-sizing.ts`);
+ * - spending: {@link covers}, {@link spend}, and {@link reserve} /
+ *   {@link unreserve} for leases spent ahead of a Redis call;
+ * - Redis' answers ({@link settle}): leases granted, and hot keys'
+ *   contention and holds after a denial or a shortfall;
+ * - expiry: a store-wide timer, `unref()`'d, runs every `leaseTtlMs / 2`
+ *   while leases are held and gives back those no request touched since
+ *   they expired (requests and the sweep give back the others).
+ *
+ * @internal
+ */
+export class LeaseBook {
+  /** Redis answers that granted extra tokens. */
+  taken = 0;
+  /** Extra tokens leased from Redis. */
+  takenTokens = 0;
+
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+
+  /**
+   * @param leaseTtlMs longest time a lease is held, and the time constant of demand
+   * @param maxLeaseShare largest lease as a share of the burst
+   * @param clock times leases
+   * @param keys where the leases are kept
+   * @param giveBacks where expired leases go
+   * @param denials where hot keys are held
+   */
+  constructor(
+    private readonly leaseTtlMs: number,
+    private readonly maxLeaseShare: number,
+    private readonly clock: { now(): number },
+    private readonly keys: KeyTable,
+    private readonly giveBacks: GiveBackQueue,
+    private readonly denials: DenyCache,
+  ) {}
+
+  /**
+   * Records demand, and sizes the next lease from the demand seen before
+   * this request (see {@link leaseTarget}).
+   */
+  observe(check: RateLimitCheck, state: KeyState, now: number): void {
+    const elapsed = now - state.seenAt;
+    // Demand decays with time constant leaseTtlMs (no timer per key; time going back decays nothing).
+    const prior = elapsed > 0 ? state.score * Math.exp(-elapsed / this.leaseTtlMs) : state.score;
+    state.target = leaseTarget(prior, now - state.firstSeen, this.leaseTtlMs, this.maxLeaseShare, check.limit.burst);
+    state.score = prior + check.cost;
+    if (elapsed > 0) state.seenAt = now;
+  }
+
+  /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
+  covers(check: RateLimitCheck, state: KeyState): boolean {
+    if (state.leaseMs <= 0) return false;
+    if (this.clock.now() >= state.leaseExpiresAt) {
+      this.keys.release(check.key, state);
+      return false;
+    }
+    const need = check.cost * emissionIntervalMs(check.limit);
+    return state.leaseMs + TOKEN_EPSILON * need >= need;
+  }
+
+  /**
+   * What the lease call asks for the checks at `indices` (whose states are
+   * `states`): each its cost, and up to its lease target on top. A leftover
+   * lease too small for its request (fractional costs, a rate that changed)
+   * is released first, to go back in the same pipeline: Redis then decides
+   * on the bucket as if this instance had never held it, as the view assumes.
+   */
+  ask(checks: readonly RateLimitCheck[], indices: readonly number[], states: readonly KeyState[]): LeaseCheck[] {
+    const asked = indices.map((i, j): LeaseCheck => {
+      const check = checks[i]!;
+      return { key: check.key, limit: check.limit, cost: check.cost, maxExtra: states[j]!.target };
+    });
+    indices.forEach((i, j) => {
+      if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);
+    });
+    return asked;
+  }
+
+  /** Spends `check.cost` from the key's lease (the caller checked that it covers it). */
+  spend(check: RateLimitCheck, state: KeyState, now: number): GcraOutcome {
+    const outcome = gcraConsume(state.shadowTat, now, check.limit, check.cost);
+    const interval = emissionIntervalMs(check.limit);
+    state.shadowTat = outcome.tat;
+    state.leaseMs = Math.max(0, state.leaseMs - check.cost * interval);
+    if (state.leaseMs <= TOKEN_EPSILON * interval) {
+      state.leaseMs = 0;
+      this.keys.leased.delete(check.key);
+    }
+    return outcome;
+  }
+
+  /** Spends the lease of check `index` ahead of a Redis call that decides whether it stands. */
+  reserve(index: number, check: RateLimitCheck, state: KeyState, now: number): Reservation {
+    const previous = state.shadowTat;
+    const current = previous === undefined || previous < now ? now : previous;
+    const leaseMs = state.leaseMs;
+    const outcome = this.spend(check, state, now);
+    return { index, key: check.key, state, outcome, previous, chargedMs: outcome.tat - current, leaseMs: leaseMs - state.leaseMs };
+  }
+
+  /** Puts a reservation back (the request was denied, or Redis failed). */
+  unreserve(reservation: Reservation): void {
+    const { state } = reservation;
+    // Untouched since: restore exactly; else take back only this charge.
+    state.shadowTat = state.shadowTat === reservation.outcome.tat ? reservation.previous : state.shadowTat! - reservation.chargedMs;
+    state.leaseMs += reservation.leaseMs;
+    if (state.leaseMs > 0 && this.keys.get(reservation.key) === state) this.keys.leased.add(reservation.key);
+  }
+
+  /** Redis granted `extra` tokens for `key` (each `intervalMs` of bucket time): held until `leaseTtlMs` from now. */
+  private grant(key: string, state: KeyState, extra: number, intervalMs: number): void {
+    state.leaseMs += extra * intervalMs;
+    state.leaseExpiresAt = this.clock.now() + this.leaseTtlMs;
+    this.keys.leased.add(key);
+    this.taken++;
+    this.takenTokens += extra;
+    this.startTimer();
+  }
+
+  /**
+   * Redis answered the lease call for `check` (`allowed`: for the whole
+   * request): the key's view becomes Redis' bucket without this instance's
+   * leftover lease, the `extra` tokens granted join the lease, and a hot key
+   * is held in the {@link DenyCache} after a denial or a lease that came back
+   * short (see `lease-sizing.ts`). Answers what the check reports.
+   */
+  settle(check: RateLimitCheck, state: KeyState, answer: RateLimitDecision, extra: number, allowed: boolean, now: number): RateLimitDecision {
+    const interval = emissionIntervalMs(check.limit);
+    const leftover = state.leaseMs;
+    state.rate = check.limit.rate;
+    state.burst = check.limit.burst;
+    // Redis' bucket includes this instance's leftover lease; the view excludes it.
+    state.shadowTat = now + answer.resetMs - leftover;
+    const exact = leftover === 0;
+    if (allowed) {
+      if (extra > 0) this.grant(check.key, state, extra, interval);
+      if (cameShort(state.target, extra, check.cost, check.limit.burst)) {
+        // The bucket ran dry: calling again before a whole lease has
+        // refilled would fetch a token or two per call.
+        state.contention = contended(state.contention);
+        const left = Math.max(0, answer.remaining - extra);
+        this.denials.holdAfterShortLease(check, state, now, holdTokens(state.target, state.contention, check.cost, check.limit.burst) - left);
+      } else {
+        if (extra > 0) state.contention = relaxed(state.contention);
+        this.denials.clear(state);
+      }
+      return exact ? answer : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: true };
+    }
+    if (!answer.allowed && Number.isFinite(answer.retryAfterMs)) {
+      let waitMs = answer.retryAfterMs;
+      // Hot key: wait for a whole lease, not the first token.
+      if (isHot(state.target)) {
+        state.contention = contended(state.contention);
+        waitMs += Math.max(0, holdTokens(state.target, state.contention, check.cost, check.limit.burst) - check.cost) * interval;
+      }
+      this.denials.holdAfterDenial(check, state, now, waitMs);
+      return waitMs === answer.retryAfterMs ? answer : { ...answer, retryAfterMs: waitMs };
+    }
+    return exact ? answer : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: answer.allowed };
+  }
+
+  /**
+   * A bucket as Redis reported it (`decision`, from a peek), as this
+   * instance reports it: without its lease, and no fuller than its own view.
+   */
+  withoutLease(decision: RateLimitDecision, check: BucketRef, now: number): RateLimitDecision {
+    const state = this.keys.get(check.key);
+    if (!state || (state.leaseMs <= 0 && state.shadowTat === undefined)) return decision;
+    // Redis counts this instance's lease as taken, and counts the tokens it
+    // spent from its lease as taken when leased, earlier: report the bucket
+    // without the lease, and no fuller than this instance's own view of it
+    // (charged when spent).
+    const redisTat = now + decision.resetMs - state.leaseMs;
+    const tat = state.shadowTat === undefined || state.shadowTat < redisTat ? redisTat : state.shadowTat;
+    return gcraPeek(tat, now, check.limit);
+  }
+
+  /** Stops the expiry timer and gives every lease back (at close). */
+  close(): void {
+    this.closed = true;
+    this.stopTimer();
+    this.keys.releaseAll();
+  }
+
+  private startTimer(): void {
+    if (this.timer !== undefined || this.closed) return;
+    this.timer = setInterval(() => this.expire(), Math.max(10, this.leaseTtlMs / 2));
+    this.timer.unref();
+  }
+
+  private stopTimer(): void {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Timer: gives back leases of keys no request touched since they expired. */
+  private expire(): void {
+    const clockNow = this.clock.now();
+    const { leased } = this.keys;
+    for (const key of leased) {
+      const state = this.keys.get(key);
+      if (state === undefined || state.leaseMs <= 0) leased.delete(key);
+      else if (clockNow >= state.leaseExpiresAt) this.keys.release(key, state);
+    }
+    this.giveBacks.flush();
+    if (leased.size === 0) this.stopTimer();
+  }
+}
