@@ -45,13 +45,10 @@ const MAX_WAITS = 2;
  * `leaseTtlMs` of its demand, at most `maxLeaseShare` of the burst.
  *
  * **Deny cache.** A key Redis denied stays denied locally until its retry
- * time, without asking again (`retryAfterMs` reports the time left). For a
- * hot key the entry lasts until a whole lease is expected to be available
- * again, and the same wait follows a lease that came back short (the bucket
- * ran dry): when several instances share a saturated bucket, each Redis call
- * then takes a batch instead of the one or two tokens that trickled in.
- * Tokens are not lost meanwhile, they accumulate in the Redis bucket (up to
- * its burst).
+ * time, without asking again. For a hot key it lasts until a whole lease is
+ * expected again, as after a lease that came back short: instances sharing a
+ * saturated bucket then take batches, not the token or two that trickled in
+ * (tokens accumulate in the Redis bucket meanwhile, up to its burst).
  *
  * **All or nothing.** If every check of a request can be served from its
  * lease, it is, synchronously. Otherwise one Redis call asks for the checks
@@ -59,27 +56,20 @@ const MAX_WAITS = 2;
  * check that is deny-cached denies the whole request without a call,
  * charging nothing.
  *
- * **Redis failure** (an error, not connected, no answer within `timeoutMs`).
- * What happens is the request's `failMode` (the module's, or a limit's):
- * - `'local'`: the decision is taken by a local `MemoryStore` enforcing
- *   `localShare` of each limit, and so is every `'local'` decision after it
- *   until a background probe (an `unref()`'d timer, every `probeIntervalMs`)
- *   or any successful Redis call finds Redis healthy again.
- * - `'open'` / `'closed'` (or none, as for direct callers): the call rejects
- *   with {@link RateLimitStoreError} and the module resolves it, as with
- *   RedisStore.
- *
- * Either way, tokens already leased and denials already cached keep being
- * applied locally.
+ * **Redis failure** (an error, not connected, no answer within `timeoutMs`):
+ * the call rejects with {@link RateLimitStoreError} and the module applies
+ * its `failMode`. For `'local'` it asks {@link localFallback}: a local
+ * `MemoryStore` enforcing `localShare` of each limit decides until a probe
+ * (an `unref()`'d timer, every `probeIntervalMs`) or any successful Redis
+ * call finds Redis healthy. Leases and cached denials keep applying locally.
  *
  * **Reported values.** Decisions are computed from this instance's view of
  * the bucket without its own lease, which is what RedisStore would answer
  * when no other instance touched the bucket meanwhile; with several
  * instances, `remaining` is this instance's estimate as of its last Redis call.
  *
- * Local state is bounded (`maxKeys`), swept incrementally (a couple of keys
- * per decision), and uses two store-wide timers at most (lease expiry while
- * leases are held, probes while degraded), both `unref()`'d.
+ * Local state is bounded (`maxKeys`) and swept a couple of keys per decision;
+ * two store-wide timers at most (lease expiry, probes), both `unref()`'d.
  *
  * @publicApi
  */
@@ -252,8 +242,6 @@ export class TwoTierStore implements RateLimitStore {
     this.keys.clear();
     if (this.ownsRedis) this.redis.close();
   }
-
-  // ---------------------------------------------------------------- decisions
 
   /**
    * Decide from local state when possible (synchronous answer), else with one
