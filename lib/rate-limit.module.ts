@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Logger, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import {
@@ -43,6 +43,24 @@ const moduleWideInterceptor: Provider = {
 };
 
 /**
+ * With `global: false` the application binds the guard and the interceptor
+ * itself; module-wide adaptive limits then adapt only where it bound the
+ * interceptor. Said once at start-up rather than left to be discovered.
+ */
+const unboundInterceptorWarning: Provider = {
+  provide: 'RATE_LIMIT:UNBOUND_INTERCEPTOR_WARNING',
+  useFactory: (options: ResolvedModuleOptions) => {
+    if (!needsAfterHandler([...options.limits, options.defaults])) return false;
+    new Logger('RateLimit').warn(
+      'RateLimitModule: global is false and the module limits or defaults are adaptive: their outcomes are only ' +
+        'reported where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere their rate never adapts',
+    );
+    return true;
+  },
+  inject: [RESOLVED_RATE_LIMIT_OPTIONS],
+};
+
+/**
  * Rate limiting for a Nest application.
  *
  * ```ts
@@ -67,7 +85,7 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
   }
 
   private static complete(definition: DynamicModule, global = true): DynamicModule {
-    const guard: Provider[] = global ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor] : [];
+    const guard: Provider[] = global ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor] : [unboundInterceptorWarning];
     return {
       ...definition,
       global: true,

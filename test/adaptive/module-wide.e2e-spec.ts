@@ -4,7 +4,8 @@
  * their outcomes: the module binds it globally in that case (and only then),
  * and a route that also binds it itself reports each outcome once.
  */
-import { Controller, Get, InternalServerErrorException, type INestApplication, type ModuleMetadata } from '@nestjs/common';
+import { Controller, Get, InternalServerErrorException, Logger, type INestApplication, type ModuleMetadata } from '@nestjs/common';
+import { jest } from '@jest/globals';
 import request from 'supertest';
 import { AdaptiveRateProvider, RateLimit, RateLimitModule, type RateLimitOptions } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
@@ -68,5 +69,22 @@ describe.each(PLATFORMS)('module-wide adaptive limits (%s)', (platform) => {
     clock.advance(1000);
     expect(provider.current('module-wide')).toBe(100);
     expect(provider.current('own')).toBe(100);
+  });
+});
+
+describe('module-wide adaptive limits with global: false', () => {
+  it('says once at start-up that their outcomes are reported only where the interceptor is bound', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const app = await createApp('express', {
+        imports: [RateLimitModule.forRoot({ clock, global: false, limits: [MODULE_LIMIT] })],
+        controllers: [PlainController],
+      });
+      await app.close();
+      const lines = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('RateLimitInterceptor'));
+      expect(lines).toEqual([expect.stringContaining('global is false and the module limits or defaults are adaptive')]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
