@@ -57,7 +57,10 @@ export class RateLimitInterceptor implements NestInterceptor {
     intercepted.add(context);
     const startedAt = this.clock.now();
     const report = (error: unknown) => {
-      const latencyMs = this.clock.now() - startedAt;
+      // A clock stepped back during the request (NTP, a test clock) would give a
+      // negative latency, which the controller rightly refuses: the handler's
+      // answer must not turn into an error because of it.
+      const latencyMs = Math.max(0, this.clock.now() - startedAt);
       // The latency also lets the controller ignore outcomes of requests admitted before its last cut.
       const outcome = { latencyMs, failed: transport.failed(response, error) };
       for (const name of names) this.adaptive.report(name, outcome);
