@@ -4,7 +4,7 @@ import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorit
 import type { ConsumeRequest, ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from './memory.store.js';
 import { seededRandom } from '../../lib/adaptive/seeded-random.js';
-import { bucket, check, tokenBucket } from '../../test/utils/checks.js';
+import { check, tokenBucket } from '../../test/utils/checks.js';
 
 
 

@@ -4,7 +4,6 @@
  * (the unspent ones back), on a standalone Redis and across Cluster slots.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';

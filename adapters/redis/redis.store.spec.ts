@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import {
   rawCommand,
   startRedisCluster,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { ManualClock } from '../../lib/clock.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { ConsumeRequest, ConsumeResult, MaybePromise, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type { ConsumeRequest, ConsumeResult, MaybePromise } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
 import { connectRedisClient, connectSharedClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
