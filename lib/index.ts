@@ -10,8 +10,11 @@ export { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
 
+// Keys: the client address as the module sees it, for key functions
+export { clientAddress } from './keys/client-address-helper.js';
+
 // Options
-export type { RateLimitOptions, Rate, KeyStrategy, FailMode } from './interfaces/rate-limit-options.interface.js';
+export type { RateLimitOptions, Rate, KeyStrategy, KeyFunctionResult, FailMode } from './interfaces/rate-limit-options.interface.js';
 export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
 
 // Transports (what the guard's protected hooks are given)

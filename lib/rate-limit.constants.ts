@@ -14,3 +14,5 @@ export const DEFAULT_LIMIT_NAME = 'default';
  * import cycle). @internal
  */
 export const RATE_LIMIT_INTERCEPTOR_BRAND: unique symbol = Symbol.for('nestjs-holdup:RateLimitInterceptor');
+/** Static brand of `RateLimitGuard` (and its subclasses), recognised in `@UseGuards()` metadata and global guards. @internal */
+export const RATE_LIMIT_GUARD_BRAND: unique symbol = Symbol.for('nestjs-holdup:RateLimitGuard');

@@ -7,16 +7,24 @@ import type { HeaderSource } from './headers/write-headers.js';
 import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import type { ResolvedLimit } from './limits/resolved-limit.js';
 import { rateLimitChannels, type DecisionResult } from './observability/rate-limit-channels.js';
-import { RATE_LIMIT_CLOCK } from './rate-limit.constants.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import { RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
+import {
+  EVALUATED,
+  RATE_LIMIT_EVALUATION,
+  RATE_LIMIT_HEADERS,
+  type ContextWithEvaluation,
+  type RequestWithRateLimit,
+  type SplitEvaluation,
+} from './rate-limit.request-state.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { ConsumeResult, MaybePromise, RateLimitCheck, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
-import { settle } from './util/maybe-promise.js';
+import { isPromiseLike, settle } from './util/maybe-promise.js';
+import type { RequestLike } from './keys/key-strategy.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
 export interface RateLimitStoreFailure {
@@ -28,12 +36,18 @@ export interface RateLimitStoreFailure {
   readonly transport: RateLimitTransport;
 }
 
-/** One request between the store call and the decision (the state `settle` hands over). */
+/** One evaluation between the store call and the decision (the state `settle` hands over). */
 interface PendingDecision {
   readonly context: ExecutionContext;
   readonly route: CompiledRoute;
+  /** The limits evaluated now: `route.limits` (or their effective buckets) from `from` to `to`. */
+  readonly from: number;
+  readonly to: number;
   readonly limits: readonly HeaderLimit[];
   readonly exchange: RequestResponse;
+  /** Set on routes evaluated in two parts (limits keyed by user wait for the route's guards). */
+  readonly split: SplitEvaluation | undefined;
+  checks: readonly RateLimitCheck[];
 }
 
 /** The effective buckets of a route with adaptive limits, rebuilt only when a rate changes. */
@@ -64,6 +78,8 @@ interface EffectiveBuckets {
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
+  /** Lets the module recognise the guard (and subclasses) in `@UseGuards()` metadata and global guards. @internal */
+  static readonly [RATE_LIMIT_GUARD_BRAND] = true;
   private readonly effective = new WeakMap<CompiledRoute, EffectiveBuckets>();
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
   private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): boolean => this.decide(pending, result);
@@ -81,28 +97,27 @@ export class RateLimitGuard implements CanActivate {
     const route = this.routes.forContext(context);
     const count = route.limits.length;
     if (count === 0) return true;
-
-    const exchange = this.getRequestResponse(context, route.transport);
-    const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
-    const buckets = effective?.buckets ?? route.buckets;
-    const checks: RateLimitCheck[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const limit = route.limits[i]!;
-      checks[i] = {
-        key: limit.namespace + limit.identify(context, exchange.request),
-        limit: buckets[i]!,
-        cost: typeof limit.cost === 'number' ? limit.cost : dynamicCost(limit, context),
-      };
+    // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
+    const state = context as ContextWithEvaluation;
+    if (state[RATE_LIMIT_EVALUATION] !== undefined) return true;
+    if (route.afterRouteGuards === count) {
+      state[RATE_LIMIT_EVALUATION] = EVALUATED;
+      return this.evaluate(context, route, 0, count, undefined);
     }
+    const split: SplitEvaluation = { guard: this, early: undefined, finished: false };
+    state[RATE_LIMIT_EVALUATION] = split;
+    return route.afterRouteGuards === 0 ? true : this.evaluate(context, route, 0, route.afterRouteGuards, split);
+  }
 
-    const pending: PendingDecision = { context, route, limits: effective?.limits ?? route.limits, exchange };
-    let answer: MaybePromise<ConsumeResult>;
-    try {
-      answer = this.limiter.evaluate({ checks, now: this.clock.now() }, route.failMode);
-    } catch (error) {
-      return this.storeFailed(pending, error);
-    }
-    return settle(answer, pending, this.onDecided, this.onFailed);
+  /**
+   * The limits keyed by user of a route that authenticates with its own
+   * guards, run after them (by `RateLimitAfterRouteGuards`).
+   *
+   * @internal
+   */
+  evaluateAfterRouteGuards(context: ExecutionContext, split: SplitEvaluation): MaybePromise<boolean> {
+    const route = this.routes.forContext(context);
+    return this.evaluate(context, route, route.afterRouteGuards, route.limits.length, split);
   }
 
   /** The request (for keys) and response (for headers) of the current context, as the route's transport finds them. */
@@ -130,23 +145,59 @@ export class RateLimitGuard implements CanActivate {
     throw failure.transport.unavailableError();
   }
 
-  private decide(pending: PendingDecision, result: ConsumeResult): boolean {
-    const { route, exchange } = pending;
-    const source: HeaderSource = { limits: pending.limits, decisions: result.decisions, policy: route.staticPolicy };
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(route, result.allowed ? 'admitted' : 'denied', result);
-    if (!result.allowed) {
-      const retryAfter = retryAfterSeconds(result.decisions);
-      route.transport.writeHeaders(exchange.response, this.options.headers, source, retryAfter);
-      return this.throwRateLimitException(pending.context, { ...source, retryAfter });
+  /** Charge the limits `from`..`to` of the route: keys first (a key function may answer with a promise), then the store. */
+  private evaluate(context: ExecutionContext, route: CompiledRoute, from: number, to: number, split: SplitEvaluation | undefined): MaybePromise<boolean> {
+    const exchange = this.getRequestResponse(context, route.transport);
+    const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
+    const buckets = effective?.buckets ?? route.buckets;
+    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, split, checks: [] };
+    const checks = buildChecks(context, route, from, to, exchange.request, buckets);
+    if (!isPromiseLike(checks)) return this.consume(pending, checks);
+    return checks.then((built) => this.consume(pending, built));
+  }
+
+  private consume(pending: PendingDecision, checks: readonly RateLimitCheck[]): MaybePromise<boolean> {
+    pending.checks = checks;
+    let answer: MaybePromise<ConsumeResult>;
+    try {
+      answer = this.limiter.evaluate({ checks, now: this.clock.now() }, pending.route.failMode);
+    } catch (error) {
+      return this.storeFailed(pending, error);
     }
+    return settle(answer, pending, this.onDecided, this.onFailed);
+  }
+
+  private decide(pending: PendingDecision, result: ConsumeResult): boolean {
+    const { route, exchange, split } = pending;
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, result.allowed ? 'admitted' : 'denied', result);
+    if (split !== undefined && pending.to < route.limits.length) {
+      // First of two parts: the headers wait for the second, which reports every limit.
+      if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
+      else this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
+      return true;
+    }
+    const early = split?.early;
+    if (early && !result.allowed) this.limiter.refundUncharged(early.checks); // all or nothing, across both parts
+    const source: HeaderSource = {
+      limits: pending.limits,
+      decisions: early ? [...early.decisions, ...result.decisions] : result.decisions,
+      policy: route.staticPolicy,
+    };
+    if (!result.allowed) return this.deny(pending, source);
     if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
     return true;
   }
 
+  private deny(pending: PendingDecision, source: HeaderSource): never {
+    const retryAfter = retryAfterSeconds(source.decisions);
+    pending.route.transport.writeHeaders(pending.exchange.response, this.options.headers, source, retryAfter);
+    return this.throwRateLimitException(pending.context, { ...source, retryAfter });
+  }
+
   private storeFailed(pending: PendingDecision, error: unknown): boolean {
     const { route } = pending;
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(route, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
     return this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
   }
 
@@ -171,6 +222,53 @@ export class RateLimitGuard implements CanActivate {
   }
 }
 
+/**
+ * One check per limit from `from` to `to`. Synchronous while every key is;
+ * from the first key that answers with a promise on, the rest is awaited in
+ * order, so a synchronous route never creates a promise.
+ */
+function buildChecks(
+  context: ExecutionContext,
+  route: CompiledRoute,
+  from: number,
+  to: number,
+  request: unknown,
+  buckets: readonly TokenBucketLimit[],
+): MaybePromise<RateLimitCheck[]> {
+  const checks: RateLimitCheck[] = new Array(to - from);
+  for (let i = from; i < to; i++) {
+    const limit = route.limits[i]!;
+    const identity = limit.identify(context, request as RequestLike | undefined);
+    if (typeof identity !== 'string') return checksAfterKey(context, route, i, to, request, buckets, checks, identity, from);
+    checks[i - from] = { key: limit.namespace + identity, limit: buckets[i]!, cost: costOf(limit, context) };
+  }
+  return checks;
+}
+
+async function checksAfterKey(
+  context: ExecutionContext,
+  route: CompiledRoute,
+  at: number,
+  to: number,
+  request: unknown,
+  buckets: readonly TokenBucketLimit[],
+  checks: RateLimitCheck[],
+  pendingIdentity: Promise<string>,
+  from: number,
+): Promise<RateLimitCheck[]> {
+  let identity: MaybePromise<string> = pendingIdentity;
+  for (let i = at; i < to; i++) {
+    const limit = route.limits[i]!;
+    if (i > at) identity = limit.identify(context, request as RequestLike | undefined);
+    checks[i - from] = { key: limit.namespace + (await identity), limit: buckets[i]!, cost: costOf(limit, context) };
+  }
+  return checks;
+}
+
+function costOf(limit: ResolvedLimit, context: ExecutionContext): number {
+  return typeof limit.cost === 'number' ? limit.cost : dynamicCost(limit, context);
+}
+
 /** A cost above the burst is left to the algorithm: denied with a reason, without `Retry-After`. */
 function dynamicCost(limit: ResolvedLimit, context: ExecutionContext): number {
   const cost = (limit.cost as (context: ExecutionContext) => number)(context);
@@ -180,11 +278,12 @@ function dynamicCost(limit: ResolvedLimit, context: ExecutionContext): number {
   return cost;
 }
 
-function publishDecision(route: CompiledRoute, result: DecisionResult, answer?: ConsumeResult): void {
+function publishDecision(pending: PendingDecision, result: DecisionResult, answer?: ConsumeResult): void {
+  const { route } = pending;
   rateLimitChannels.decision.publish({
     route: route.routeId,
     transport: route.transport.type,
-    limits: route.limits.map((limit) => limit.name),
+    limits: route.limits.slice(pending.from, pending.to).map((limit) => limit.name),
     result,
     decisions: answer?.decisions ?? [],
   });

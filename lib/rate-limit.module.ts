@@ -12,6 +12,7 @@ import { clockProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, st
 import { RateLimiter } from './rate-limiter.service.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { needsAfterHandler } from './routes/after-handler.js';
+import { RateLimitGuardCoverage } from './routes/guard-coverage.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import { RateLimitTransports } from './transports/rate-limit-transports.js';
 
@@ -40,6 +41,20 @@ const moduleWideInterceptor: Provider = {
   useFactory: (options: ResolvedModuleOptions, interceptor: RateLimitInterceptor) =>
     needsAfterHandler([...options.limits, options.defaults]) ? interceptor : undefined,
   inject: [RESOLVED_RATE_LIMIT_OPTIONS, RateLimitInterceptor],
+};
+
+/**
+ * Places the limits keyed by user after the route's own guards. A factory, so
+ * that it runs while providers are instantiated: Nest reads each handler's
+ * guards when it registers the routes, before any `onModuleInit` hook.
+ */
+const afterRouteGuardsBinding: Provider = {
+  provide: 'RATE_LIMIT:AFTER_ROUTE_GUARDS',
+  useFactory: (routes: RateLimitRoutes) => {
+    routes.bindAfterRouteGuards();
+    return true;
+  },
+  inject: [RateLimitRoutes],
 };
 
 /**
@@ -85,12 +100,14 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
   }
 
   private static complete(definition: DynamicModule, global = true): DynamicModule {
-    const guard: Provider[] = global ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor] : [unboundInterceptorWarning];
+    const guard: Provider[] = global
+      ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor]
+      : [unboundInterceptorWarning, RateLimitGuardCoverage];
     return {
       ...definition,
       global: true,
       imports: [...(definition.imports ?? []), DiscoveryModule],
-      providers: [...(definition.providers ?? []), ...SHARED_PROVIDERS, ...guard],
+      providers: [...(definition.providers ?? []), ...SHARED_PROVIDERS, afterRouteGuardsBinding, ...guard],
       exports: [...(definition.exports ?? []), ...SHARED_PROVIDERS],
     };
   }

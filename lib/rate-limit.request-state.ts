@@ -1,4 +1,6 @@
+import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { HeaderSource } from './headers/write-headers.js';
+import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
 
 /**
  * Where the guard leaves the headers for `RateLimitInterceptor` on routes
@@ -12,4 +14,38 @@ export const RATE_LIMIT_HEADERS: unique symbol = Symbol('RATE_LIMIT:HEADERS');
 /** @internal */
 export interface RequestWithRateLimit {
   [RATE_LIMIT_HEADERS]?: HeaderSource;
+}
+
+/**
+ * Where the guard records, on the execution context (one object for every
+ * guard of a call), that this call's limits are being evaluated: a second
+ * binding of the guard then does nothing, and the limits that wait for the
+ * route's own guards know what the first part charged. A symbol property
+ * rather than a `WeakMap`: measured ~20 ns against ~300 ns per request.
+ *
+ * @internal
+ */
+export const RATE_LIMIT_EVALUATION: unique symbol = Symbol('RATE_LIMIT:EVALUATION');
+
+/** The whole route was evaluated at once. @internal */
+export const EVALUATED = 'evaluated';
+
+/**
+ * A route whose limits keyed by user wait for the route's own guards (which
+ * authenticate): the state between the two parts of its evaluation.
+ *
+ * @internal
+ */
+export interface SplitEvaluation {
+  /** The guard that evaluated the first part (a subclass keeps its overrides for the second). */
+  readonly guard: { evaluateAfterRouteGuards(context: object, evaluation: SplitEvaluation): boolean | Promise<boolean> };
+  /** What the first part charged, to refund if the second denies, and to report in the headers. */
+  early: { readonly checks: readonly RateLimitCheck[]; readonly decisions: readonly RateLimitDecision[] } | undefined;
+  /** The second part ran (the slot may be reached twice if it is bound twice). */
+  finished: boolean;
+}
+
+/** @internal */
+export interface ContextWithEvaluation {
+  [RATE_LIMIT_EVALUATION]?: typeof EVALUATED | SplitEvaluation;
 }

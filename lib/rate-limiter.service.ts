@@ -8,7 +8,7 @@ import { customIdentity } from './keys/key-strategy.js';
 import { resolveBucket } from './limits/resolve-bucket.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
 import { bucketNamespace } from './store/bucket-key.js';
-import type { BucketRef, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+import type { BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
 import { rateLimitChannels } from './observability/rate-limit-channels.js';
 import { isPromiseLike } from './util/maybe-promise.js';
@@ -86,6 +86,24 @@ export class RateLimiter implements OnApplicationShutdown {
       failMode,
       () => this.decideLocally(local, request, true),
     );
+  }
+
+  /**
+   * Give back what a request was charged when a later part of its evaluation
+   * denied it (all or nothing across the parts). Nobody waits for it: a
+   * failure is logged like any store failure and otherwise ignored (the
+   * tokens stay spent, the safe side).
+   *
+   * @internal used by the guard
+   */
+  refundUncharged(checks: readonly RateLimitCheck[]): void {
+    let answer: MaybePromise<unknown>;
+    try {
+      answer = this.call(() => this.store.refund({ checks, now: this.clock.now() }));
+    } catch {
+      return; // logged by call()
+    }
+    if (isPromiseLike(answer)) answer.then(undefined, () => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,8 +2,10 @@ import { MemoryStore } from '../adapters/memory/memory.store.js';
 import { systemClock, type RateLimitClock } from './clock.js';
 import type { HeadersMode, RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
-import { compileTrustProxy, type ClientAddressResolver } from './keys/client-address.js';
-import { optionError } from './errors/option-error.js';
+import { Logger } from '@nestjs/common';
+import { DEFAULT_IPV6_SUBNET } from './keys/ip-address.js';
+import { compileRequestAddress, type RequestAddress } from './keys/request-address.js';
+import { describeValue, optionError } from './errors/option-error.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
 
@@ -17,7 +19,11 @@ export interface ResolvedModuleOptions {
   readonly headers: HeadersMode;
   readonly failMode: FailMode;
   readonly clock: RateLimitClock;
-  readonly clientAddress: ClientAddressResolver;
+  /** The client address of a request as every address key sees it. */
+  readonly address: RequestAddress;
+  readonly ipv6Subnet: number;
+  /** What must be said once rather than per request goes here (Nest's logger, context `RateLimit`). */
+  readonly warn: (message: string) => void;
   readonly defaultKey: KeyStrategy;
   readonly defaults: RateLimitOptions | undefined;
   readonly limits: readonly RateLimitOptions[];
@@ -51,14 +57,42 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   if (options.defaults !== undefined && (options.defaults === null || typeof options.defaults !== 'object')) {
     fail('defaults', 'must be a limit object');
   }
+  const ipv6Subnet = options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
+  if (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128) {
+    fail('ipv6Subnet', `must be a prefix length, an integer from 1 to 128, got ${describeValue(ipv6Subnet)}`);
+  }
+  const warn = (message: string) => logger.warn(message);
   return {
     store,
     headers,
     failMode,
     clock,
-    clientAddress: compileTrustProxy(options.trustProxy ?? false),
+    address: compileRequestAddress({ trustProxy: options.trustProxy, ipv6Subnet, onUntrustedForward: once(untrustedForwardWarning, warn) }),
+    ipv6Subnet,
+    warn,
     defaultKey: options.defaults?.key ?? 'ip',
     defaults: options.defaults,
     limits: options.limits ?? [],
   };
+}
+
+const logger = new Logger('RateLimit');
+
+/** The first call says it; later calls say nothing (per module, not per request). */
+function once(message: (detail: string) => string, say: (message: string) => void): (detail: string) => void {
+  let said = false;
+  return (detail) => {
+    if (said) return;
+    said = true;
+    say(message(detail));
+  };
+}
+
+function untrustedForwardWarning(socketAddress: string): string {
+  return (
+    `RateLimitModule: a request from ${socketAddress} carried X-Forwarded-For, which is not trusted, so it was limited by ` +
+    `${socketAddress} itself: behind a proxy, every client shares that proxy's bucket. If the application is behind a proxy, ` +
+    "trust it: Express app.set('trust proxy', …), Fastify { trustProxy }, or the module's trustProxy option " +
+    "(a hop count or the proxies' addresses). If it is not, set trustProxy: false to say so. (Said once.)"
+  );
 }

@@ -11,7 +11,10 @@ import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-optio
 export type HeadersMode = 'draft' | 'legacy' | 'both' | false;
 
 /**
- * Which proxies may set `X-Forwarded-For`.
+ * Which proxies may set `X-Forwarded-For`, overriding the HTTP platform's own
+ * setting. When not set, the client address is what the platform resolved
+ * (Express `req.ip` with `app.set('trust proxy', …)`, Fastify `request.ip`
+ * with its `trustProxy`).
  * - `false`: none; the socket address is the client.
  * - `true`: all; the left-most forwarded address is the client.
  * - a number `n`: the last `n` hops are trusted proxies.
@@ -39,8 +42,15 @@ export interface RateLimitModuleOptions {
   readonly headers?: HeadersMode;
   /** @default 'open' */
   readonly failMode?: FailMode;
-  /** @default false */
+  /** @default not set: the HTTP platform's own trust-proxy setting (`req.ip`) */
   readonly trustProxy?: TrustProxy;
+  /**
+   * How many leading bits of an IPv6 address are one client: every address
+   * key (`'ip'`, a header or key function whose value is an address,
+   * `clientAddress()`) groups IPv6 addresses by this prefix.
+   * @default 64
+   */
+  readonly ipv6Subnet?: number;
   /** Milliseconds; for tests and simulations. @default Date.now */
   readonly clock?: RateLimitClock;
 }

@@ -8,21 +8,31 @@ import type { AdaptiveOptions } from '../adaptive/adaptive-options.interface.js'
  */
 export type Rate = number | string;
 
+/** What a key function may answer: `undefined`, `null` or `''` fall back to the client address. */
+export type KeyFunctionResult = string | number | undefined | null;
+
 /**
  * Who a bucket belongs to.
- * - `'ip'`: the client address (honours `trustProxy`; IPv6 grouped by /64).
- * - `'user'`: `req.user.id ?? req.user.sub`; falls back to `'ip'` when there is no user.
+ * - `'ip'`: the client address (the platform's `req.ip`, or the module's
+ *   `trustProxy` when set; IPv6 grouped by `ipv6Subnet`, /64 by default).
+ * - `'user'`: `req.user.id ?? req.user.sub`; falls back to `'ip'` when there is
+ *   no user. On a route with its own guards (`@UseGuards(AuthGuard('jwt'))`),
+ *   limits keyed by user are evaluated after those guards, once they have set `req.user`.
  * - `'header:<name>'`: the value of that request header; falls back to `'ip'` when absent.
  * - `'global'`: one bucket shared by every caller.
- * - a function of the `ExecutionContext`, returning the caller's identity;
- *   `undefined`, `null` or `''` falls back to `'ip'`. It must be synchronous.
+ * - a function of the `ExecutionContext`, returning the caller's identity or
+ *   a promise of it (a session look-up); `undefined`, `null` or `''` falls
+ *   back to `'ip'`, and any other non-string, non-number answer is an error.
+ *   Use `clientAddress(context)` to combine the address with something else.
+ *
+ * A key (header or function) whose value is an IP address is grouped like the client address.
  */
 export type KeyStrategy =
   | 'ip'
   | 'user'
   | 'global'
   | `header:${string}`
-  | ((context: ExecutionContext) => string | number | undefined | null);
+  | ((context: ExecutionContext) => KeyFunctionResult | Promise<KeyFunctionResult>);
 
 /**
  * What to do when the store fails (throws, rejects, times out):

@@ -80,9 +80,24 @@ describe('ipIdentity', () => {
   });
 
   it('one /64 is one identity, whatever the interface id; the next /64 is another', () => {
-    const identities = ['2001:db8:a:b::1', '2001:db8:a:b:ffff:ffff:ffff:ffff', '2001:db8:a:b:1234::'].map(ipIdentity);
+    const identities = ['2001:db8:a:b::1', '2001:db8:a:b:ffff:ffff:ffff:ffff', '2001:db8:a:b:1234::'].map((raw) => ipIdentity(raw));
     expect(new Set(identities)).toEqual(new Set(['2001:db8:a:b::/64']));
     expect(ipIdentity('2001:db8:a:c::1')).toBe('2001:db8:a:c::/64');
+  });
+
+  it.each([
+    [48, '2001:db8:a::/48'],
+    [56, '2001:db8:a:b00::/56'],
+    [60, '2001:db8:a:bc0::/60'],
+    [1, '0::/1'],
+    [127, '2001:db8:a:bcd:1:2:3:4::/127'],
+    [128, '2001:db8:a:bcd:1:2:3:5'],
+  ])('another subnet: /%p, the bits past the prefix zeroed', (subnet, identity) => {
+    expect(ipIdentity('2001:db8:a:bcd:1:2:3:5', subnet)).toBe(identity);
+  });
+
+  it('IPv4 is not grouped, whatever the IPv6 subnet', () => {
+    expect(ipIdentity('203.0.113.7', 48)).toBe('203.0.113.7');
   });
 
   it('undefined for what is not an address', () => {

@@ -31,16 +31,37 @@ export function canonicalIp(raw: string): { readonly address: string; readonly f
   return { address: groups.map((g) => g.toString(16)).join(':'), family: 6 };
 }
 
+/** How many leading bits of an IPv6 address identify one client, unless configured (`ipv6Subnet`). */
+export const DEFAULT_IPV6_SUBNET = 64;
+
 /**
- * The identity of a client address: IPv4 as is, IPv6 by its /64 prefix,
- * since one subscriber usually holds a whole /64 and could otherwise rotate
- * through 2^64 buckets.
+ * The identity of a client address: IPv4 as is, IPv6 by its prefix of
+ * `ipv6Subnet` bits (/64 by default), since one subscriber usually holds a
+ * whole /64 (or /56, /48) and could otherwise rotate through 2^64 buckets.
+ *
+ * A /64 reads `2001:db8:1:2::/64`; other prefixes keep the groups the prefix
+ * touches, with the bits past it zeroed (`2001:db8:100::/56`).
  */
-export function ipIdentity(raw: string): string | undefined {
+export function ipIdentity(raw: string, ipv6Subnet: number = DEFAULT_IPV6_SUBNET): string | undefined {
   const ip = canonicalIp(raw);
   if (!ip) return undefined;
   if (ip.family === 4) return ip.address;
-  return `${ip.address.split(':').slice(0, 4).join(':')}::/64`;
+  if (ipv6Subnet >= 128) return ip.address;
+  const groups = ip.address.split(':').map((group) => parseInt(group, 16));
+  const kept = Math.ceil(ipv6Subnet / 16);
+  const partial = ipv6Subnet % 16;
+  if (partial !== 0) groups[kept - 1] = groups[kept - 1]! & ((0xffff << (16 - partial)) & 0xffff);
+  return `${groups.slice(0, kept).map((group) => group.toString(16)).join(':')}::/${ipv6Subnet}`;
+}
+
+/**
+ * Whether a value chosen as a key (a key function's answer, a header) is an
+ * IP address, and so must be grouped like the client address. Cheap first:
+ * most keys (user ids, API keys) have neither a dot nor a colon.
+ */
+export function addressIdentity(value: string, ipv6Subnet: number): string | undefined {
+  if (value.length > 64 || (!value.includes('.') && !value.includes(':'))) return undefined;
+  return ipIdentity(value, ipv6Subnet);
 }
 
 /** Eight 16-bit groups of a valid IPv6 address (which may end in dotted IPv4). */

@@ -1,24 +1,32 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { KeyStrategy } from '../interfaces/rate-limit-options.interface.js';
 import { boundedIdentity } from './bounded-key.js';
-import { compileTrustProxy, type ClientAddressResolver } from './client-address.js';
-import { compileKeyStrategy, type Identify, type RequestLike } from './key-strategy.js';
+import { clientAddress } from './client-address-helper.js';
+import { compileKeyStrategy, type Identify, type KeyEnvironment, type RequestLike } from './key-strategy.js';
+import { compileRequestAddress } from './request-address.js';
 
 /** The guard passes Nest's context through; the built-in strategies only read the request. */
-const context = { kind: 'test context' } as unknown as ExecutionContext;
-const socketOnly = compileTrustProxy(false);
+const context = { kind: 'test context', getType: () => 'http' } as unknown as ExecutionContext;
 
 const from = (address: string | undefined, extra: Partial<RequestLike> = {}): RequestLike => ({ socket: { remoteAddress: address }, ...extra });
 
-function compile(strategy: KeyStrategy, clientAddress: ClientAddressResolver = socketOnly): Identify {
-  const identify = compileKeyStrategy(strategy, clientAddress);
+const environment = (overrides: Partial<KeyEnvironment> = {}): KeyEnvironment => ({
+  address: compileRequestAddress({ trustProxy: undefined, ipv6Subnet: 64, onUntrustedForward: () => undefined }),
+  ipv6Subnet: 64,
+  where: 'OrdersController.search, limit "default"',
+  onUserFallback: () => undefined,
+  ...overrides,
+});
+
+function compile(strategy: KeyStrategy, overrides: Partial<KeyEnvironment> = {}): Identify {
+  const identify = compileKeyStrategy(strategy, environment(overrides));
   if (!identify) throw new Error(`not compiled: ${String(strategy)}`);
   return identify;
 }
 
 describe('compileKeyStrategy', () => {
   it.each(['cookie', 'header:', 'HEADER:x-api-key', 'ip ', '', 42, null, undefined, {}])('does not recognise %p', (strategy) => {
-    expect(compileKeyStrategy(strategy as never, socketOnly)).toBeUndefined();
+    expect(compileKeyStrategy(strategy as never, environment())).toBeUndefined();
   });
 
   describe("'ip'", () => {
@@ -41,26 +49,16 @@ describe('compileKeyStrategy', () => {
       );
     });
 
-    it('passes the socket address and X-Forwarded-For (repeated headers joined) to the trust-proxy resolver', () => {
-      const calls: [string | undefined, string | undefined][] = [];
-      const recording: ClientAddressResolver = (socket, forwarded) => {
-        calls.push([socket, forwarded]);
-        return '192.0.2.8';
-      };
-      const identify = compile('ip', recording);
-      expect(identify(context, from('10.0.0.2', { headers: { 'x-forwarded-for': '203.0.113.9' } }))).toBe('ip=192.0.2.8');
-      identify(context, from('10.0.0.2', { headers: { 'x-forwarded-for': ['203.0.113.9', '198.51.100.1'] } }));
-      identify(context, from('10.0.0.2'));
-      expect(calls).toEqual([
-        ['10.0.0.2', '203.0.113.9'],
-        ['10.0.0.2', '203.0.113.9,198.51.100.1'],
-        ['10.0.0.2', undefined],
-      ]);
+    it("the platform's req.ip when there is one (Express and Fastify honour their own trust-proxy setting there)", () => {
+      expect(ip(context, from('10.0.0.2', { ip: '203.0.113.9', headers: { 'x-forwarded-for': '203.0.113.9' } }))).toBe('ip=203.0.113.9');
     });
 
-    it('with trust proxy, the client the resolver picks', () => {
-      const behindOneProxy = compile('ip', compileTrustProxy(1));
-      expect(behindOneProxy(context, from('10.0.0.2', { headers: { 'x-forwarded-for': '1.1.1.1, 203.0.113.9' } }))).toBe('ip=203.0.113.9');
+    it("the module's trustProxy, when set, over req.ip", () => {
+      const behindOneProxy = compile('ip', {
+        address: compileRequestAddress({ trustProxy: 1, ipv6Subnet: 64, onUntrustedForward: () => undefined }),
+      });
+      const request = from('10.0.0.2', { ip: '10.0.0.2', headers: { 'x-forwarded-for': '1.1.1.1, 203.0.113.9' } });
+      expect(behindOneProxy(context, request)).toBe('ip=203.0.113.9');
     });
 
     it('ip=unknown, one shared bucket, when there is no usable address', () => {
@@ -89,11 +87,16 @@ describe('compileKeyStrategy', () => {
       expect(user(context, from('203.0.113.7', { user: { id: 'x'.repeat(300) } }))).toBe(`u${boundedIdentity('x'.repeat(300))}`);
     });
 
-    it('falls back to the address without a user or an id', () => {
+    it('falls back to the address without a user or an id, and says so (the caller decides how often)', () => {
+      let fallbacks = 0;
+      const onUserFallback = () => void fallbacks++;
       for (const user of [undefined, null, {}, { id: null }, { id: '' }, { sub: '' }]) {
-        expect(compile('user')(context, from('203.0.113.7', { user: user as RequestLike['user'] }))).toBe('ip=203.0.113.7');
+        expect(compile('user', { onUserFallback })(context, from('203.0.113.7', { user: user as RequestLike['user'] }))).toBe('ip=203.0.113.7');
       }
-      expect(compile('user')(context, undefined)).toBe('ip=unknown');
+      expect(compile('user', { onUserFallback })(context, undefined)).toBe('ip=unknown');
+      expect(fallbacks).toBe(7);
+      compile('user', { onUserFallback })(context, from('203.0.113.7', { user: { id: 'alice' } }));
+      expect(fallbacks).toBe(7);
     });
   });
 
@@ -136,6 +139,70 @@ describe('compileKeyStrategy', () => {
     it.each([undefined, null, ''])('falls back to the address when it returns %p', (value) => {
       expect(compile(() => value)(context, from('203.0.113.7'))).toBe('ip=203.0.113.7');
     });
+  });
+
+  describe('keys that are IP addresses are grouped like the client address', () => {
+    it.each([
+      ['2001:db8:1:2:3:4:5:6', 'k=2001:db8:1:2::/64'],
+      ['2001:db8:1:2:ffff::1', 'k=2001:db8:1:2::/64'],
+      ['::ffff:203.0.113.7', 'k=203.0.113.7'],
+      ['203.0.113.7', 'k=203.0.113.7'],
+    ])('a key function answering %p (its own marker: not the bucket of the client at that address)', (value, key) => {
+      expect(compile(() => value)(context, undefined)).toBe(key);
+    });
+
+    it('a header, with the configured subnet', () => {
+      const realIp = compile('header:x-real-ip', { ipv6Subnet: 48 });
+      expect(realIp(context, from('10.0.0.2', { headers: { 'x-real-ip': '2001:db8:1:2::9' } }))).toBe('h=2001:db8:1::/48');
+    });
+
+    it('not a key that only contains dots or colons', () => {
+      expect(compile(() => 'tenant:7')(context, undefined)).toBe('k=tenant:7');
+      expect(compile(() => 'v1.2')(context, undefined)).toBe('k=v1.2');
+    });
+  });
+
+  describe('an asynchronous key function', () => {
+    it('answers with a promise of the same identity', async () => {
+      const identify = compile(async () => 'tenant-7');
+      const answer = identify(context, from('203.0.113.7'));
+      expect(answer).toBeInstanceOf(Promise);
+      await expect(answer).resolves.toBe('k=tenant-7');
+      await expect(compile(async () => undefined)(context, from('203.0.113.7'))).resolves.toBe('ip=203.0.113.7');
+    });
+
+    it('a synchronous one answers a string, no promise', () => {
+      expect(typeof compile(() => 'tenant-7')(context, undefined)).toBe('string');
+    });
+
+    it('its rejection is the identity\'s rejection', async () => {
+      await expect(compile(() => Promise.reject(new Error('session store down')))(context, undefined)).rejects.toThrow('session store down');
+    });
+  });
+
+  describe('an answer that would put every caller into one bucket is an error naming the route and limit', () => {
+    it.each([
+      [{ id: 1 }, 'an object'],
+      [['a'], 'an array'],
+      [true, 'a boolean'],
+      [Number.NaN, 'NaN'],
+    ])('%p', (value, described) => {
+      const identify = compile(() => value as never);
+      expect(() => identify(context, undefined)).toThrow(
+        `RateLimit: OrdersController.search, limit "default": the key function returned ${described}; it must return a string or a number`,
+      );
+    });
+
+    it('also when awaited', async () => {
+      await expect(compile(async () => ({ id: 1 }) as never)(context, undefined)).rejects.toThrow(/returned an object/);
+    });
+  });
+
+  it('clientAddress(context), inside a key function, is the address the module sees', () => {
+    const behindOneProxy = compileRequestAddress({ trustProxy: 1, ipv6Subnet: 56, onUntrustedForward: () => undefined });
+    const identify = compile((ctx) => `acme:${clientAddress(ctx)}`, { address: behindOneProxy });
+    const request = from('10.0.0.2', { headers: { 'x-forwarded-for': '2001:db8:1:2ff::1' } });
+    expect(identify({ ...context } as ExecutionContext, request)).toBe('k=acme:2001:db8:1:200::/56');
   });
 
   it('one identity under different strategies gives different keys', () => {

@@ -1,19 +1,34 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { KeyStrategy } from '../interfaces/rate-limit-options.interface.js';
-import type { ClientAddressResolver } from './client-address.js';
+import type { MaybePromise } from '../store/rate-limit-store.interface.js';
+import { isPromiseLike } from '../util/maybe-promise.js';
 import { boundedIdentity } from './bounded-key.js';
-import { ipIdentity } from './ip-address.js';
+import { stashClientAddress } from './client-address-helper.js';
+import { addressIdentity } from './ip-address.js';
+import type { AddressedRequest, RequestAddress } from './request-address.js';
 
 /** The bits of a request the built-in key strategies read (Express and Fastify both have them). */
-export interface RequestLike {
-  readonly headers?: Record<string, string | string[] | undefined>;
-  readonly socket?: { readonly remoteAddress?: string };
-  readonly raw?: { readonly socket?: { readonly remoteAddress?: string } };
+export interface RequestLike extends AddressedRequest {
   readonly user?: { readonly id?: unknown; readonly sub?: unknown } | null;
 }
 
-/** Turns a request into the caller part of a bucket key (already bounded). */
-export type Identify = (context: ExecutionContext, request: RequestLike | undefined) => string;
+/**
+ * Turns a request into the caller part of a bucket key (already bounded).
+ * A value, or a promise when the key function answered with one.
+ */
+export type Identify = (context: ExecutionContext, request: RequestLike | undefined) => MaybePromise<string>;
+
+/** What compiling a key strategy needs from the module and the place it is declared. */
+export interface KeyEnvironment {
+  /** The client address as the module sees it (trust proxy applied, IPv6 grouped). */
+  readonly address: RequestAddress;
+  /** Prefix length grouping IPv6 addresses, applied to keys that are addresses too. */
+  readonly ipv6Subnet: number;
+  /** The handler and limit, for the errors a key function's answer can cause. */
+  readonly where: string;
+  /** Called when a `'user'` key found no user and fell back to the address (the caller says it once). */
+  readonly onUserFallback: () => void;
+}
 
 /** The identity part of a bucket key for a value chosen by application code (a key function, `RateLimiter`). */
 export function customIdentity(value: string | number): string {
@@ -22,45 +37,81 @@ export function customIdentity(value: string | number): string {
 
 /**
  * Compile a key strategy once, at start-up. Every strategy that cannot find
- * its identity (no user, no header, a key function returning nothing) falls
- * back to the client address, never to a shared `"undefined"` bucket.
+ * its identity (no user, no header, a key function answering nothing) falls
+ * back to the client address, never to a shared `"undefined"` bucket; a key
+ * that is itself an IP address is grouped like the client address.
  *
  * @returns `undefined` when the strategy is not recognised (the caller reports it).
  */
-export function compileKeyStrategy(strategy: KeyStrategy, clientAddress: ClientAddressResolver): Identify | undefined {
-  const byIp: Identify = (_context, request) => ipKey(request, clientAddress);
-  if (typeof strategy === 'function') {
-    return (context, request) => {
-      const value = strategy(context);
-      return value === undefined || value === null || value === '' ? byIp(context, request) : customIdentity(value);
-    };
-  }
-  if (strategy === 'ip') return byIp;
+export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): Identify | undefined {
+  const byAddress = (request: RequestLike | undefined): string => {
+    // No address at all (a context without a request): one bucket for all
+    // such callers, named so that it shows up for what it is.
+    const address = env.address(request);
+    return address === undefined ? 'ip=unknown' : `ip=${address}`;
+  };
+  // A chosen key that is an address is grouped, but keeps its own marker: a
+  // caller sending another client's address in a header must not reach that
+  // client's own address bucket.
+  const chosen = (value: string, request: RequestLike | undefined, marker: string): string => {
+    if (value === '') return byAddress(request);
+    return marker + boundedIdentity(addressIdentity(value, env.ipv6Subnet) ?? value);
+  };
+
+  if (typeof strategy === 'function') return keyFunction(strategy, env, byAddress, chosen);
+  if (strategy === 'ip') return (_context, request) => byAddress(request);
   if (strategy === 'global') return () => 'global';
   if (strategy === 'user') {
-    return (context, request) => {
+    return (_context, request) => {
       const user = request?.user;
       const id = user?.id ?? user?.sub;
-      return id === undefined || id === null || id === '' ? byIp(context, request) : `u${boundedIdentity(String(id))}`;
+      if (id !== undefined && id !== null && id !== '') return `u${boundedIdentity(String(id))}`;
+      env.onUserFallback();
+      return byAddress(request);
     };
   }
   if (typeof strategy === 'string' && strategy.startsWith('header:') && strategy.length > 'header:'.length) {
     const header = strategy.slice('header:'.length).toLowerCase();
-    return (context, request) => {
+    return (_context, request) => {
       const raw = request?.headers?.[header];
       const value = Array.isArray(raw) ? raw[0] : raw;
-      return value === undefined || value === '' ? byIp(context, request) : `h${boundedIdentity(value)}`;
+      return value === undefined ? byAddress(request) : chosen(value, request, 'h');
     };
   }
   return undefined;
 }
 
-function ipKey(request: RequestLike | undefined, clientAddress: ClientAddressResolver): string {
-  const socket = request?.socket?.remoteAddress ?? request?.raw?.socket?.remoteAddress;
-  const forwarded = request?.headers?.['x-forwarded-for'];
-  const address = clientAddress(socket, Array.isArray(forwarded) ? forwarded.join(',') : forwarded);
-  const identity = address === undefined ? undefined : ipIdentity(address);
-  // No address at all (a non-HTTP context without a socket): one bucket for
-  // all such callers, named so that it shows up for what it is.
-  return identity === undefined ? 'ip=unknown' : `ip=${identity}`;
+/**
+ * A key function, synchronous or not: its answer is checked (a value that
+ * would put every caller in one bucket, such as an object, is an error, not
+ * a key), and {@link clientAddress} works inside it.
+ */
+function keyFunction(
+  strategy: (context: ExecutionContext) => unknown,
+  env: KeyEnvironment,
+  byAddress: (request: RequestLike | undefined) => string,
+  chosen: (value: string, request: RequestLike | undefined, marker: string) => string,
+): Identify {
+  const identity = (value: unknown, request: RequestLike | undefined): string => {
+    if (value === undefined || value === null) return byAddress(request);
+    if (typeof value === 'string') return chosen(value, request, 'k');
+    if (typeof value === 'number' && Number.isFinite(value)) return customIdentity(value);
+    throw new TypeError(
+      `RateLimit: ${env.where}: the key function returned ${describeAnswer(value)}; ` +
+        'it must return a string or a number (undefined, null or an empty string fall back to the client address)',
+    );
+  };
+  return (context, request) => {
+    stashClientAddress(context, env.address, request);
+    const value = strategy(context);
+    if (!isPromiseLike(value)) return identity(value, request);
+    return Promise.resolve(value).then((resolved) => identity(resolved, request));
+  };
+}
+
+function describeAnswer(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
 }

@@ -8,7 +8,8 @@ const declared = (parts: Partial<DeclaredLimits>): DeclaredLimits => ({
   defaults: undefined,
   classLimits: [],
   methodLimits: [],
-  skip: [],
+  classSkip: undefined,
+  methodSkip: undefined,
   ...parts,
 });
 
@@ -86,36 +87,58 @@ describe('mergeLimits', () => {
     });
   });
 
-  describe('skip', () => {
+  describe('skip: the nearest declaration wins', () => {
     const everything = {
       moduleLimits: [limit('global', 100)],
       classLimits: [limit('class', 10)],
       methodLimits: [limit('method', 1), limit(undefined, 2)],
     };
+    const names = (parts: Partial<DeclaredLimits>) => merge(parts).map((l) => l.name ?? 'default');
 
-    it('true: no limit at all', () => {
-      expect(merge({ ...everything, defaults: limit(undefined, 5), skip: true })).toEqual([]);
+    it('a method skipping everything: nothing from the module or the class', () => {
+      expect(names({ ...everything, methodLimits: [], defaults: limit(undefined, 5), methodSkip: true })).toEqual([]);
     });
 
-    it('a list removes those names, whatever level they come from', () => {
-      expect(merge({ ...everything, skip: ['global', 'method'] }).map((l) => l.name ?? 'default')).toEqual(['class', 'default']);
+    it("a method's own @RateLimit() applies under its own @SkipRateLimit() (skip everything inherited, keep mine)", () => {
+      expect(names({ ...everything, methodSkip: true })).toEqual(['method', 'default']);
     });
 
-    it('"default" removes the unnamed limit', () => {
-      expect(merge({ ...everything, skip: ['default'] }).map((l) => l.name)).toEqual(['global', 'class', 'method']);
+    it("a method's explicit @RateLimit() applies under a class @SkipRateLimit()", () => {
+      expect(names({ ...everything, classSkip: true })).toEqual(['class', 'method', 'default']);
+      expect(names({ moduleLimits: [limit('global', 100)], methodLimits: [limit('login', 1)], classSkip: true })).toEqual(['login']);
+      expect(names({ moduleLimits: [limit('a', 100)], methodLimits: [limit('a', 1)], classSkip: ['a'] })).toEqual(['a']);
+      expect(merge({ moduleLimits: [limit('a', 100)], methodLimits: [limit('a', 1)], classSkip: ['a'] })).toEqual([{ name: 'a', rate: 1 }]);
     });
 
-    it('removes the merged limit, not only the level that named it', () => {
-      expect(merge({ moduleLimits: [limit('a', 100)], methodLimits: [limit('a', 1)], skip: ['a'] })).toEqual([]);
+    it('a class skip removes module limits and defaults, not what the class or the method declares', () => {
+      expect(names({ moduleLimits: [limit('global', 100)], defaults: limit(undefined, 5), classSkip: true })).toEqual([]);
+      expect(names({ moduleLimits: [limit('global', 100)], defaults: limit(undefined, 5), classSkip: ['default'] })).toEqual(['global']);
     });
 
-    it('an empty list or an unknown name removes nothing', () => {
-      expect(merge({ ...everything, skip: [] })).toHaveLength(4);
-      expect(merge({ ...everything, skip: ['nope'] })).toHaveLength(4);
+    it('a method skip removes class and module limits by name', () => {
+      expect(names({ ...everything, methodSkip: ['global', 'class'] })).toEqual(['method', 'default']);
     });
 
     it('a skipped name leaves the defaults out all the same (they depend on declared limits only)', () => {
-      expect(merge({ defaults: limit('per-ip', 5), methodLimits: [limit('other', 1)], skip: ['other'] })).toEqual([]);
+      expect(merge({ defaults: limit('per-ip', 5), classLimits: [limit('other', 1)], methodSkip: ['other'] })).toEqual([]);
+    });
+
+    it('an empty list removes nothing', () => {
+      expect(merge({ ...everything, methodSkip: [] })).toHaveLength(4);
+    });
+
+    it('a name declared nowhere for the route is refused (a typo would skip nothing), listing the names there are', () => {
+      expect(() => merge({ ...everything, methodSkip: ['metod'] })).toThrow(
+        "RateLimit: OrdersController.search: @SkipRateLimit('metod') on the method names no limit declared for this route (declared: global, class, method, default)",
+      );
+      expect(() => merge({ classSkip: ['x'] })).toThrow(/@SkipRateLimit\('x'\) on the class names no limit declared for this route \(declared: none\)/);
+    });
+
+    it('a name both skipped and declared at the same level is refused', () => {
+      expect(() => merge({ moduleLimits: [limit('a', 100)], methodLimits: [limit('a', 1)], methodSkip: ['a'] })).toThrow(
+        'RateLimit: OrdersController.search: limit "a" is both declared by the method @RateLimit() and skipped by @SkipRateLimit() at the same level; keep one of the two',
+      );
+      expect(() => merge({ classLimits: [limit('a', 1)], classSkip: ['a'] })).toThrow(/declared by the class @RateLimit\(\) and skipped/);
     });
   });
 
@@ -135,12 +158,9 @@ describe('mergeLimits', () => {
       expect(() => merge({ methodLimits: [limit(undefined, 1), limit('default', 2)] })).toThrow(/duplicate limit name "default" in the method @RateLimit\(\)/);
     });
 
-    it('are refused even when the name is skipped', () => {
-      expect(() => merge({ methodLimits: [limit('a', 1), limit('a', 2)], skip: ['a'] })).toThrow(TypeError);
-    });
-
-    it('are not looked at when skip is true (nothing is merged)', () => {
-      expect(merge({ methodLimits: [limit('a', 1), limit('a', 2)], skip: true })).toEqual([]);
+    it('are refused even when the name is skipped elsewhere', () => {
+      expect(() => merge({ methodLimits: [limit('a', 1), limit('a', 2)], classSkip: ['a'] })).toThrow(/duplicate limit name "a"/);
+      expect(() => merge({ methodLimits: [limit('a', 1), limit('a', 2)], classSkip: true })).toThrow(/duplicate limit name "a"/);
     });
   });
 });

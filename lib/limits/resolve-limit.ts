@@ -1,5 +1,5 @@
-import type { ClientAddressResolver } from '../keys/client-address.js';
 import { compileKeyStrategy } from '../keys/key-strategy.js';
+import type { RequestAddress } from '../keys/request-address.js';
 import type { KeyStrategy, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
@@ -16,7 +16,11 @@ export interface LimitContext {
   /** Route identity used in bucket keys when the limit is route-scoped. */
   readonly routeId: string;
   readonly defaultKey: KeyStrategy;
-  readonly clientAddress: ClientAddressResolver;
+  /** The client address as the module sees it. */
+  readonly address: RequestAddress;
+  readonly ipv6Subnet: number;
+  /** Where what must be said once (not per request) is said: the module's logger. */
+  readonly warn: (message: string) => void;
   /** The store can decide locally when its backend fails (allows `failMode: 'local'`). */
   readonly localFallback: boolean;
 }
@@ -47,7 +51,17 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   }
 
   const keyStrategy = options.key ?? context.defaultKey;
-  const identify = compileKeyStrategy(keyStrategy, context.clientAddress);
+  let userFallbackReported = false;
+  const identify = compileKeyStrategy(keyStrategy, {
+    address: context.address,
+    ipv6Subnet: context.ipv6Subnet,
+    where: `${context.where}, limit "${name}"`,
+    onUserFallback: () => {
+      if (userFallbackReported) return;
+      userFallbackReported = true;
+      context.warn(userFallbackWarning(`${context.where}, limit "${name}"`));
+    },
+  });
   if (!identify) {
     fail('key', `must be 'ip', 'user', 'global', 'header:<name>' or a function, got ${JSON.stringify(keyStrategy)}`);
   }
@@ -71,4 +85,18 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
         ? undefined
         : resolveAdaptiveOptions(options.adaptive, { rate, burst }, where),
   };
+}
+
+/**
+ * Said once per route and limit: a `'user'` key that finds no `req.user` is
+ * an anonymous request (fine) or an authentication that has not run yet
+ * (every user then shares their address's bucket).
+ */
+function userFallbackWarning(where: string): string {
+  return (
+    `RateLimit: ${where}: key 'user' found no req.user (neither id nor sub), so the request was keyed by its client address. ` +
+    'If this route is authenticated, authentication has not run before the limit: bind the auth guard with @UseGuards() on the ' +
+    'controller or the route (limits keyed by user then run after it), or register it as a global guard before RateLimitModule. ' +
+    'Anonymous requests are keyed by address on purpose; this is said once per route.'
+  );
 }

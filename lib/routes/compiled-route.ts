@@ -16,6 +16,12 @@ export interface CompiledRoute {
   /** How this handler's context is met (request, headers, errors, outcomes). */
   readonly transport: RateLimitTransport;
   readonly limits: readonly ResolvedLimit[];
+  /**
+   * Index of the first limit evaluated after the route's own guards (limits
+   * keyed by user on a route that authenticates with its own guards; they
+   * come last in `limits`); `limits.length` when every limit is evaluated at once.
+   */
+  readonly afterRouteGuards: number;
   /** The store bucket of each limit as declared (adaptive limits move away from it). */
   readonly buckets: readonly TokenBucketLimit[];
   /** `RateLimitInterceptor` is bound to this route: it writes the headers. */

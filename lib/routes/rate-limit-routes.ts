@@ -5,13 +5,14 @@ import { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js';
 import { policyHeader } from '../headers/rate-limit-headers.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { strictestFailMode } from '../limits/fail-mode.js';
-import { mergeLimits } from '../limits/merge-limits.js';
+import { mergeLimits, type SkipDeclaration } from '../limits/merge-limits.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
 import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
 import type { CompiledRoute } from './compiled-route.js';
+import { bindAfterRouteGuards, hasOwnGuards, runsAfterRouteGuards } from './after-route-guards.js';
 import { RouteIds } from './route-id.js';
 
 type Handler = (...args: unknown[]) => unknown;
@@ -46,7 +47,7 @@ export class RateLimitRoutes implements OnModuleInit {
   onModuleInit(): void {
     // Module-wide limits and defaults are checked even when no route uses them.
     const where = 'RateLimitModule options';
-    const moduleWide = mergeLimits({ ...this.declared(), classLimits: [], methodLimits: [], skip: [] }, where);
+    const moduleWide = mergeLimits({ ...this.moduleDeclared(), classLimits: [], methodLimits: [], classSkip: undefined, methodSkip: undefined }, where);
     for (const limit of moduleWide) resolveLimit(limit, this.limitContext(where, 'module'));
 
     for (const wrapper of this.discovery.getControllers()) {
@@ -66,19 +67,44 @@ export class RateLimitRoutes implements OnModuleInit {
     return this.routes.get(controller)?.get(handler) ?? this.compile(controller, handler, context.getType());
   }
 
+  /** Every controller route compiled so far, for the start-up checks. */
+  *compiled(): IterableIterator<{ readonly controller: Type; readonly handler: Handler; readonly route: CompiledRoute }> {
+    for (const [controller, byHandler] of this.routes) {
+      for (const [handler, route] of byHandler) yield { controller, handler, route };
+    }
+  }
+
+  /**
+   * Place the second part of the evaluation after the route's own guards on
+   * every handler that has guards of its own and a limit keyed by user (see
+   * {@link RateLimitAfterRouteGuards}). Runs while providers are instantiated:
+   * Nest reads a handler's guards when it registers the route, before any
+   * `onModuleInit`.
+   */
+  bindAfterRouteGuards(): void {
+    const classes = [...this.discovery.getControllers(), ...this.discovery.getProviders()];
+    for (const wrapper of classes) {
+      const target = wrapper.metatype as Type | undefined;
+      if (!target?.prototype || wrapper.isAlias) continue;
+      for (const method of this.scanner.getAllMethodNames(target.prototype)) {
+        const handler = target.prototype[method] as Handler;
+        if (typeof handler !== 'function' || !hasOwnGuards(target, handler)) continue;
+        if (this.declared(target, handler, `${target.name}.${method}`).some((limit) => this.keyedByUser(limit))) {
+          bindAfterRouteGuards(handler);
+        }
+      }
+    }
+  }
+
   private compile(controller: Type, handler: Handler, transportType: string): CompiledRoute {
     const where = `${controller.name}.${handler.name}`;
-    const declared = mergeLimits(
-      {
-        ...this.declared(),
-        classLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, controller) ?? [],
-        methodLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, handler) ?? [],
-        skip: skipped(this.reflector.get(SKIP_RATE_LIMIT_METADATA, controller), this.reflector.get(SKIP_RATE_LIMIT_METADATA, handler)),
-      },
-      where,
-    );
+    const declared = this.declared(controller, handler, where);
+    // Limits keyed by user wait for the route's own guards when those come
+    // first (bindAfterRouteGuards); the rest run in the guard, before them.
+    const late = runsAfterRouteGuards(handler) ? declared.filter((limit) => this.keyedByUser(limit)) : [];
+    const ordered = late.length === 0 ? declared : [...declared.filter((limit) => !late.includes(limit)), ...late];
     const routeId = this.routeIds.next(controller, handler);
-    const limits = declared.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
+    const limits = ordered.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
     for (const limit of limits) {
       if (limit.adaptive) this.adaptive.register(limit.name, limit.adaptive, limit);
     }
@@ -86,6 +112,7 @@ export class RateLimitRoutes implements OnModuleInit {
       routeId,
       transport: this.transports.forType(transportType),
       limits,
+      afterRouteGuards: limits.length - late.length,
       buckets: limits.map((limit) => limit.bucket),
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
       // Each limit may override the module's fail mode; the strictest one wins.
@@ -99,7 +126,25 @@ export class RateLimitRoutes implements OnModuleInit {
     return route;
   }
 
-  private declared() {
+  /** The limits declared for a handler, merged by the precedence rules (see `mergeLimits`). */
+  private declared(controller: Type, handler: Handler, where: string): RateLimitOptions[] {
+    return mergeLimits(
+      {
+        ...this.moduleDeclared(),
+        classLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, controller) ?? [],
+        methodLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, handler) ?? [],
+        classSkip: this.reflector.get<SkipDeclaration | undefined>(SKIP_RATE_LIMIT_METADATA, controller),
+        methodSkip: this.reflector.get<SkipDeclaration | undefined>(SKIP_RATE_LIMIT_METADATA, handler),
+      },
+      where,
+    );
+  }
+
+  private keyedByUser(limit: RateLimitOptions): boolean {
+    return (limit?.key ?? this.options.defaultKey) === 'user';
+  }
+
+  private moduleDeclared() {
     return { moduleLimits: this.options.limits, defaults: this.options.defaults };
   }
 
@@ -108,15 +153,12 @@ export class RateLimitRoutes implements OnModuleInit {
       where,
       routeId,
       defaultKey: this.options.defaultKey,
-      clientAddress: this.options.clientAddress,
+      address: this.options.address,
+      ipv6Subnet: this.options.ipv6Subnet,
+      warn: this.options.warn,
       localFallback: this.options.store.localFallback !== undefined,
     };
   }
-}
-
-function skipped(onClass: true | string[] | undefined, onHandler: true | string[] | undefined): true | string[] {
-  if (onClass === true || onHandler === true) return true;
-  return [...(onClass ?? []), ...(onHandler ?? [])];
 }
 
 /** `RateLimitInterceptor` in the `@UseInterceptors()` metadata, recognised by its static brand (no import cycle). */

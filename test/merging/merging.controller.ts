@@ -37,15 +37,16 @@ export class ClassLimitedController {
     return { ok: true };
   }
 
-  @SkipRateLimit('extra')
-  @RateLimit({ name: 'extra', rate: 1, burst: 2 })
-  @Get('skip-own-limit')
-  skipOwnLimit() {
+  /** Skip everything inherited, keep its own: the nearest declaration wins. */
+  @SkipRateLimit()
+  @RateLimit({ name: 'own', rate: 1, burst: 2 })
+  @Get('only-own')
+  onlyOwn() {
     return { ok: true };
   }
 }
 
-/** `@SkipRateLimit()` on the class: nothing in it is limited, not even its own method limits. */
+/** `@SkipRateLimit()` on the class: nothing inherited applies; a method's explicit `@RateLimit()` does (it is nearer). */
 @SkipRateLimit()
 @Controller('skipped')
 export class SkippedController {
@@ -61,12 +62,8 @@ export class SkippedController {
   }
 }
 
-/** `@SkipRateLimit('name')` on the class: only that limit is removed, on every route. */
-@SkipRateLimit('extra')
-@RateLimit([
-  { rate: '1/min', burst: 2 },
-  { name: 'extra', rate: '1/min', burst: 1 },
-])
+/** `@SkipRateLimit('cap')` on the class: the module limit "cap" is removed from every route, unless a method declares its own. */
+@SkipRateLimit('cap')
 @Controller('skip-one')
 export class SkipOneController {
   @Get()
@@ -77,6 +74,13 @@ export class SkipOneController {
   @RateLimit({ name: 'own', rate: '1/min', burst: 4 })
   @Get('own')
   own() {
+    return { ok: true };
+  }
+
+  /** The method's explicit "cap" applies under the class's skip of "cap". */
+  @RateLimit({ name: 'cap', rate: '1/min', burst: 1 })
+  @Get('cap')
+  cap() {
     return { ok: true };
   }
 }

@@ -53,7 +53,6 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
       boot({}, [
         ClassLimitedController,
         SkippedController,
-        SkipOneController,
         ScopedController,
         OtherScopedController,
         StackedSkipController,
@@ -105,8 +104,12 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
       await expectHit('/classy/skip-class-limit', 200, '"extra";q=2;w=2', '"extra";r=1;t=0');
       await expectHit('/classy/skip-class-limit', 200, '"extra";q=2;w=2', '"extra";r=0;t=1');
       await expectHit('/classy/skip-class-limit', 429, '"extra";q=2;w=2', '"extra";r=0;t=1');
+    });
 
-      await expectHit('/classy/skip-own-limit', 200, '"default";q=3;w=180', '"default";r=2;t=0');
+    it("a method's own @RateLimit() applies under its own @SkipRateLimit() (everything inherited skipped)", async () => {
+      await expectHit('/classy/only-own', 200, '"own";q=2;w=2', '"own";r=1;t=0');
+      await expectHit('/classy/only-own', 200, '"own";q=2;w=2', '"own";r=0;t=1');
+      await expectHit('/classy/only-own', 429, '"own";q=2;w=2', '"own";r=0;t=1');
     });
 
     it("@SkipRateLimit('a', 'b') skips both names", async () => {
@@ -118,17 +121,10 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
       await expectHit('/stacked-skip', 200, '"c";q=5;w=300', '"c";r=3;t=0');
     });
 
-    it('@SkipRateLimit() on a class skips every limit of every route, including method limits', async () => {
+    it("@SkipRateLimit() on a class: nothing inherited applies, but a method's explicit @RateLimit() does", async () => {
       await expectUnlimited('/skipped', 5);
-      await expectUnlimited('/skipped/limited', 5);
-    });
-
-    it("@SkipRateLimit('name') on a class removes that limit from every route of the class", async () => {
-      // "extra" (burst 1) would deny the second request if it applied.
-      await expectHit('/skip-one', 200, '"default";q=2;w=120', '"default";r=1;t=0');
-      await expectHit('/skip-one', 200, '"default";q=2;w=120', '"default";r=0;t=60');
-      await expectHit('/skip-one', 429, '"default";q=2;w=120', '"default";r=0;t=60');
-      await expectHit('/skip-one/own', 200, '"default";q=2;w=120, "own";q=4;w=240', '"default";r=1;t=0, "own";r=3;t=0');
+      await expectHit('/skipped/limited', 200, '"own";q=1;w=60', '"own";r=0;t=60');
+      await expectHit('/skipped/limited', 429, '"own";q=1;w=60', '"own";r=0;t=60');
     });
 
     it('two routes with the same limit name do not share a bucket (route scope)', async () => {
@@ -167,7 +163,7 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
     beforeEach(() =>
       boot(
         { limits: [{ name: 'cap', rate: '1/min', burst: 10 }], defaults: { rate: 1, burst: 2 } },
-        [PlainController, ClassLimitedController, SkippedController],
+        [PlainController, ClassLimitedController, SkippedController, SkipOneController],
       ),
     );
 
@@ -210,7 +206,17 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
     it('@SkipRateLimit() removes module limits and defaults too', async () => {
       await expectUnlimited('/plain/nothing', 12);
       await expectUnlimited('/skipped', 12);
-      await expectUnlimited('/skipped/limited', 3);
+      // ...but not a method's explicit limit: the nearest declaration wins.
+      await expectHit('/skipped/limited', 200, '"own";q=1;w=60', '"own";r=0;t=60');
+    });
+
+    it("@SkipRateLimit('cap') on a class removes the module limit from every route of the class, unless a method declares its own", async () => {
+      // Undecorated: the defaults apply, "cap" does not (burst 10 would show in the policy).
+      await expectHit('/skip-one', 200, '"default";q=2;w=2', '"default";r=1;t=0');
+      await expectHit('/skip-one/own', 200, '"own";q=4;w=240', '"own";r=3;t=0');
+      // The method's explicit "cap" (burst 1) applies under the class skip.
+      await expectHit('/skip-one/cap', 200, '"cap";q=1;w=60', '"cap";r=0;t=60');
+      await expectHit('/skip-one/cap', 429, '"cap";q=1;w=60', '"cap";r=0;t=60');
     });
 
     it('the module limit is exhausted exactly at its burst', async () => {

@@ -1,0 +1,64 @@
+import type { TrustProxy } from '../interfaces/rate-limit-module-options.interface.js';
+import { compileTrustProxy } from './client-address.js';
+import { ipIdentity } from './ip-address.js';
+
+/** The bits of a request the client address is read from (Express and Fastify both have them). */
+export interface AddressedRequest {
+  /** What the HTTP platform resolved, honouring its own trust-proxy setting (Express `req.ip`, Fastify `request.ip`). */
+  readonly ip?: unknown;
+  readonly headers?: Record<string, string | string[] | undefined>;
+  readonly socket?: { readonly remoteAddress?: string };
+  readonly raw?: { readonly socket?: { readonly remoteAddress?: string } };
+}
+
+/** The client address of a request as the module sees it: grouped (IPv6 by its subnet), or `undefined` when there is none. */
+export type RequestAddress = (request: AddressedRequest | undefined) => string | undefined;
+
+/** What {@link compileRequestAddress} needs besides the option. */
+export interface RequestAddressOptions {
+  /** The module's `trustProxy`; `undefined` (not set) means "what the platform resolved". */
+  readonly trustProxy: TrustProxy | undefined;
+  readonly ipv6Subnet: number;
+  /**
+   * Called (once, by the caller's choice) when a request carries
+   * `X-Forwarded-For` that nobody trusted: with the socket address.
+   */
+  readonly onUntrustedForward: (socketAddress: string) => void;
+}
+
+/**
+ * Compile, once at start-up, how a request's client address is found:
+ *
+ * - `trustProxy` not set: the address the HTTP platform resolved (`req.ip`),
+ *   so Express's `app.set('trust proxy', …)` and Fastify's `trustProxy` apply
+ *   as they do everywhere else in the application; the socket address when
+ *   the platform gives none.
+ * - `trustProxy` set: the module's own setting, over the socket address and
+ *   `X-Forwarded-For`, whatever the platform says.
+ *
+ * An `X-Forwarded-For` that was not used (the address found is the socket's)
+ * is reported through `onUntrustedForward`: behind a proxy that nobody
+ * trusts, every client shares the proxy's bucket. Not reported when
+ * `trustProxy` is explicitly `false` (the application said there is no proxy).
+ */
+export function compileRequestAddress(options: RequestAddressOptions): RequestAddress {
+  const { trustProxy, ipv6Subnet, onUntrustedForward } = options;
+  const fromChain = trustProxy === undefined ? undefined : compileTrustProxy(trustProxy);
+  const reportUntrusted = trustProxy !== false;
+  return (request) => {
+    if (request === undefined) return undefined;
+    const socket = request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress;
+    const forwarded = forwardedFor(request);
+    let address: string | undefined;
+    if (fromChain) address = fromChain(socket, forwarded);
+    else address = typeof request.ip === 'string' && request.ip !== '' ? request.ip : socket;
+    if (reportUntrusted && forwarded && socket !== undefined && address === socket) onUntrustedForward(socket);
+    return address === undefined ? undefined : ipIdentity(address, ipv6Subnet);
+  };
+}
+
+function forwardedFor(request: AddressedRequest): string | undefined {
+  const raw = request.headers?.['x-forwarded-for'];
+  const value = Array.isArray(raw) ? raw.join(',') : raw;
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
