@@ -178,11 +178,12 @@ export class RateLimitGuard implements CanActivate {
     }
     const early = split?.early;
     if (early && !result.allowed) this.limiter.refundUncharged(early.checks); // all or nothing, across both parts
-    const source: HeaderSource = {
-      limits: pending.limits,
-      decisions: early ? [...early.decisions, ...result.decisions] : result.decisions,
-      policy: route.staticPolicy,
-    };
+    // The headers report every limit that decided: both parts, or this one
+    // alone when the first had nothing to say (no limits, or a store failure admitted it).
+    const source: HeaderSource =
+      early || pending.from === 0
+        ? { limits: pending.limits, decisions: early ? [...early.decisions, ...result.decisions] : result.decisions, policy: route.staticPolicy }
+        : { limits: pending.limits.slice(pending.from), decisions: result.decisions, policy: undefined };
     if (!result.allowed) return this.deny(pending, source);
     if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);

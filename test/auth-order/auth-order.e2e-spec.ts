@@ -109,6 +109,24 @@ describe.each(PLATFORMS)("'user' keys behind the route's own auth guard (%s)", (
     expect(await statuses('/mixed', ['bob', 'bob', 'bob'])).toEqual(['bob:200', 'bob:200', 'bob:429']);
   });
 
+  it('the first part admitted by a store failure (failMode open): the headers report the second part alone', async () => {
+    await boot();
+    const consume = store.consume.bind(store);
+    store.consume = (request: ConsumeRequest) => {
+      if (request.checks.some((check) => check.key.endsWith('|ip=127.0.0.1'))) throw new Error('down for addresses');
+      return consume(request);
+    };
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      const res = await as('/mixed', 'alice');
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-policy']).toBe('"per-user";q=2;w=120');
+      expect(res.headers['ratelimit']).toMatch(/^"per-user";r=1;t=\d+$/);
+    } finally {
+      error.mockRestore();
+    }
+  });
+
   it('RateLimitGuard also bound on the route (before the auth guard): one evaluation, user limit after auth', async () => {
     await boot();
     expect(await statuses('/bound-too', ['alice', 'alice', 'alice', 'bob'])).toEqual(['alice:200', 'alice:200', 'alice:429', 'bob:200']);
