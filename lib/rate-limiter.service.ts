@@ -36,7 +36,7 @@ export class RateLimiter implements OnApplicationShutdown {
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode'>,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet'>,
   ) {}
 
   /**
@@ -163,7 +163,7 @@ export class RateLimiter implements OnApplicationShutdown {
       resolved = { limit: { algorithm: 'token-bucket', rate, burst }, namespace: bucketNamespace('token-bucket', name) };
       this.limits.set(limit, resolved);
     }
-    return { key: resolved.namespace + customIdentity(key), limit: resolved.limit };
+    return { key: resolved.namespace + customIdentity(key, this.options.ipv6Subnet), limit: resolved.limit };
   }
 }
 

@@ -30,9 +30,15 @@ export interface KeyEnvironment {
   readonly onUserFallback: () => void;
 }
 
-/** The identity part of a bucket key for a value chosen by application code (a key function, `RateLimiter`). */
-export function customIdentity(value: string | number): string {
-  return `k${boundedIdentity(String(value))}`;
+/**
+ * The identity part of a bucket key for a value chosen by application code
+ * (a key function, `RateLimiter`): an IP address is grouped like the client
+ * address, but keeps the `k` marker, so that it never reaches the bucket the
+ * `'ip'` key gives the client at that address.
+ */
+export function customIdentity(value: string | number, ipv6Subnet: number): string {
+  if (typeof value === 'number') return `k${boundedIdentity(String(value))}`;
+  return `k${boundedIdentity(addressIdentity(value, ipv6Subnet) ?? value)}`;
 }
 
 /**
@@ -50,15 +56,7 @@ export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): 
     const address = env.address(request);
     return address === undefined ? 'ip=unknown' : `ip=${address}`;
   };
-  // A chosen key that is an address is grouped, but keeps its own marker: a
-  // caller sending another client's address in a header must not reach that
-  // client's own address bucket.
-  const chosen = (value: string, request: RequestLike | undefined, marker: string): string => {
-    if (value === '') return byAddress(request);
-    return marker + boundedIdentity(addressIdentity(value, env.ipv6Subnet) ?? value);
-  };
-
-  if (typeof strategy === 'function') return keyFunction(strategy, env, byAddress, chosen);
+  if (typeof strategy === 'function') return keyFunction(strategy, env, byAddress);
   if (strategy === 'ip') return (_context, request) => byAddress(request);
   if (strategy === 'global') return () => 'global';
   if (strategy === 'user') {
@@ -75,7 +73,10 @@ export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): 
     return (_context, request) => {
       const raw = request?.headers?.[header];
       const value = Array.isArray(raw) ? raw[0] : raw;
-      return value === undefined ? byAddress(request) : chosen(value, request, 'h');
+      if (value === undefined || value === '') return byAddress(request);
+      // An address is grouped, but keeps the header's marker: a caller sending
+      // another client's address must not reach that client's address bucket.
+      return `h${boundedIdentity(addressIdentity(value, env.ipv6Subnet) ?? value)}`;
     };
   }
   return undefined;
@@ -90,12 +91,11 @@ function keyFunction(
   strategy: (context: ExecutionContext) => unknown,
   env: KeyEnvironment,
   byAddress: (request: RequestLike | undefined) => string,
-  chosen: (value: string, request: RequestLike | undefined, marker: string) => string,
 ): Identify {
   const identity = (value: unknown, request: RequestLike | undefined): string => {
     if (value === undefined || value === null) return byAddress(request);
-    if (typeof value === 'string') return chosen(value, request, 'k');
-    if (typeof value === 'number' && Number.isFinite(value)) return customIdentity(value);
+    if (typeof value === 'string') return value === '' ? byAddress(request) : customIdentity(value, env.ipv6Subnet);
+    if (typeof value === 'number' && Number.isFinite(value)) return customIdentity(value, env.ipv6Subnet);
     throw new TypeError(
       `RateLimit: ${env.where}: the key function returned ${describeAnswer(value)}; ` +
         'it must return a string or a number (undefined, null or an empty string fall back to the client address)',
