@@ -50,6 +50,9 @@ interface PendingDecision {
   checks: readonly RateLimitCheck[];
 }
 
+/** Placeholder until the checks are built (no array allocated for it). */
+const NO_CHECKS: readonly RateLimitCheck[] = Object.freeze([]);
+
 /** The effective buckets of a route with adaptive limits, rebuilt only when a rate changes. */
 interface EffectiveBuckets {
   /** The provider's buckets they were built from (the same objects until a rate changes). */
@@ -150,7 +153,7 @@ export class RateLimitGuard implements CanActivate {
     const exchange = this.getRequestResponse(context, route.transport);
     const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
     const buckets = effective?.buckets ?? route.buckets;
-    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, split, checks: [] };
+    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, split, checks: NO_CHECKS };
     const checks = buildChecks(context, route, from, to, exchange.request, buckets);
     if (!isPromiseLike(checks)) return this.consume(pending, checks);
     return checks.then((built) => this.consume(pending, built));
