@@ -2,6 +2,7 @@ import { Logger, Module, type DynamicModule, type Provider } from '@nestjs/commo
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import {
+  checkAsyncOptions,
   ConfigurableRateLimitModule,
   RATE_LIMIT_ASYNC_OPTIONS_TYPE,
   RATE_LIMIT_OPTIONS_TYPE,
@@ -96,6 +97,7 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
   }
 
   static override forRootAsync(options: typeof RATE_LIMIT_ASYNC_OPTIONS_TYPE): DynamicModule {
+    checkAsyncOptions(options);
     return RateLimitModule.complete(super.forRootAsync(options), options.global);
   }
 

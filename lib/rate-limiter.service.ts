@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
-import { optionError } from './errors/option-error.js';
+import { describeValue, optionError } from './errors/option-error.js';
+import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
 import { toStoreError } from './errors/rate-limit-store.error.js';
 import type { FailMode, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { customIdentity } from './keys/key-strategy.js';
@@ -17,6 +18,12 @@ import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
 /** A limit as the programmatic API takes it: the bucket part of {@link RateLimitOptions}. */
 export type ProgrammaticLimit = Pick<RateLimitOptions, 'name' | 'rate' | 'burst'>;
+
+/**
+ * A route limit's other options (`cost`, `key`, `scope`, ...) mean nothing
+ * here: refused rather than ignored.
+ */
+const PROGRAMMATIC_OPTIONS = optionNames<ProgrammaticLimit>({ name: true, rate: true, burst: true });
 
 /**
  * The rate limiter as a service: the guard's engine, and the programmatic API
@@ -46,7 +53,7 @@ export class RateLimiter implements OnApplicationShutdown {
    */
   async consume(key: string, limit: ProgrammaticLimit, options: { cost?: number } = {}): Promise<RateLimitDecision> {
     const cost = options.cost ?? 1;
-    if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${cost}`);
+    if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${describeValue(cost)}`);
     const checks = [{ ...this.bucket(key, limit), cost }];
     const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
     return result.decisions[0]!;
@@ -155,7 +162,11 @@ export class RateLimiter implements OnApplicationShutdown {
   private bucket(key: string, limit: ProgrammaticLimit): BucketRef {
     let resolved = this.limits.get(limit);
     if (!resolved) {
+      if (limit === null || typeof limit !== 'object') {
+        throw optionError('RateLimiter', 'limit', `must be an object like { name, rate, burst }, got ${describeValue(limit)}`);
+      }
       const name = limit.name ?? DEFAULT_LIMIT_NAME;
+      rejectUnknownOptions(`RateLimiter: limit "${name}"`, limit, PROGRAMMATIC_OPTIONS);
       const { rate, burst } = resolveBucket(limit, (option, problem) => {
         throw optionError(`RateLimiter: limit "${name}"`, option, problem);
       });

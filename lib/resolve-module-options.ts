@@ -6,6 +6,7 @@ import { Logger } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET } from './keys/ip-address.js';
 import { compileRequestAddress, type RequestAddress } from './keys/request-address.js';
 import { describeValue, optionError } from './errors/option-error.js';
+import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
 
@@ -32,6 +33,22 @@ export interface ResolvedModuleOptions {
 const HEADER_MODES: readonly unknown[] = ['draft', 'legacy', 'both', false];
 
 /**
+ * The names `forRoot()` and a `forRootAsync()` factory may use. `global` never gets here from
+ * `forRoot()` (Nest strips its extras); from a factory it would be ignored,
+ * so it is refused with where it belongs.
+ */
+const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
+  store: true,
+  defaults: true,
+  limits: true,
+  headers: true,
+  failMode: true,
+  trustProxy: true,
+  clock: true,
+  ipv6Subnet: true,
+});
+
+/**
  * Validate the module options once, at start-up; every message names the option.
  * (Limits themselves are validated with the routes they apply to.)
  */
@@ -40,8 +57,12 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     throw optionError('RateLimitModule', option, problem);
   };
   if (options === null || typeof options !== 'object') fail('options', 'must be an object');
+  if (Object.hasOwn(options, 'global')) {
+    fail('global', "belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored");
+  }
+  rejectUnknownOptions('RateLimitModule', options, MODULE_OPTIONS);
   const headers = options.headers ?? 'draft';
-  if (!HEADER_MODES.includes(headers)) fail('headers', `must be 'draft', 'legacy', 'both' or false, got ${JSON.stringify(headers)}`);
+  if (!HEADER_MODES.includes(headers)) fail('headers', `must be 'draft', 'legacy', 'both' or false, got ${describeValue(headers)}`);
   const clock = options.clock ?? systemClock;
   if (typeof clock?.now !== 'function') fail('clock', 'must be an object with a now() method returning milliseconds');
   const store: RateLimitStore = options.store ?? new MemoryStore();

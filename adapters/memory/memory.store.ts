@@ -1,5 +1,6 @@
 import { algorithmOf } from '../../lib/algorithms/algorithm.js';
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
+import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import { consumeAllOrNothing, type BucketStates } from '../../lib/store/all-or-nothing.js';
 import type {
   BucketsRequest,
@@ -21,6 +22,8 @@ export interface MemoryStoreOptions {
    */
   readonly maxKeys?: number;
 }
+
+const MEMORY_STORE_OPTIONS = optionNames<MemoryStoreOptions>({ maxKeys: true });
 
 /** Entries examined by the incremental sweep on each decision. */
 const SWEEP_STEP = 2;
@@ -69,6 +72,7 @@ export class MemoryStore implements RateLimitStore {
   };
 
   constructor(options: MemoryStoreOptions = {}) {
+    rejectUnknownOptions('MemoryStore', options, MEMORY_STORE_OPTIONS);
     const maxKeys = options.maxKeys ?? 1_000_000;
     if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
       throw optionError('MemoryStore', 'maxKeys', `must be a positive integer, got ${describeValue(options.maxKeys)}`);

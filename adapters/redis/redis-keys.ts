@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { optionError } from '../../lib/errors/option-error.js';
+import { describeValue, optionError } from '../../lib/errors/option-error.js';
 
 /**
  * Redis key building for {@link RedisStore}.
@@ -63,7 +63,7 @@ export function encodeKey(key: string): string {
 /** Validates a `keyPrefix` option, returning it. */
 export function checkKeyPrefix(prefix: unknown): string {
   if (typeof prefix !== 'string') {
-    throw optionError('RedisStore', 'keyPrefix', `must be a string, got ${typeof prefix}`);
+    throw optionError('RedisStore', 'keyPrefix', `must be a string, got ${describeValue(prefix)}`);
   }
   if (prefix.includes('{') || prefix.includes('}')) {
     throw optionError(

@@ -1,4 +1,5 @@
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
+import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { checkKeyPrefix } from './redis-keys.js';
 
@@ -88,8 +89,19 @@ export interface ResolvedRedisStoreOptions {
 
 const STORE = 'RedisStore';
 
+/** Every option of `RedisStore`, `@internal` ones included. */
+const REDIS_STORE_OPTIONS = optionNames<RedisStoreOptions>({
+  client: true,
+  keyPrefix: true,
+  timeoutMs: true,
+  time: true,
+  cluster: true,
+  expiryPaddingMs: true,
+});
+
 /** Validates `options` (at start-up: a `TypeError` naming the option) and applies the defaults. */
 export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRedisStoreOptions {
+  rejectUnknownOptions(STORE, options, REDIS_STORE_OPTIONS);
   const client = options?.client as Partial<RedisClient> | undefined;
   if (
     !client ||
@@ -112,7 +124,7 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
   }
 
   if (options.cluster !== undefined && typeof options.cluster !== 'boolean') {
-    throw optionError(STORE, 'cluster', `must be a boolean, got ${typeof options.cluster}`);
+    throw optionError(STORE, 'cluster', `must be a boolean, got ${describeValue(options.cluster)}`);
   }
 
   const padding = options.expiryPaddingMs ?? 0;

@@ -1,3 +1,4 @@
+import { describeValue } from '../../lib/errors/option-error.js';
 import type {
   BucketRef,
   BucketsRequest,
@@ -128,7 +129,7 @@ export class RedisStore implements RateLimitStore {
     return this.guard.run('lease', () => {
       const buckets = checks.map((check) => {
         const maxExtra = Math.floor(check.maxExtra);
-        if (!(maxExtra >= 0)) throw new TypeError(`RedisStore: lease maxExtra must be a number >= 0, got ${String(check.maxExtra)}`);
+        if (!(maxExtra >= 0)) throw new TypeError(`RedisStore: lease maxExtra must be a number >= 0, got ${describeValue(check.maxExtra)}`);
         return { redisKey: redisKey(this.keyPrefix, check.key), rate: check.limit.rate, burst: check.limit.burst, cost: check.cost, maxExtra };
       });
       return this.charge('lease', buckets, now).then(toLeaseResult);

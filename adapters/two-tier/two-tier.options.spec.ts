@@ -85,4 +85,31 @@ describe('TwoTierStore options', () => {
     expect(messageOf({ client, probeIntervalMs: 0, maxLeaseShare: 2, maxKeys: 0 })).toMatch(/probeIntervalMs/);
     expect(messageOf({ client, maxLeaseShare: 2, maxKeys: 0, clock: {} })).toMatch(/maxLeaseShare/);
   });
+
+  it("refuse an unknown name as the TwoTierStore's, its own and the Redis ones alike, suggesting the closest", () => {
+    expect(messageOf({ client, leaseTTLms: 500 })).toBe('TwoTierStore: leaseTTLms is not an option (did you mean leaseTtlMs?)');
+    expect(messageOf({ client, localshare: 0.5 })).toBe('TwoTierStore: localshare is not an option (did you mean localShare?)');
+    expect(messageOf({ client, timeout: 50 })).toBe('TwoTierStore: timeout is not an option (did you mean timeoutMs?)');
+    expect(messageOf({ redis: new RedisStore({ client }), instance: 3 })).toBe('TwoTierStore: instance is not an option (did you mean instances?)');
+    expect(messageOf({ client, blockDuration: 1 })).toMatch(/^TwoTierStore: blockDuration is not an option \(known options: client, redis, instances, .*, expiryPaddingMs\)$/);
+  });
+
+  it('accept every option, the Redis ones and the internal expiryPaddingMs included', () => {
+    const settings = resolveTwoTierOptions({
+      client,
+      instances: 2,
+      localShare: 0.5,
+      leaseTtlMs: 500,
+      maxLeaseShare: 0.1,
+      maxKeys: 10,
+      probeIntervalMs: 100,
+      clock: { now: () => 0 },
+      keyPrefix: 'app:',
+      timeoutMs: 50,
+      time: 'client',
+      cluster: false,
+      expiryPaddingMs: 5,
+    });
+    expect(settings).toMatchObject({ localShare: 0.5, leaseTtlMs: 500, maxKeys: 10 });
+  });
 });

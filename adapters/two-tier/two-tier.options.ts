@@ -1,4 +1,5 @@
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
+import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import { RedisStore, type RedisClient, type RedisStoreOptions } from '../redis/index.js';
 
 /**
@@ -80,6 +81,27 @@ export interface TwoTierSettings {
 }
 
 const WHERE = 'TwoTierStore';
+
+/**
+ * Every option of `TwoTierStore`, the Redis ones it passes on included:
+ * checked here, so that a misspelt one is reported as the TwoTierStore's.
+ */
+const TWO_TIER_OPTIONS = optionNames<TwoTierStoreOptions>({
+  client: true,
+  redis: true,
+  instances: true,
+  localShare: true,
+  leaseTtlMs: true,
+  maxLeaseShare: true,
+  maxKeys: true,
+  probeIntervalMs: true,
+  clock: true,
+  keyPrefix: true,
+  timeoutMs: true,
+  time: true,
+  cluster: true,
+  expiryPaddingMs: true,
+});
 const defaultClock = { now: () => performance.now() };
 
 /**
@@ -91,6 +113,7 @@ const defaultClock = { now: () => performance.now() };
  */
 export function resolveTwoTierOptions(options: TwoTierStoreOptions): TwoTierSettings {
   if (!options || typeof options !== 'object') throw optionError(WHERE, 'options', 'must be an object with client or redis');
+  rejectUnknownOptions(WHERE, options, TWO_TIER_OPTIONS);
   const { client, redis: given, instances, localShare, leaseTtlMs, maxLeaseShare, maxKeys, probeIntervalMs, clock, ...redisOptions } =
     options;
   let redis: RedisStore;

@@ -65,7 +65,8 @@ describe('resolveAdaptiveOptions', () => {
     ['min', 0, /adaptive\.min must be a rate > 0 and at most the declared rate \(100\/s\), got 0/],
     ['min', 101, /adaptive\.min .* at most the declared rate/],
     ['min', Number.NaN, /adaptive\.min .*got NaN/],
-    ['min', '10', /adaptive\.min .*got '10'/],
+    ['min', '10', /adaptive\.min .*got "10"$/],
+    ['min', true, /adaptive\.min .*got a boolean \(true\)$/],
     ['max', 99, /adaptive\.max .* at least the declared rate \(100\/s\), got 99/],
     ['max', Number.POSITIVE_INFINITY, /adaptive\.max .*got Infinity/],
     ['decrease', 1, /adaptive\.decrease .* in \(0, 1\), got 1/],
@@ -93,7 +94,16 @@ describe('resolveAdaptiveOptions', () => {
   it('rejects unknown options, so a misspelt one is not silently ignored', () => {
     const call = () => resolveAdaptiveOptions({ maximum: 500 } as AdaptiveOptions, declared, where);
     expect(call).toThrow(TypeError);
-    expect(call).toThrow(`${where}: adaptive.maximum is not an option; known options: min, max,`);
+    expect(call).toThrow(`${where}: adaptive.maximum is not an option (known options: min, max, decrease,`);
+  });
+
+  it('suggests the closest option name for a misspelling', () => {
+    expect(() => resolveAdaptiveOptions({ mni: 5 } as AdaptiveOptions, declared, where)).toThrow(
+      new TypeError(`${where}: adaptive.mni is not an option (did you mean min?)`),
+    );
+    expect(() => resolveAdaptiveOptions({ latencyTargetMS: 50 } as AdaptiveOptions, declared, where)).toThrow(
+      new TypeError(`${where}: adaptive.latencyTargetMS is not an option (did you mean latencyTargetMs?)`),
+    );
   });
 
   it.each([null, false, 'yes', 3, []])('rejects adaptive = %p', (value) => {

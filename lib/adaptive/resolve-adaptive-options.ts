@@ -1,5 +1,6 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
-import { optionError } from '../errors/option-error.js';
+import { describeValue, optionError } from '../errors/option-error.js';
+import { rejectUnknownOptions } from '../errors/unknown-options.js';
 import type { AdaptiveOptions } from './adaptive-options.interface.js';
 import type { AimdParams } from './aimd.js';
 
@@ -61,7 +62,7 @@ const CONFIG_SCALARS = [
 ] as const satisfies readonly (keyof AdaptiveConfig & keyof AdaptiveOptions)[];
 
 /** Every option `adaptive` accepts: a misspelt one is an error, not ignored. */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set<string>(CONFIG_SCALARS);
+const KNOWN_OPTIONS: readonly string[] = CONFIG_SCALARS;
 
 /**
  * Apply defaults to an `adaptive` option and validate it, once, at start-up.
@@ -80,7 +81,7 @@ export function resolveAdaptiveOptions(
   where: string,
 ): AdaptiveConfig {
   const fail = (option: string, expected: string, got: unknown): never => {
-    throw optionError(where, option, `must be ${expected}, got ${show(got)}`);
+    throw optionError(where, option, `must be ${expected}, got ${describeValue(got)}`);
   };
 
   if (!(typeof declared.rate === 'number' && Number.isFinite(declared.rate) && declared.rate > 0)) {
@@ -96,11 +97,7 @@ export function resolveAdaptiveOptions(
       : typeof options === 'object' && options !== null && !Array.isArray(options)
         ? options
         : fail('adaptive', 'true or an options object', options);
-  for (const key of Object.keys(opts)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      throw optionError(where, `adaptive.${key}`, `is not an option; known options: ${[...KNOWN_OPTIONS].join(', ')}`);
-    }
-  }
+  rejectUnknownOptions(where, opts, KNOWN_OPTIONS, 'adaptive.');
 
   const number = (
     name: keyof AdaptiveOptions,
@@ -184,19 +181,8 @@ export function adaptiveConfigDifference(a: AdaptiveConfig, b: AdaptiveConfig): 
     if (Object.is(x, y)) continue;
     return typeof x === 'function' && typeof y === 'function'
       ? `adaptive.${key}: two different functions`
-      : `adaptive.${key}: ${show(x)} vs ${show(y)}`;
+      : `adaptive.${key}: ${describeValue(x)} vs ${describeValue(y)}`;
   }
   return undefined;
 }
 
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`;
-  if (typeof value === 'number' || typeof value === 'undefined' || typeof value === 'bigint') return String(value);
-  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}

@@ -1,5 +1,6 @@
 import { BlockList } from 'node:net';
 import type { TrustProxy } from '../interfaces/rate-limit-module-options.interface.js';
+import { describeValue } from '../errors/option-error.js';
 import { canonicalIp } from './ip-address.js';
 
 /** Picks the client address from the socket address and the `X-Forwarded-For` chain. */
@@ -16,7 +17,7 @@ export function compileTrustProxy(trustProxy: TrustProxy): ClientAddressResolver
   }
   if (typeof trustProxy === 'number') {
     if (!Number.isSafeInteger(trustProxy) || trustProxy < 0) {
-      throw new TypeError(`RateLimitModule: trustProxy must be a boolean, a hop count (integer >= 0) or a list of addresses/CIDRs, got ${trustProxy}`);
+      throw new TypeError(`RateLimitModule: trustProxy must be a boolean, a hop count (integer >= 0) or a list of addresses/CIDRs, got ${describeValue(trustProxy)}`);
     }
     const hops = trustProxy;
     return (socket, forwarded) => {
@@ -40,7 +41,7 @@ export function compileTrustProxy(trustProxy: TrustProxy): ClientAddressResolver
       return chain[0];
     };
   }
-  throw new TypeError(`RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got ${String(trustProxy)}`);
+  throw new TypeError(`RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got ${describeValue(trustProxy)}`);
 }
 
 function trustedList(entries: readonly string[]): BlockList {

@@ -1,3 +1,4 @@
+import { describeValue } from '../errors/option-error.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 
 /** From the most lenient to the strictest: the order in which one request's limits are combined. */
@@ -9,7 +10,7 @@ const BY_STRICTNESS: readonly FailMode[] = ['open', 'local', 'closed'];
  * refused at start-up with any other store rather than quietly acting as `'open'`.
  */
 export function failModeProblem(value: unknown, storeHasLocalFallback: boolean): string | undefined {
-  if (!BY_STRICTNESS.includes(value as FailMode)) return `must be 'open', 'closed' or 'local', got ${JSON.stringify(value)}`;
+  if (!BY_STRICTNESS.includes(value as FailMode)) return `must be 'open', 'closed' or 'local', got ${describeValue(value)}`;
   if (value === 'local' && !storeHasLocalFallback) {
     return "'local' needs a store that can decide locally when its shared backend fails (TwoTierStore); this store cannot";
   }

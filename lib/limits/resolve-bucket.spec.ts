@@ -69,8 +69,12 @@ describe('resolveBucket', () => {
       [-5, '-5'],
       [NaN, 'NaN'],
       [Infinity, 'Infinity'],
+      [undefined, 'undefined'],
+      [null, 'null'],
+      [true, 'a boolean (true)'],
+      [{ per: 'min' }, 'an object'],
     ])('%p', (rate, quoted) => {
-      const refused = resolve({ rate }) as Refused;
+      const refused = resolve({ rate: rate as never }) as Refused;
       expect(refused).toBeInstanceOf(Refused);
       expect([refused.option, refused.problem]).toEqual([
         'rate',
@@ -90,7 +94,11 @@ describe('resolveBucket', () => {
       [-1, '-1'],
       [NaN, 'NaN'],
       [Infinity, 'Infinity'],
-      ['5', '5'],
+      // Shown by type: the string '5' (from an environment variable) is not the number 5.
+      ['5', '"5"'],
+      [true, 'a boolean (true)'],
+      [{}, 'an object'],
+      [[5], 'an array'],
     ])('%p', (burst, shown) => {
       const refused = resolve({ rate: 10, burst: burst as never });
       expect(refused).toBeInstanceOf(Refused);

@@ -4,7 +4,8 @@ import type { KeyStrategy, RateLimitOptions } from '../interfaces/rate-limit-opt
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
 import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
-import { optionError } from '../errors/option-error.js';
+import { describeValue, optionError } from '../errors/option-error.js';
+import { optionNames, rejectUnknownOptions } from '../errors/unknown-options.js';
 import { failModeProblem } from './fail-mode.js';
 import { resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
@@ -25,6 +26,18 @@ export interface LimitContext {
   readonly localFallback: boolean;
 }
 
+/** Every option of a limit (in `@RateLimit()`, the module's `limits` and `defaults`). */
+const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
+  name: true,
+  rate: true,
+  burst: true,
+  cost: true,
+  key: true,
+  scope: true,
+  failMode: true,
+  adaptive: true,
+});
+
 /**
  * Validate one declared limit and turn it into a {@link ResolvedLimit}.
  * Throws a TypeError naming the place, the limit and the option.
@@ -35,19 +48,23 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   const fail = (option: string, problem: string): never => {
     throw optionError(where, option, problem);
   };
-  if (options === null || typeof options !== 'object') fail('limit', `must be an object, got ${String(options)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    fail('limit', `must be an object, got ${describeValue(options)}`);
+  }
+  // Before the values: `{ rat: 5 }` is a misspelling, not a missing rate.
+  rejectUnknownOptions(where, options, LIMIT_OPTIONS);
   if (typeof name !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(name)) {
-    fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${JSON.stringify(name)}`);
+    fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
   }
 
   const { rate, burst } = resolveBucket(options, fail);
 
   const cost = options.cost ?? 1;
   if (typeof cost === 'number') {
-    if (!Number.isFinite(cost) || cost <= 0) fail('cost', `must be a positive number or a function, got ${cost}`);
+    if (!Number.isFinite(cost) || cost <= 0) fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
     if (cost > burst) fail('cost', `(${cost}) is larger than burst (${burst}): every request would be denied`);
   } else if (typeof cost !== 'function') {
-    fail('cost', `must be a positive number or a function, got ${String(cost)}`);
+    fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
   }
 
   const keyStrategy = options.key ?? context.defaultKey;
@@ -63,11 +80,11 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     },
   });
   if (!identify) {
-    fail('key', `must be 'ip', 'user', 'global', 'header:<name>' or a function, got ${JSON.stringify(keyStrategy)}`);
+    fail('key', `must be 'ip', 'user', 'global', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`);
   }
 
   const scope = options.scope ?? 'route';
-  if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${JSON.stringify(scope)}`);
+  if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
   const failModeError = options.failMode === undefined ? undefined : failModeProblem(options.failMode, context.localFallback);
   if (failModeError) fail('failMode', failModeError);
 

@@ -84,7 +84,7 @@ describe('errors', () => {
     const error = optionError('RedisStore', 'timeoutMs', `must be a positive number of milliseconds, got ${describeValue('100')}`);
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe('RedisStore: timeoutMs must be a positive number of milliseconds, got "100"');
-    expect([describeValue(true), describeValue(undefined), describeValue(() => 1)]).toEqual(['true', 'undefined', 'a function']);
+    expect([describeValue(true), describeValue(undefined), describeValue(() => 1)]).toEqual(['a boolean (true)', 'undefined', 'a function']);
   });
 
   it('toStoreError wraps with the cause, and leaves a RateLimitStoreError as it is', () => {

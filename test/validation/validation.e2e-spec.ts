@@ -3,7 +3,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
-import { controllerWith, ValidController } from './validation.fixtures.js';
+import { controllerWith, OrdersController, ValidController } from './validation.fixtures.js';
 
 const noop = (): undefined => undefined;
 
@@ -17,8 +17,9 @@ const LOCAL_PROBLEM = "'local' needs a store that can decide locally when its sh
  * or undefined when it started (it is closed again either way).
  */
 async function bootError(options: RateLimitModuleOptions | (() => ReturnType<typeof RateLimitModule.forRoot>), controllers: Type[] = []) {
-  const rateLimitModule = typeof options === 'function' ? options() : RateLimitModule.forRoot(options);
   try {
+    // Inside the try: forRootAsync() checks its own options when it is called.
+    const rateLimitModule = typeof options === 'function' ? options() : RateLimitModule.forRoot(options);
     const moduleRef = await Test.createTestingModule({ imports: [rateLimitModule], controllers }).compile();
     const app = moduleRef.createNestApplication(new ExpressAdapter(), { logger: false });
     try {
@@ -66,7 +67,10 @@ describe('start-up validation', () => {
       ['burst Infinity', { rate: 1, burst: Infinity }, 'burst must be a finite number >= 1, got Infinity'],
       ['cost 0', { rate: 1, burst: 2, cost: 0 }, 'cost must be a positive number or a function, got 0'],
       ['cost < 0', { rate: 1, burst: 2, cost: -1 }, 'cost must be a positive number or a function, got -1'],
-      ["cost 'two'", { rate: 1, burst: 2, cost: 'two' }, 'cost must be a positive number or a function, got two'],
+      ["cost 'two'", { rate: 1, burst: 2, cost: 'two' }, 'cost must be a positive number or a function, got "two"'],
+      ["burst '5' (a string, as from an environment variable)", { rate: 1, burst: '5' }, 'burst must be a finite number >= 1, got "5"'],
+      ['burst true', { rate: 1, burst: true }, 'burst must be a finite number >= 1, got a boolean (true)'],
+      ['rate {}', { rate: {} }, `rate ${RATE_PROBLEM}, got an object`],
       ['cost > burst', { rate: 1, burst: 2, cost: 5 }, 'cost (5) is larger than burst (2): every request would be denied'],
       ['cost > default burst', { rate: '10/min', cost: 2 }, 'cost (2) is larger than burst (1): every request would be denied'],
       ["key 'cookie'", { rate: 1, key: 'cookie' }, `key ${KEY_PROBLEM}, got "cookie"`],
@@ -147,7 +151,7 @@ describe('start-up validation', () => {
   describe('module options: the message names the option', () => {
     it.each([
       ["headers: 'x'", { headers: 'x' }, `RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got "x"`],
-      ['headers: true', { headers: true }, `RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got true`],
+      ['headers: true', { headers: true }, `RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got a boolean (true)`],
       ["failMode: 'maybe'", { failMode: 'maybe' }, `RateLimitModule: failMode ${FAIL_MODE_PROBLEM}, got "maybe"`],
       ["failMode: 'local' on the (default) MemoryStore", { failMode: 'local' }, `RateLimitModule: failMode ${LOCAL_PROBLEM}`],
       [
@@ -166,7 +170,17 @@ describe('start-up validation', () => {
       [
         "trustProxy: 'yes'",
         { trustProxy: 'yes' },
-        'RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got yes',
+        'RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got "yes"',
+      ],
+      [
+        "trustProxy: 'true' (a string, as from an environment variable)",
+        { trustProxy: 'true' },
+        'RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got "true"',
+      ],
+      [
+        'trustProxy: {}',
+        { trustProxy: {} },
+        'RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got an object',
       ],
       ['store: {}', { store: {} }, 'RateLimitModule: store must implement RateLimitStore (missing consume())'],
       [
@@ -226,6 +240,70 @@ describe('start-up validation', () => {
       );
       expect(error).toBeInstanceOf(TypeError);
       expect(error?.message).toBe(`RateLimitModule: failMode ${FAIL_MODE_PROBLEM}, got "maybe"`);
+    });
+  });
+
+  describe('misspelt option names fail the boot, naming the closest known name', () => {
+    it('a decorator limit: @RateLimit({ rate, brust })', async () => {
+      await expectBootFailure(
+        {},
+        [ValidController, OrdersController],
+        'RateLimit: OrdersController.search, limit "default": brust is not an option (did you mean burst?)',
+      );
+    });
+
+    it.each([
+      ['brust in defaults', { defaults: { rate: '2/min', brust: 20 } }, 'RateLimit: RateLimitModule options, limit "default": brust is not an option (did you mean burst?)'],
+      ['rat in a module limit', { limits: [{ name: 'cap', rat: 100 }] }, 'RateLimit: RateLimitModule options, limit "cap": rat is not an option (did you mean rate?)'],
+      [
+        'adaptive.mni in defaults',
+        { defaults: { rate: 100, adaptive: { mni: 5 } } },
+        'RateLimit: RateLimitModule options, limit "default": adaptive.mni is not an option (did you mean min?)',
+      ],
+      [
+        'blockDuration (not built) in defaults',
+        { defaults: { rate: 1, blockDuration: 60 } },
+        'RateLimit: RateLimitModule options, limit "default": blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive)',
+      ],
+      ['default: for defaults', { default: { rate: '2/min' } }, 'RateLimitModule: default is not an option (did you mean defaults?)'],
+      ['trustproxy: for trustProxy', { trustproxy: true }, 'RateLimitModule: trustproxy is not an option (did you mean trustProxy?)'],
+    ])('forRoot: %s', async (_case, options, message) => {
+      await expectBootFailure(options as RateLimitModuleOptions, [ValidController], message);
+    });
+
+    it('forRoot({ global: false }) with correct options still boots (Nest keeps global out of the options)', async () => {
+      expect(await bootError(() => RateLimitModule.forRoot({ global: false, defaults: { rate: '2/min', burst: 20 } }), [ValidController])).toBeUndefined();
+    });
+
+    it('forRootAsync: a misspelt option in what the factory returns', async () => {
+      await expectBootFailure(
+        () => RateLimitModule.forRootAsync({ useFactory: () => ({ trustproxy: true }) as RateLimitModuleOptions }),
+        [ValidController],
+        'RateLimitModule: trustproxy is not an option (did you mean trustProxy?)',
+      );
+    });
+
+    it('forRootAsync: global returned by the factory, where it would be ignored', async () => {
+      await expectBootFailure(
+        () => RateLimitModule.forRootAsync({ useFactory: () => ({ global: false }) as RateLimitModuleOptions }),
+        [ValidController],
+        "RateLimitModule: global belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored",
+      );
+    });
+
+    it.each([
+      ['useFactroy', { useFactroy: () => ({}) }, 'RateLimitModule.forRootAsync: useFactroy is not an option (did you mean useFactory?)'],
+      ['globl', { useFactory: () => ({}), globl: false }, 'RateLimitModule.forRootAsync: globl is not an option (did you mean global?)'],
+    ])('forRootAsync: %s in its own options', async (_case, options, message) => {
+      await expectBootFailure(() => RateLimitModule.forRootAsync(options as never), [ValidController], message);
+    });
+
+    it('forRootAsync: correct options still boot', async () => {
+      expect(
+        await bootError(() => RateLimitModule.forRootAsync({ global: true, useFactory: () => ({ trustProxy: true, defaults: { rate: '2/min', burst: 20 } }) }), [
+          ValidController,
+        ]),
+      ).toBeUndefined();
     });
   });
 });

@@ -41,3 +41,13 @@ export class ValidController {
     return { ok: true };
   }
 }
+
+/** A limit with a misspelt option (`brust`), as a decorator would carry it from untyped code. */
+@Controller('orders')
+export class OrdersController {
+  @RateLimit({ rate: '2/min', brust: 20 } as RateLimitOptions)
+  @Get()
+  search() {
+    return { ok: true };
+  }
+}

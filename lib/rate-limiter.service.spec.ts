@@ -1,0 +1,42 @@
+import 'reflect-metadata';
+import { MemoryStore } from '../adapters/memory/memory.store.js';
+import { ManualClock } from './clock.js';
+import { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
+
+describe('RateLimiter: the limits it takes', () => {
+  const limiter = new RateLimiter(new MemoryStore(), new ManualClock(1_000_000), { failMode: 'open', ipv6Subnet: 64 });
+
+  it('accepts { name, rate, burst }, and validates each limit object once', async () => {
+    const limit: ProgrammaticLimit = { name: 'jobs', rate: '2/min', burst: 3 };
+    expect((await limiter.consume('a', limit)).remaining).toBe(2);
+    expect((await limiter.peek('a', limit)).remaining).toBe(2);
+    await limiter.reset('a', limit);
+    expect((await limiter.peek('a', limit)).remaining).toBe(3);
+  });
+
+  it.each([
+    [{ name: 'jobs', rate: '2/min', brust: 20 }, 'RateLimiter: limit "jobs": brust is not an option (did you mean burst?)'],
+    [{ rate: 1, nmae: 'jobs' }, 'RateLimiter: limit "default": nmae is not an option (did you mean name?)'],
+    // A route limit's other options mean nothing here, so they are refused rather than ignored.
+    [{ rate: 1, cost: 5 }, 'RateLimiter: limit "default": cost is not an option (known options: name, rate, burst)'],
+    [{ rate: 1, scope: 'route' }, 'RateLimiter: limit "default": scope is not an option (known options: name, rate, burst)'],
+  ])('%j is refused by consume, peek and reset', async (limit, message) => {
+    const error = new TypeError(message);
+    await expect(limiter.consume('a', limit as ProgrammaticLimit)).rejects.toThrow(error);
+    await expect(limiter.peek('a', limit as ProgrammaticLimit)).rejects.toThrow(error);
+    await expect(limiter.reset('a', limit as ProgrammaticLimit)).rejects.toThrow(error);
+  });
+
+  it('shows values by type', async () => {
+    await expect(limiter.consume('a', { rate: '1' as never, burst: '5' as never })).rejects.toThrow(/rate must .*, got "1"$/);
+    await expect(limiter.consume('a', { rate: 1, burst: '5' as never })).rejects.toThrow(
+      'RateLimiter: limit "default": burst must be a finite number >= 1, got "5"',
+    );
+    await expect(limiter.consume('a', { rate: 1 }, { cost: '2' as never })).rejects.toThrow(
+      'RateLimiter.consume: cost must be a positive number, got "2"',
+    );
+    await expect(limiter.consume('a', 'jobs' as never)).rejects.toThrow(
+      'RateLimiter: limit must be an object like { name, rate, burst }, got "jobs"',
+    );
+  });
+});
