@@ -123,7 +123,7 @@ describe('compileTrustProxy', () => {
       expect(compileTrustProxy([])(SOCKET, '203.0.113.9')).toBe(SOCKET);
     });
 
-    it.each(['not-an-ip', '10.0.0.0/33', '10.0.0.0/-1', '10.0.0.0/x', '10.0.0.0/1.5', '2001:db8::/129', '', '/8'])('refuses the entry %p, naming it', (entry) => {
+    it.each(['not-an-ip', '10.0.0.0/33', '10.0.0.0/-1', '10.0.0.0/x', '10.0.0.0/1.5', '2001:db8::/129', '', '/8', '10.0.0.0/', '10.0.0.0/ 8', '10.0.0.0/0x8', '10.0.0.0/8/16'])('refuses the entry %p, naming it', (entry) => {
       expect(() => compileTrustProxy(['127.0.0.1', entry])).toThrow(TypeError);
       expect(() => compileTrustProxy(['127.0.0.1', entry])).toThrow(`RateLimitModule: trustProxy entry ${JSON.stringify(entry)} is not an IP address or CIDR`);
     });

@@ -47,11 +47,12 @@ export function compileTrustProxy(trustProxy: TrustProxy): ClientAddressResolver
 function trustedList(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
-    const [address, prefix] = String(entry).split('/');
+    const [address, prefix, ...rest] = String(entry).split('/');
     const ip = address === undefined ? undefined : canonicalIp(address);
-    const bits = prefix === undefined ? undefined : Number(prefix);
+    // Digits only: Number('') is 0, and '10.0.0.0/' must not trust every address.
+    const bits = prefix === undefined ? undefined : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
     const maxBits = ip?.family === 4 ? 32 : 128;
-    if (!ip || (bits !== undefined && (!Number.isInteger(bits) || bits < 0 || bits > maxBits))) {
+    if (!ip || rest.length > 0 || (bits !== undefined && (!Number.isInteger(bits) || bits > maxBits))) {
       throw new TypeError(`RateLimitModule: trustProxy entry ${JSON.stringify(entry)} is not an IP address or CIDR`);
     }
     const type = ip.family === 4 ? 'ipv4' : 'ipv6';
