@@ -1,4 +1,4 @@
-import { canonicalIp, ipIdentity } from './ip-address.js';
+import { addressIdentity, canonicalIp, ipIdentity } from './ip-address.js';
 
 describe('canonicalIp', () => {
   describe('IPv4', () => {
@@ -63,6 +63,27 @@ describe('canonicalIp', () => {
         expect(canonicalIp(raw)).toBeUndefined();
       },
     );
+
+    it.each(['1.2.3.4:alice', '1.2.3.4:80x', '1.2.3.4:', '1.2.3.4:123456', '[::1]:alice', '[::1]x', '[2001:db8::1]:443:1', '[::1]:'])(
+      '%p: an address followed by more than a port',
+      (raw) => {
+        expect(canonicalIp(raw)).toBeUndefined();
+      },
+    );
+  });
+});
+
+describe('addressIdentity (a chosen key that may be an address)', () => {
+  it('groups an address, with or without a port', () => {
+    expect(addressIdentity('203.0.113.7', 64)).toBe('203.0.113.7');
+    expect(addressIdentity('203.0.113.7:8080', 64)).toBe('203.0.113.7');
+    expect(addressIdentity('[2001:db8:1:2::1]:443', 56)).toBe('2001:db8:1:0::/56');
+  });
+
+  it('leaves a key that only starts with an address alone (one bucket per tenant, not per address)', () => {
+    expect(addressIdentity('203.0.113.7:tenant-a', 64)).toBeUndefined();
+    expect(addressIdentity('[2001:db8:1:2::1]:tenant-a', 64)).toBeUndefined();
+    expect(addressIdentity('tenant-a:203.0.113.7', 64)).toBeUndefined();
   });
 });
 

@@ -3,7 +3,10 @@ import { isIPv4, isIPv6 } from 'node:net';
 /**
  * Parse an address as it appears in a socket or an `X-Forwarded-For` entry
  * (`1.2.3.4`, `1.2.3.4:5678`, `::1`, `[::1]:80`, `fe80::1%eth0`) into a
- * canonical form; `undefined` when it is not an IP address.
+ * canonical form; `undefined` when it is not an IP address. Only a port
+ * (`:` and digits) may follow the address: `1.2.3.4:alice` or
+ * `[2001:db8::1]:alice`, a key combining an address with more, is not an
+ * address (it would otherwise collapse into the bare address's bucket).
  *
  * IPv4-mapped IPv6 (`::ffff:1.2.3.4`) becomes plain IPv4, so a dual-stack
  * server does not give one client two buckets.
@@ -12,12 +15,16 @@ export function canonicalIp(raw: string): { readonly address: string; readonly f
   let value = raw.trim();
   if (value.startsWith('[')) {
     const end = value.indexOf(']');
-    if (end < 0) return undefined;
+    if (end < 0 || !isPortSuffix(value.slice(end + 1))) return undefined;
     value = value.slice(1, end);
   } else if (value.indexOf(':') !== value.lastIndexOf(':') || !value.includes(':')) {
     // zero or several colons: no port to strip (IPv6 without brackets has no port)
   } else {
-    value = value.slice(0, value.indexOf(':')); // "1.2.3.4:5678"
+    // "1.2.3.4:5678". Only a port is dropped: "1.2.3.4:alice" (a key combining
+    // an address with more) is not the address 1.2.3.4.
+    const colon = value.indexOf(':');
+    if (!isPortSuffix(value.slice(colon))) return undefined;
+    value = value.slice(0, colon);
   }
   const zone = value.indexOf('%');
   if (zone >= 0) value = value.slice(0, zone);
@@ -62,6 +69,11 @@ export function ipIdentity(raw: string, ipv6Subnet: number = DEFAULT_IPV6_SUBNET
 export function addressIdentity(value: string, ipv6Subnet: number): string | undefined {
   if (value.length > 64 || (!value.includes('.') && !value.includes(':'))) return undefined;
   return ipIdentity(value, ipv6Subnet);
+}
+
+/** Nothing, or `:<port>` (decimal digits): what may follow an address and be dropped. */
+function isPortSuffix(rest: string): boolean {
+  return rest === '' || /^:\d{1,5}$/.test(rest);
 }
 
 /** Eight 16-bit groups of a valid IPv6 address (which may end in dotted IPv4). */
