@@ -113,7 +113,7 @@ function untrustedForwardWarning(socketAddress: string): string {
   return (
     `RateLimitModule: a request from ${socketAddress} carried X-Forwarded-For, which is not trusted, so it was limited by ` +
     `${socketAddress} itself: behind a proxy, every client shares that proxy's bucket. If the application is behind a proxy, ` +
-    "trust it: Express app.set('trust proxy', …), Fastify { trustProxy }, or the module's trustProxy option " +
+    "trust it: Express app.set('trust proxy', …), Fastify { trustProxy } (the proxies' addresses), or the module's trustProxy option " +
     "(a hop count or the proxies' addresses). If it is not, set trustProxy: false to say so. (Said once.)"
   );
 }

@@ -39,12 +39,13 @@ export interface RequestAddressOptions {
  * An `X-Forwarded-For` that was not used (the address found is the socket's)
  * is reported through `onUntrustedForward`: behind a proxy that nobody
  * trusts, every client shares the proxy's bucket. Not reported when
- * `trustProxy` is explicitly `false` (the application said there is no proxy).
+ * `trustProxy` is explicitly `false` or `0` (the application said there is no proxy).
  */
 export function compileRequestAddress(options: RequestAddressOptions): RequestAddress {
   const { trustProxy, ipv6Subnet, onUntrustedForward } = options;
   const fromChain = trustProxy === undefined ? undefined : compileTrustProxy(trustProxy);
-  const reportUntrusted = trustProxy !== false;
+  // `false` and `0` both say "no proxy": a forwarded header is then noise, not a misconfiguration.
+  const reportUntrusted = trustProxy !== false && trustProxy !== 0;
   return (request) => {
     if (request === undefined) return undefined;
     const socket = request.socket?.remoteAddress ?? request.raw?.socket?.remoteAddress;
@@ -53,7 +54,10 @@ export function compileRequestAddress(options: RequestAddressOptions): RequestAd
     if (fromChain) address = fromChain(socket, forwarded);
     else address = typeof request.ip === 'string' && request.ip !== '' ? request.ip : socket;
     if (reportUntrusted && forwarded && socket !== undefined && address === socket) onUntrustedForward(socket);
-    return address === undefined ? undefined : ipIdentity(address, ipv6Subnet);
+    const identity = address === undefined ? undefined : ipIdentity(address, ipv6Subnet);
+    // A platform that trusts every hop hands over whatever the client wrote
+    // (`X-Forwarded-For: junk`): the socket then, not one shared unknown bucket.
+    return identity ?? (socket === undefined || address === socket ? undefined : ipIdentity(socket, ipv6Subnet));
   };
 }
 
