@@ -58,8 +58,10 @@ const notUnit = UNIT.filter((glob) => glob.includes('/adapters/two-tier/')).map(
 /**
  * Nest apps over real HTTP (Express and Fastify), the stores against the
  * shared redis-server, the packed package in CommonJS consumers (child
- * processes, npm install), and the closed-loop AIMD simulation: everything
- * under test/, and the Redis and two-tier store specs.
+ * processes, npm install) and under arethetypeswrong (test/package), the
+ * README's TypeScript snippets compiled against dist/ (test/readme), and the
+ * closed-loop AIMD simulation: everything under test/, and the Redis and
+ * two-tier store specs.
  */
 const INTEGRATION = [
   '<rootDir>/test/**/*.{spec,e2e-spec}.ts',

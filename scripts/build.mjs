@@ -1,6 +1,8 @@
 // Dual build: ESM (dist/esm) and CommonJS (dist/cjs) from the same sources.
 // Each output folder carries a package.json with its "type", so Node reads
 // dist/cjs/**/*.js as CommonJS although the package root says "module".
+// No source or declaration maps (tsconfig.build.json): they would point at
+// lib/ and adapters/, which the package does not ship.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 
