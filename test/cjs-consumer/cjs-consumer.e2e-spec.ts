@@ -16,12 +16,16 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 interface Run {
   readonly nest: string;
   readonly statuses: readonly { status: number; retryAfter: string | null; policy: string | null }[];
+  /** `<user>:<status>` on a route keyed by user behind its own auth guard (burst 1 per user). */
+  readonly users: readonly string[];
 }
 
 const expectBurstThen429 = (run: Run) => {
   expect(run.statuses.map((s) => s.status)).toEqual([200, 200, 429]);
   expect(run.statuses[2]!.retryAfter).toBe('1');
   expect(run.statuses[0]!.policy).toBe('"default";q=2;w=2');
+  // Each user their own bucket: the limit waited for the controller's auth guard.
+  expect(run.users).toEqual(['alice:200', 'alice:429', 'bob:200']);
 };
 
 describe('CommonJS consumers', () => {
