@@ -1,4 +1,4 @@
-import { compileTrustProxy } from './client-address.js';
+import { compileTrustProxy, MAX_FORWARDED_ENTRIES, MAX_FORWARDED_ENTRY_LENGTH } from './client-address.js';
 
 const SOCKET = '10.0.0.2'; // the proxy (or the client, without one) at the other end of the TCP connection
 
@@ -132,5 +132,54 @@ describe('compileTrustProxy', () => {
   it.each(['loopback', null, undefined, {}])('refuses %p', (trustProxy) => {
     expect(() => compileTrustProxy(trustProxy as never)).toThrow(TypeError);
     expect(() => compileTrustProxy(trustProxy as never)).toThrow(/trustProxy must be a boolean, a hop count or a list of addresses\/CIDRs, got /);
+  });
+
+  describe(`a chain longer than ${MAX_FORWARDED_ENTRIES} entries: only the right-most ${MAX_FORWARDED_ENTRIES} are read`, () => {
+    // A megabyte of hops, every one of them a trusted proxy, in front of the real client (left-most).
+    const hop = (i: number): string => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    const hops = Array.from({ length: 80_000 }, (_, i) => hop(i + 1)); // 10.0.0.1 ... about 1 MB
+    const megabyte = ['203.0.113.9', ...hops].join(', ');
+    // The entry read last, nearest hop first: the 32nd from the right.
+    const lastRead = hops[hops.length - MAX_FORWARDED_ENTRIES]!;
+
+    it('the header is over 1 MB', () => {
+      expect(megabyte.length).toBeGreaterThan(1_000_000);
+    });
+
+    it('a list of trusted proxies: all read hops trusted, the left-most one read is the client', () => {
+      const resolve = compileTrustProxy(['10.0.0.0/8']);
+      expect(resolve(SOCKET, megabyte)).toBe(lastRead);
+      // Within the cap, the walk still finds the client.
+      expect(resolve(SOCKET, ['203.0.113.9', ...hops.slice(-(MAX_FORWARDED_ENTRIES - 1))].join(', '))).toBe('203.0.113.9');
+    });
+
+    it('true: the left-most valid address among the right-most entries read', () => {
+      expect(compileTrustProxy(true)(SOCKET, megabyte)).toBe(lastRead);
+      expect(compileTrustProxy(true)(SOCKET, ['203.0.113.9', ...hops.slice(-(MAX_FORWARDED_ENTRIES - 1))].join(','))).toBe('203.0.113.9');
+    });
+
+    it('a hop count: counted as before up to the cap, the left-most entry read beyond it', () => {
+      expect(compileTrustProxy(1)(SOCKET, megabyte)).toBe(hops[hops.length - 1]);
+      expect(compileTrustProxy(5)(SOCKET, megabyte)).toBe(hops[hops.length - 5]);
+      expect(compileTrustProxy(MAX_FORWARDED_ENTRIES)(SOCKET, megabyte)).toBe(lastRead);
+      expect(compileTrustProxy(1000)(SOCKET, megabyte)).toBe(lastRead);
+    });
+
+    it('empty segments count towards the cap', () => {
+      const commas = ','.repeat(1_000_000);
+      expect(compileTrustProxy(true)(SOCKET, `203.0.113.9${commas}`)).toBe(SOCKET);
+      expect(compileTrustProxy(true)(SOCKET, `203.0.113.9${','.repeat(MAX_FORWARDED_ENTRIES - 1)}`)).toBe('203.0.113.9');
+      expect(compileTrustProxy(['10.0.0.0/8'])(SOCKET, `203.0.113.9${commas}`)).toBe(SOCKET);
+    });
+
+    it(`an entry longer than ${MAX_FORWARDED_ENTRY_LENGTH} characters is not an address, and ends the scan`, () => {
+      const long = `203.0.113.9, ${'x'.repeat(1_000_000)}, 10.0.0.1`;
+      expect(compileTrustProxy(['10.0.0.0/8'])(SOCKET, long)).toBe('10.0.0.1');
+      expect(compileTrustProxy(true)(SOCKET, long)).toBe('10.0.0.1');
+      expect(compileTrustProxy(2)(SOCKET, long)).toBe('unknown'); // not an address: the key falls back to the socket
+      // Spaces around an address are fine up to the length limit.
+      expect(compileTrustProxy(true)(SOCKET, `${' '.repeat(MAX_FORWARDED_ENTRY_LENGTH - 20)}203.0.113.9`)).toBe('203.0.113.9');
+      expect(compileTrustProxy(true)(SOCKET, `${' '.repeat(1_000_000)}203.0.113.9`)).toBe(SOCKET);
+    });
   });
 });
