@@ -11,6 +11,7 @@ import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND } from './rate-limit.constants
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import {
   EVALUATED,
+  RATE_LIMIT_CHECKS,
   RATE_LIMIT_EVALUATION,
   RATE_LIMIT_HEADERS,
   type ContextWithEvaluation,
@@ -188,6 +189,11 @@ export class RateLimitGuard implements CanActivate {
         ? { limits: pending.limits, decisions: early ? [...early.decisions, ...result.decisions] : result.decisions, policy: route.staticPolicy }
         : { limits: pending.limits.slice(pending.from), decisions: result.decisions, policy: undefined };
     if (!result.allowed) return this.deny(pending, source);
+    if (route.adaptiveNames.length > 0 && exchange.request) {
+      // For the interceptor's outcome reports: each adaptive limit's bucket key.
+      (exchange.request as RequestWithRateLimit)[RATE_LIMIT_CHECKS] =
+        early ? [...early.checks, ...pending.checks] : pending.from === 0 ? pending.checks : undefined;
+    }
     if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
     return true;

@@ -4,7 +4,7 @@ import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import { RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
+import { RATE_LIMIT_CHECKS, RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 
@@ -56,14 +56,20 @@ export class RateLimitInterceptor implements NestInterceptor {
     if (names.length === 0 || intercepted.has(context)) return next.handle();
     intercepted.add(context);
     const startedAt = this.clock.now();
+    // The bucket keys the guard charged (absent when the store failed and the request was admitted anyway).
+    const checks = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_CHECKS];
+    const { limits } = route;
     const report = (error: unknown) => {
       // A clock stepped back during the request (NTP, a test clock) would give a
       // negative latency, which the controller rightly refuses: the handler's
       // answer must not turn into an error because of it.
       const latencyMs = Math.max(0, this.clock.now() - startedAt);
       // The latency also lets the controller ignore outcomes of requests admitted before its last cut.
-      const outcome = { latencyMs, failed: transport.failed(response, error) };
-      for (const name of names) this.adaptive.report(name, outcome);
+      const result = { error, response, latencyMs, failed: transport.failed(response, error) };
+      for (let i = 0; i < limits.length; i++) {
+        const limit = limits[i]!;
+        if (limit.adaptive) this.adaptive.reportResult(limit.name, result, checks?.[i]?.key);
+      }
     };
     return next.handle().pipe(
       tap({

@@ -11,9 +11,21 @@ import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
  */
 export const RATE_LIMIT_HEADERS: unique symbol = Symbol('RATE_LIMIT:HEADERS');
 
+/**
+ * Where the guard leaves, on routes with adaptive limits, the checks it
+ * charged an admitted request (one per limit of the route, in order): the
+ * interceptor reports each adaptive limit's outcome with its bucket key, for
+ * `maxKeyShare`. The array the guard built anyway: nothing is allocated for
+ * it, and nothing at all on routes that are not adaptive.
+ *
+ * @internal
+ */
+export const RATE_LIMIT_CHECKS: unique symbol = Symbol('RATE_LIMIT:CHECKS');
+
 /** @internal */
 export interface RequestWithRateLimit {
   [RATE_LIMIT_HEADERS]?: HeaderSource;
+  [RATE_LIMIT_CHECKS]?: readonly RateLimitCheck[];
 }
 
 /**

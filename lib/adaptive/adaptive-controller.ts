@@ -1,5 +1,5 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
-import type { AdaptiveOutcome } from './adaptive-outcome.js';
+import type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive-outcome.js';
 import { isBadOutcome } from './adaptive-outcome.js';
 import type { AdaptiveRateListener } from './adaptive-rate-change.interface.js';
 import { aimdNext, type AimdState } from './aimd.js';
@@ -8,6 +8,13 @@ import type { AdaptiveConfig } from './resolve-adaptive-options.js';
 
 /** A window short of `minOutcomes` may grow to this many intervals before it is judged neutral. */
 const MAX_WINDOW_INTERVALS = 10;
+
+/**
+ * Keys whose failures are counted one by one in a window (for `maxKeyShare`).
+ * Beyond it, failures of keys not yet seen count in full: the memory stays
+ * bounded, and the bound errs towards cutting, never towards ignoring an overload.
+ */
+export const MAX_TRACKED_KEYS = 4096;
 
 /**
  * The adaptive state of one limit: counts outcomes per evaluation window and
@@ -35,6 +42,11 @@ export class AdaptiveController {
   private windowEnd = Number.NEGATIVE_INFINITY;
   private outcomes = 0;
   private failures = 0;
+  /** Failures per key in the window, for `maxKeyShare` (keys reported with a failure only). */
+  private readonly keyFailures = new Map<string, number>();
+  /** The first key reported in the window, and whether another one was. */
+  private firstKey: string | undefined = undefined;
+  private severalKeys = false;
   private notifiedRate: number;
   /** When the last decrease took effect; outcomes of requests admitted before it are stale. */
   private lastCutAt = Number.NEGATIVE_INFINITY;
@@ -63,13 +75,58 @@ export class AdaptiveController {
    * Record one outcome at `now` (when the request finished). Outcomes with a
    * `latencyMs` whose request was admitted before the last decrease are
    * ignored. Throws a `TypeError` for a malformed outcome.
+   *
+   * @param key who the outcome is from (the bucket key the limit charged):
+   *   one key's failures count for at most `maxKeyShare` of a window's
+   *   outcomes. Without it, the outcome counts in full.
    */
-  record(outcome: AdaptiveOutcome, now: number): void {
+  record(outcome: AdaptiveOutcome, now: number, key?: string): void {
     const bad = isBadOutcome(outcome, this.config.latencyTargetMs);
+    this.count(bad, typeof outcome === 'object' ? outcome.latencyMs : undefined, now, key);
+  }
+
+  /**
+   * Record what a handler's call came to (from `RateLimitInterceptor`): a
+   * failure as the limit's `isFailure` judges it (the transport's verdict,
+   * `result.failed`, without one), a congestion signal when over
+   * `latencyTargetMs`. An `isFailure` that throws is the caller's to handle:
+   * nothing is recorded then.
+   */
+  recordResult(result: AdaptiveHandlerResult, now: number, key?: string): void {
+    const isFailure = this.config.isFailure;
+    const failed = isFailure === undefined ? result.failed : isFailure(result) === true;
+    const latencyMs = result.latencyMs;
+    const target = this.config.latencyTargetMs;
+    this.count(failed || (target !== undefined && latencyMs > target), latencyMs, now, key);
+  }
+
+  private count(bad: boolean, latencyMs: number | undefined, now: number, key: string | undefined): void {
     if (now >= this.windowEnd) this.roll(now);
-    if (typeof outcome === 'object' && now - outcome.latencyMs < this.lastCutAt) return;
+    if (latencyMs !== undefined && now - latencyMs < this.lastCutAt) return;
     this.outcomes += 1;
-    if (bad) this.failures += 1;
+    if (key !== undefined && !this.severalKeys) {
+      if (this.firstKey === undefined) this.firstKey = key;
+      else if (key !== this.firstKey) this.severalKeys = true;
+    }
+    if (!bad) return;
+    this.failures += 1;
+    if (key === undefined) return;
+    const seen = this.keyFailures.get(key);
+    if (seen !== undefined) this.keyFailures.set(key, seen + 1);
+    else if (this.keyFailures.size < MAX_TRACKED_KEYS) this.keyFailures.set(key, 1);
+  }
+
+  /**
+   * The window's failures as they count: each key's beyond its share left
+   * out, unless one key had every outcome of the window (nobody else to
+   * protect: a `'global'` key, a single client).
+   */
+  private countedFailures(): number {
+    let failures = this.failures;
+    if (!this.severalKeys || this.config.maxKeyShare >= 1 || this.keyFailures.size === 0) return failures;
+    const cap = Math.max(1, Math.floor(this.config.maxKeyShare * this.outcomes));
+    for (const count of this.keyFailures.values()) if (count > cap) failures -= count - cap;
+    return failures;
   }
 
   /**
@@ -102,7 +159,7 @@ export class AdaptiveController {
       this.windowEnd = startMs + (Math.floor((now - startMs) / interval) + 1) * interval;
       return;
     }
-    const window = { outcomes: this.outcomes, failures: this.failures };
+    const window = { outcomes: this.outcomes, failures: this.countedFailures() };
     const endMs = this.windowEnd;
     // Skip straight over the empty windows since: they are neutral.
     const elapsed = Math.floor((now - startMs) / interval);
@@ -110,6 +167,9 @@ export class AdaptiveController {
     this.windowEnd = this.windowStart + interval;
     this.outcomes = 0;
     this.failures = 0;
+    if (this.keyFailures.size > 0) this.keyFailures.clear();
+    this.firstKey = undefined;
+    this.severalKeys = false;
 
     const previous = this.state.rate;
     this.state = aimdNext(this.state, window, this.config, this.config.random);

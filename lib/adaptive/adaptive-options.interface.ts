@@ -1,3 +1,5 @@
+import type { AdaptiveHandlerResult } from './adaptive-outcome.js';
+
 /**
  * Options of an adaptive limit: `@RateLimit({ rate: 100, adaptive: { min: 10, max: 200 } })`.
  *
@@ -87,4 +89,32 @@ export interface AdaptiveOptions {
    * @default 0.05
    */
   readonly notifyThreshold?: number;
+  /**
+   * Largest share of a window's outcomes that the failures of one key may
+   * make up, in [0, 1]: the failures a key had beyond
+   * `max(1, floor(maxKeyShare × outcomes))` do not count. The key is the
+   * bucket key the limit charged the request under (`'ip'`: the client
+   * address, IPv6 grouped by `ipv6Subnet`; `'user'`: the user), as the
+   * interceptor reports it; outcomes reported without a key, and windows in
+   * which a single key had every outcome (a `'global'` key, one client), are
+   * counted in full. With the default, one key (or two) cannot make a
+   * window bad on its own: an attacker controlling k keys adds at most
+   * `k × maxKeyShare` to a window's failure ratio. `1` turns the bound off.
+   * Keys a client can mint freely (a header, an unauthenticated key function)
+   * bound nothing: see `docs/adaptive.md`.
+   * @default failureThreshold / 2
+   */
+  readonly maxKeyShare?: number;
+  /**
+   * Whether a handler's call is a failure for this limit, replacing the
+   * transport's verdict (`result.failed`: 5xx, thrown non-HTTP errors). Use
+   * it to count only what says the protected resource struggles, for example
+   * `(r) => r.error instanceof DownstreamTimeoutError || r.failed`, or to
+   * leave out errors a client can cause with its own input. Called once per
+   * admitted call of a route with this limit (not for `report()` from
+   * application code); an error it throws is logged and the transport's
+   * verdict is used.
+   * @default the transport's verdict
+   */
+  readonly isFailure?: (result: AdaptiveHandlerResult) => boolean;
 }

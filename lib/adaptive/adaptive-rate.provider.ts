@@ -4,7 +4,7 @@ import { systemClock, type RateLimitClock } from '../clock.js';
 import { rateLimitChannels } from '../observability/rate-limit-channels.js';
 import { RATE_LIMIT_CLOCK } from '../rate-limit.constants.js';
 import { AdaptiveController } from './adaptive-controller.js';
-import type { AdaptiveOutcome } from './adaptive-outcome.js';
+import type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive-outcome.js';
 import type { AdaptiveRateChange, AdaptiveRateListener } from './adaptive-rate-change.interface.js';
 import { adaptiveConfigDifference, type AdaptiveConfig } from './resolve-adaptive-options.js';
 
@@ -98,12 +98,38 @@ export class AdaptiveRateProvider {
    * that knows better (`report('payments', 'failure')` when the payment
    * provider timed out behind a 200).
    *
+   * @param key who the outcome is from, for the limit's `maxKeyShare` (one
+   *   key's failures count for at most that share of a window's outcomes):
+   *   the bucket key the limit charged, or any stable identity of the caller.
+   *   Without it, the outcome counts in full.
    * @throws Error for a name never registered: a typo in application code
    *   must be loud, not a limit that silently never adapts.
    * @throws TypeError for a malformed outcome.
    */
-  report(name: string, outcome: AdaptiveOutcome): void {
-    this.get(name).record(outcome, this.clock.now());
+  report(name: string, outcome: AdaptiveOutcome, key?: string): void {
+    this.get(name).record(outcome, this.clock.now(), key);
+  }
+
+  /**
+   * What `RateLimitInterceptor` reports: a handler's call, judged by the
+   * limit's `isFailure` (the transport's verdict without one). An
+   * `isFailure` that throws is logged and the transport's verdict used: the
+   * call's own answer never turns into an error because of it.
+   *
+   * @internal
+   */
+  reportResult(name: string, result: AdaptiveHandlerResult, key: string | undefined): void {
+    const controller = this.get(name);
+    const now = this.clock.now();
+    try {
+      controller.recordResult(result, now, key);
+    } catch (error) {
+      this.logger.error(
+        `adaptive.isFailure of limit "${name}" threw; the transport's verdict is used`,
+        error instanceof Error ? error.stack : String(error),
+      );
+      controller.record({ latencyMs: result.latencyMs, failed: result.failed }, now, key);
+    }
   }
 
   /** The effective rate of `name` now, tokens/s; `undefined` for a name never registered. */

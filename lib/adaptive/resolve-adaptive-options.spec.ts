@@ -22,8 +22,21 @@ describe('resolveAdaptiveOptions', () => {
       jitter: 0.1,
       random: Math.random,
       notifyThreshold: 0.05,
+      maxKeyShare: 0.05,
+      isFailure: undefined,
     });
     expect(ADAPTIVE_DEFAULTS).toMatchObject({ decrease: 0.8, failureThreshold: 0.1, increaseFraction: 0.02 });
+  });
+
+  it('maxKeyShare defaults to half the failure threshold, whichever it is', () => {
+    expect(resolveAdaptiveOptions({ failureThreshold: 0.2 }, declared, where).maxKeyShare).toBe(0.1);
+    expect(resolveAdaptiveOptions({ failureThreshold: 0 }, declared, where).maxKeyShare).toBe(0);
+  });
+
+  it('suggests isFailure for a misspelt predicate', () => {
+    expect(() => resolveAdaptiveOptions({ isFailur: () => true } as AdaptiveOptions, declared, where)).toThrow(
+      new TypeError(`${where}: adaptive.isFailur is not an option (did you mean isFailure?)`),
+    );
   });
 
   it('accepts `true` as "all defaults"', () => {
@@ -45,6 +58,8 @@ describe('resolveAdaptiveOptions', () => {
       jitter: 0,
       random,
       notifyThreshold: 0,
+      maxKeyShare: 1,
+      isFailure: (result) => result.error !== undefined,
     };
     expect(resolveAdaptiveOptions(options, declared, where)).toEqual({ declared, ...options });
   });
@@ -84,6 +99,9 @@ describe('resolveAdaptiveOptions', () => {
     ['jitter', 1, /adaptive\.jitter .* in \[0, 1\)/],
     ['random', 42, /adaptive\.random .* a function/],
     ['notifyThreshold', 2, /adaptive\.notifyThreshold/],
+    ['maxKeyShare', 1.5, /adaptive\.maxKeyShare must be a number in \[0, 1\], got 1.5/],
+    ['maxKeyShare', -0.1, /adaptive\.maxKeyShare/],
+    ['isFailure', 'status >= 500', /adaptive\.isFailure must be a function \(result\) => boolean, got "status >= 500"/],
   ])('rejects %s = %p with a TypeError naming the option and the limit', (option, value, message) => {
     const call = () => resolveAdaptiveOptions({ [option]: value } as AdaptiveOptions, declared, where);
     expect(call).toThrow(TypeError);

@@ -2,6 +2,7 @@ import type { BucketLimit } from '../algorithms/gcra.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { rejectUnknownOptions } from '../errors/unknown-options.js';
 import type { AdaptiveOptions } from './adaptive-options.interface.js';
+import type { AdaptiveHandlerResult } from './adaptive-outcome.js';
 import type { AimdParams } from './aimd.js';
 
 /**
@@ -21,11 +22,16 @@ export interface AdaptiveConfig extends AimdParams {
   readonly random: () => number;
   /** Relative change from the last notified rate that triggers a log line and an event. */
   readonly notifyThreshold: number;
+  /** Largest share of a window's outcomes one key's failures may make up, in [0, 1]. */
+  readonly maxKeyShare: number;
+  /** Replaces the transport's verdict on a handler's call; `undefined` keeps it. */
+  readonly isFailure: ((result: AdaptiveHandlerResult) => boolean) | undefined;
 }
 
 /**
  * Defaults that do not depend on the declared limit. `min` (declared rate /
- * 10), `max` (declared rate) and `increase` (declared rate × 0.02) do, and are
+ * 10), `max` (declared rate) and `increase` (declared rate × 0.02) do, and
+ * `maxKeyShare` (failureThreshold / 2) depends on another option; they are
  * computed by {@link resolveAdaptiveOptions}. `docs/adaptive.md` explains the
  * choice against the simulation.
  *
@@ -43,6 +49,8 @@ export const ADAPTIVE_DEFAULTS = Object.freeze({
   intervalMs: 1000,
   jitter: 0.1,
   notifyThreshold: 0.05,
+  /** `maxKeyShare` = `failureThreshold` × this: one key, or two, cannot make a window bad alone. */
+  keyShareOfThreshold: 0.5,
 });
 
 /** The options, which are also the config's scalar fields (compared by `sameAdaptiveConfig`). */
@@ -59,6 +67,8 @@ const CONFIG_SCALARS = [
   'jitter',
   'random',
   'notifyThreshold',
+  'maxKeyShare',
+  'isFailure',
 ] as const satisfies readonly (keyof AdaptiveConfig & keyof AdaptiveOptions)[];
 
 /** Every option `adaptive` accepts: a misspelt one is an error, not ignored. */
@@ -137,6 +147,17 @@ export function resolveAdaptiveOptions(
   const intervalMs = number('intervalMs', ADAPTIVE_DEFAULTS.intervalMs, (v) => v >= 1, 'a number of milliseconds >= 1');
   const jitter = fraction('jitter', ADAPTIVE_DEFAULTS.jitter);
   const notifyThreshold = fraction('notifyThreshold', ADAPTIVE_DEFAULTS.notifyThreshold);
+  const maxKeyShare = number(
+    'maxKeyShare',
+    failureThreshold * ADAPTIVE_DEFAULTS.keyShareOfThreshold,
+    (v) => v >= 0 && v <= 1,
+    'a number in [0, 1]',
+  );
+  const givenIsFailure: unknown = opts.isFailure;
+  const isFailure =
+    givenIsFailure === undefined || typeof givenIsFailure === 'function'
+      ? (givenIsFailure as ((result: AdaptiveHandlerResult) => boolean) | undefined)
+      : fail('adaptive.isFailure', 'a function (result) => boolean', givenIsFailure);
 
   let latencyTargetMs: number | undefined;
   if (opts.latencyTargetMs !== undefined) {
@@ -162,6 +183,8 @@ export function resolveAdaptiveOptions(
     jitter,
     random,
     notifyThreshold,
+    maxKeyShare,
+    isFailure,
   });
 }
 
