@@ -191,6 +191,87 @@ describe('AdaptiveController', () => {
   });
 });
 
+describe('AdaptiveController: one key\'s share of a window (maxKeyShare)', () => {
+  /** One window at t = [1000, 1900): `victims` successes over `victimKeys` keys, `attack` failures per attacker key. */
+  function window(controller: AdaptiveController, victims: number, victimKeys: number, attackers: readonly string[], attack: number): void {
+    controller.effective(1000); // opens the window
+    const total = victims + attackers.length * attack;
+    let t = 1000;
+    const step = 900 / total;
+    for (let i = 0; i < victims; i++) controller.record('success', (t += step), `victim-${i % victimKeys}`);
+    for (const key of attackers) for (let i = 0; i < attack; i++) controller.record('failure', (t += step), key);
+    controller.effective(2000); // closes it
+  }
+
+  it('one key failing every request is bounded to maxKeyShare of the window: no cut', () => {
+    const { controller } = make(); // failureThreshold 0.1, maxKeyShare 0.05
+    window(controller, 60, 1, ['attacker'], 40); // 40 % of the window, counted as max(1, floor(5)) = 5 of 100
+    expect(controller.current(2000)).toBe(100);
+  });
+
+  it('two keys stay within the threshold, three exceed it (k keys add at most k × maxKeyShare)', () => {
+    const two = make().controller;
+    window(two, 60, 3, ['a', 'b'], 20);
+    expect(two.current(2000)).toBe(100);
+    const three = make().controller;
+    window(three, 60, 3, ['a', 'b', 'c'], 14); // 3 × floor(0.05 × 102) = 15 of 102 > 10 %
+    expect(three.current(2000)).toBe(80);
+  });
+
+  it('a window in which one key had every outcome counts in full (a global key, a single client)', () => {
+    const { controller } = make();
+    window(controller, 0, 1, ['global'], 30);
+    expect(controller.current(2000)).toBe(80);
+  });
+
+  it('outcomes without a key count in full', () => {
+    const { controller } = make();
+    controller.effective(1000);
+    feed(controller, 'success', 60, 1000);
+    feed(controller, 'failure', 40, 1000);
+    expect(controller.current(2000)).toBe(80);
+  });
+
+  it('maxKeyShare: 1 turns the bound off', () => {
+    const { controller } = make({ maxKeyShare: 1 });
+    window(controller, 60, 1, ['attacker'], 40);
+    expect(controller.current(2000)).toBe(80);
+  });
+
+  it('the change event reports the failures as they counted', () => {
+    const { controller, changes } = make();
+    window(controller, 60, 3, ['a', 'b', 'c'], 14);
+    expect(changes[0]?.window).toMatchObject({ outcomes: 102, failures: 15 });
+  });
+});
+
+describe('AdaptiveController: isFailure', () => {
+  const result = (status: number) => ({ error: undefined, response: { statusCode: status }, latencyMs: 5, failed: status >= 500 });
+
+  it('without it, the transport\'s verdict counts', () => {
+    const { controller } = make();
+    controller.effective(1000);
+    for (let i = 0; i < 30; i++) controller.recordResult(result(500), 1000 + i);
+    expect(controller.current(2000)).toBe(80);
+  });
+
+  it('replaces the transport\'s verdict', () => {
+    const { controller } = make({ isFailure: (r) => (r.response as { statusCode: number }).statusCode === 503 });
+    controller.effective(1000);
+    for (let i = 0; i < 30; i++) controller.recordResult(result(500), 1000 + i); // a 500 is not a failure for this limit
+    expect(controller.current(2000)).toBe(100);
+    for (let i = 0; i < 30; i++) controller.recordResult(result(503), 2000 + i);
+    expect(controller.current(3000)).toBe(80);
+  });
+
+  it('latency over the target is still a congestion signal', () => {
+    const { controller } = make({ latencyTargetMs: 1, isFailure: () => false });
+    controller.effective(1000);
+    for (let i = 0; i < 30; i++) controller.recordResult(result(200), 1000 + 10 * i);
+    expect(controller.current(2000)).toBe(80);
+  });
+});
+
 function seededRandomFrom(seed: number): () => number {
   let x = seed;
   return () => {
