@@ -39,4 +39,10 @@ describe('RateLimiter: the limits it takes', () => {
       'RateLimiter: limit must be an object like { name, rate, burst }, got "jobs"',
     );
   });
+
+  it('refuses a horizon beyond 1e14 ms, naming the option (issue 15, item 6)', async () => {
+    await expect(limiter.consume('a', { rate: '1/day', burst: 1e15 })).rejects.toThrow(/^RateLimiter: limit "default": burst x the interval between tokens/);
+    await expect(limiter.consume('a', { rate: 5e-324 })).rejects.toThrow(/^RateLimiter: limit "default": rate must be at least 1e-11 tokens per second/);
+    await expect(limiter.consume('a', { name: 'longest', rate: 1e-11 })).resolves.toMatchObject({ allowed: true, remaining: 0 });
+  });
 });
