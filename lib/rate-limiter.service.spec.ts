@@ -46,3 +46,13 @@ describe('RateLimiter: the limits it takes', () => {
     await expect(limiter.consume('a', { name: 'longest', rate: 1e-11 })).resolves.toMatchObject({ allowed: true, remaining: 0 });
   });
 });
+
+describe('RateLimiter with a clock gone wrong (issue 15, item 7)', () => {
+  it.each([NaN, -1, 1e300])('%p: every operation fails like a store, naming the reading', async (reading) => {
+    const limiter = new RateLimiter(new MemoryStore(), new ManualClock(reading), { failMode: 'open', ipv6Subnet: 64 });
+    const error = /^Rate-limit clock read .*, not a time in \[0, 8640000000000000\] ms$/;
+    await expect(limiter.consume('a', { rate: 1 })).rejects.toThrow(error);
+    await expect(limiter.peek('a', { rate: 1 })).rejects.toThrow(error);
+    await expect(limiter.reset('a', { rate: 1 })).rejects.toThrow(error);
+  });
+});
