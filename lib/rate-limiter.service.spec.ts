@@ -39,4 +39,20 @@ describe('RateLimiter: the limits it takes', () => {
       'RateLimiter: limit must be an object like { name, rate, burst }, got "jobs"',
     );
   });
+
+  it('refuses a horizon beyond 1e14 ms, naming the option (issue 15, item 6)', async () => {
+    await expect(limiter.consume('a', { rate: '1/day', burst: 1e15 })).rejects.toThrow(/^RateLimiter: limit "default": burst x the interval between tokens/);
+    await expect(limiter.consume('a', { rate: 5e-324 })).rejects.toThrow(/^RateLimiter: limit "default": rate must be at least 1e-11 tokens per second/);
+    await expect(limiter.consume('a', { name: 'longest', rate: 1e-11 })).resolves.toMatchObject({ allowed: true, remaining: 0 });
+  });
+});
+
+describe('RateLimiter with a clock gone wrong (issue 15, item 7)', () => {
+  it.each([NaN, -1, 1e300])('%p: every operation fails like a store, naming the reading', async (reading) => {
+    const limiter = new RateLimiter(new MemoryStore(), new ManualClock(reading), { failMode: 'open', ipv6Subnet: 64 });
+    const error = /^Rate-limit clock read .*, not a time in \[0, 8640000000000000\] ms$/;
+    await expect(limiter.consume('a', { rate: 1 })).rejects.toThrow(error);
+    await expect(limiter.peek('a', { rate: 1 })).rejects.toThrow(error);
+    await expect(limiter.reset('a', { rate: 1 })).rejects.toThrow(error);
+  });
 });

@@ -3,7 +3,7 @@ import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
 import { describeValue, optionError } from './errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
-import { toStoreError } from './errors/rate-limit-store.error.js';
+import { RateLimitStoreError, toStoreError } from './errors/rate-limit-store.error.js';
 import type { FailMode, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { customIdentity } from './keys/key-strategy.js';
 import { resolveBucket } from './limits/resolve-bucket.js';
@@ -15,6 +15,18 @@ import { rateLimitChannels } from './observability/rate-limit-channels.js';
 import { isPromiseLike } from './util/maybe-promise.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
+
+/**
+ * The last valid clock reading: `Date`'s range, 8.64e15 ms (year 275760).
+ * A reading outside [0, MAX_CLOCK_MS], or not a number (NaN), is a clock
+ * failure, handled like a store failure.
+ */
+export const MAX_CLOCK_MS = 8.64e15;
+
+/** The failure a clock reading outside [0, {@link MAX_CLOCK_MS}] is (only made when one is). */
+function clockError(now: unknown): RateLimitStoreError {
+  return new RateLimitStoreError(`Rate-limit clock read ${describeValue(now)}, not a time in [0, ${MAX_CLOCK_MS}] ms`);
+}
 
 /** A limit as the programmatic API takes it: the bucket part of {@link RateLimitOptions}. */
 export type ProgrammaticLimit = Pick<RateLimitOptions, 'name' | 'rate' | 'burst'>;
@@ -62,14 +74,14 @@ export class RateLimiter implements OnApplicationShutdown {
   /** `key`'s bucket of `limit` as it is now, without charging it. */
   async peek(key: string, limit: ProgrammaticLimit): Promise<RateLimitDecision> {
     const checks = [this.bucket(key, limit)];
-    const result = await this.call(() => this.store.peek({ checks, now: this.clock.now() }));
+    const result = await this.call(() => this.store.peek({ checks, now: this.now() }));
     return result.decisions[0]!;
   }
 
   /** Refill `key`'s bucket of `limit` (e.g. after a successful login). */
   async reset(key: string, limit: ProgrammaticLimit): Promise<void> {
     const checks = [this.bucket(key, limit)];
-    await this.call(() => this.store.reset({ checks, now: this.clock.now() }));
+    await this.call(() => this.store.reset({ checks, now: this.now() }));
   }
 
   /**
@@ -85,6 +97,9 @@ export class RateLimiter implements OnApplicationShutdown {
    * @internal used by the guard
    */
   evaluate(request: ConsumeRequest, failMode: FailMode): MaybePromise<ConsumeResult> {
+    // A clock gone wrong (NaN, negative, beyond year 275760) fails like a store:
+    // no store, local tier included, can decide at such a time. (Throws.)
+    if (!(request.now >= 0 && request.now <= MAX_CLOCK_MS)) return this.failed(clockError(request.now), failMode);
     const local = failMode === 'local' ? this.store.localFallback : undefined;
     if (local === undefined) return this.call(() => this.store.consume(request), failMode);
     if (local.active) return this.decideLocally(local, request, false);
@@ -106,7 +121,7 @@ export class RateLimiter implements OnApplicationShutdown {
   refundUncharged(checks: readonly RateLimitCheck[]): void {
     let answer: MaybePromise<unknown>;
     try {
-      answer = this.call(() => this.store.refund({ checks, now: this.clock.now() }));
+      answer = this.call(() => this.store.refund({ checks, now: this.now() }));
     } catch {
       return; // logged by call()
     }
@@ -157,6 +172,13 @@ export class RateLimiter implements OnApplicationShutdown {
     if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode });
     if (recover) return recover();
     throw toStoreError(error, 'Rate-limit store failed');
+  }
+
+  /** The clock's reading; a failure (thrown, inside {@link call}) outside [0, {@link MAX_CLOCK_MS}]. */
+  private now(): number {
+    const now = this.clock.now();
+    if (!(now >= 0 && now <= MAX_CLOCK_MS)) throw clockError(now);
+    return now;
   }
 
   private bucket(key: string, limit: ProgrammaticLimit): BucketRef {

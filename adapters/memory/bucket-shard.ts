@@ -1,9 +1,13 @@
 import { SweptMap } from '../../lib/store/swept-map.js';
 
+/** Buckets compared when one must be evicted (see {@link BucketShard.evictClosestToFull}). */
+export const EVICTION_CANDIDATES = 8;
+
 /**
  * One slice of the memory store: bucket key → stored state (GCRA theoretical
  * arrival time), kept in charge order (a charged key moves to the end), with
- * an incremental sweep and oldest-first eviction.
+ * an incremental sweep and, at the cap, eviction of the bucket closest to
+ * full among a few candidates taken from the least recently charged end.
  *
  * Why slices: V8 rehashes a `Map` in one go when it grows or has accumulated
  * deletions; at a million entries a single operation took 127-147 ms on
@@ -13,6 +17,10 @@ import { SweptMap } from '../../lib/store/swept-map.js';
  * @internal
  */
 export class BucketShard extends SweptMap<string, number> {
+  /** Eviction candidates held over from earlier evictions (the first {@link held} slots). */
+  private readonly candidates: (string | undefined)[] = new Array<string | undefined>(EVICTION_CANDIDATES).fill(undefined);
+  private held = 0;
+
   /**
    * Examine up to `steps` entries from where the last sweep stopped and drop
    * those whose bucket is full again (state not after `now`): exact, since a
@@ -29,9 +37,57 @@ export class BucketShard extends SweptMap<string, number> {
     return steps;
   }
 
-  /** Drop the least recently charged bucket; false when the shard is empty. */
-  evictOldest(): boolean {
-    const oldest = this.oldest();
-    return oldest !== undefined && this.entries.delete(oldest);
+  /**
+   * Drop the bucket closest to full among {@link EVICTION_CANDIDATES}
+   * candidates (the earliest TAT; one already full goes at once, which
+   * changes no decision), never `except` (the key just added). False when
+   * there is nothing else to drop.
+   *
+   * Candidates come from the least recently charged end; one passed over
+   * stays a candidate (its TAT re-read each time), so a bucket drained
+   * further than the others, typically a denied one, is only dropped once
+   * {@link EVICTION_CANDIDATES} - 1 other candidates are at least as far from
+   * full: minting fresh keys (one charge each) never hands it back. Work per
+   * call: at most 2 x {@link EVICTION_CANDIDATES} cursor steps and
+   * {@link EVICTION_CANDIDATES} lookups, whatever the shard's size.
+   */
+  evictClosestToFull(now: number, except?: string): boolean {
+    const candidates = this.candidates;
+    // Forget candidates that left meanwhile (swept, reset, refunded to full).
+    for (let i = 0; i < this.held; ) {
+      if (this.entries.has(candidates[i]!)) i++;
+      else candidates[i] = candidates[--this.held];
+    }
+    for (let steps = 0; this.held < EVICTION_CANDIDATES && steps < 2 * EVICTION_CANDIDATES; steps++) {
+      const key = this.oldest();
+      if (key === undefined) break;
+      if (key !== except && !this.holds(key)) candidates[this.held++] = key;
+    }
+    let pick = -1;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.held; i++) {
+      const tat = this.entries.get(candidates[i]!)!;
+      if (pick === -1 || tat < earliest) {
+        pick = i;
+        earliest = tat;
+        if (tat <= now) break;
+      }
+    }
+    if (pick === -1) return false;
+    const key = candidates[pick]!;
+    candidates[pick] = candidates[--this.held];
+    candidates[this.held] = undefined;
+    return this.entries.delete(key);
+  }
+
+  override clear(): void {
+    super.clear();
+    this.candidates.fill(undefined);
+    this.held = 0;
+  }
+
+  private holds(key: string): boolean {
+    for (let i = 0; i < this.held; i++) if (this.candidates[i] === key) return true;
+    return false;
   }
 }

@@ -3,6 +3,7 @@ import { runInNewContext } from 'node:vm';
 import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import type { ConsumeRequest, ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from './memory.store.js';
+import { BucketShard } from './bucket-shard.js';
 import { seededRandom } from '../../lib/adaptive/seeded-random.js';
 import { check, tokenBucket } from '../../test/utils/checks.js';
 
@@ -261,18 +262,33 @@ describe('MemoryStore', () => {
       expect(remainingOf(store, d!, 0)).toBe(1);
     });
 
-    it('a denied request or a peek is not a charge: it does not save its bucket from eviction', () => {
+    it('evicts the bucket closest to full, not a denied one that was charged earlier', () => {
       const store = new MemoryStore({ maxKeys: 2 });
-      const [a, b, c] = ['a', 'b', 'c'].map((k) => check(k, 1, 1));
+      const [a, b, c] = ['a', 'b', 'c'].map((k) => check(k, 1, 2));
       store.consume({ now: 0, checks: [a!] });
-      store.consume({ now: 0, checks: [b!] });
-      expect(store.consume({ now: 0, checks: [a!] }).allowed).toBe(false); // denied: not a charge
-      store.peek({ now: 0, checks: [a!] });
-      store.consume({ now: 0, checks: [c!] });
+      store.consume({ now: 0, checks: [a!] }); // a empty (TAT 2000)
+      store.consume({ now: 10, checks: [b!] }); // b half full (TAT 1010), charged later
+      expect(store.consume({ now: 20, checks: [a!] }).allowed).toBe(false);
+      store.consume({ now: 20, checks: [c!] });
       expect(store.evictions).toBe(1);
-      expect(remainingOf(store, a!, 0)).toBe(1); // a was the least recently charged
-      expect(remainingOf(store, b!, 0)).toBe(0);
-      expect(remainingOf(store, c!, 0)).toBe(0);
+      expect(remainingOf(store, b!, 20)).toBe(2); // evicted: full again
+      expect(remainingOf(store, a!, 20)).toBe(0); // still empty
+      expect(remainingOf(store, c!, 20)).toBe(1);
+    });
+
+    it('a bucket already full again goes first, whatever its place (no decision changes); never the key just added', () => {
+      const shard = new BucketShard();
+      shard.set('slow', 3_600_000);
+      shard.set('fast', 1);
+      shard.set('mid', 1000);
+      shard.set('new', 0.5);
+      expect(shard.evictClosestToFull(5, 'new')).toBe(true);
+      expect([...shard.entries.keys()]).toEqual(['slow', 'mid', 'new']);
+      expect(shard.evictClosestToFull(5, 'new')).toBe(true);
+      expect([...shard.entries.keys()]).toEqual(['slow', 'new']);
+      expect(shard.evictClosestToFull(5, 'new')).toBe(true);
+      expect(shard.evictClosestToFull(5, 'new')).toBe(false);
+      expect([...shard.entries.keys()]).toEqual(['new']);
     });
 
     it('charging a key already held never evicts', () => {
@@ -295,6 +311,31 @@ describe('MemoryStore', () => {
       expect(() => new MemoryStore({ maxKeys })).toThrow(TypeError);
       expect(() => new MemoryStore({ maxKeys })).toThrow(/maxKeys/);
     });
+
+    it.each([
+      ['one shard', 100, 1_000],
+      ['four shards', 65_536, 70_000],
+    ])(
+      'a denied bucket is not handed back by minting keys under the same limit (%s, maxKeys %p, %p new keys)',
+      (_shards, maxKeys, minted) => {
+        // Issue 15, item 4: a 5/hour login limit per account. The attacker drains
+        // the victim's bucket, then mints accounts (one charge each) to evict it.
+        const store = new MemoryStore({ maxKeys });
+        const limit = tokenBucket(5 / 3600, 5);
+        const victim = { key: 'login|victim', limit, cost: 1 };
+        let admitted = 0;
+        for (let i = 0; i < 10; i++) if (store.consume({ now: i, checks: [victim] }).allowed) admitted++;
+        expect(admitted).toBe(5);
+        for (let i = 0; i < minted; i++) {
+          const now = 10 + i / 1000; // the whole attack within ~70 s: nothing refills on its own
+          expect(store.consume({ now, checks: [{ key: `login|user-${i}`, limit, cost: 1 }] }).allowed).toBe(true);
+          if (i % 10 === 0 && store.consume({ now, checks: [victim] }).allowed) admitted++;
+        }
+        expect(store.evictions).toBeGreaterThan(0);
+        expect(admitted).toBe(5);
+        expect(store.size).toBeLessThanOrEqual(maxKeys);
+      },
+    );
 
     it('accepts maxKeys = 1 (each new key evicts the previous one)', () => {
       const store = new MemoryStore({ maxKeys: 1 });

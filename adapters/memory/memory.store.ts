@@ -16,8 +16,11 @@ import { BucketShard } from './bucket-shard.js';
 export interface MemoryStoreOptions {
   /**
    * Hard cap on the number of buckets held. When a new bucket would exceed it,
-   * the least recently charged bucket is evicted (and counted in
-   * {@link MemoryStore.evictions}): that caller gets a full bucket again.
+   * a bucket is evicted (and counted in {@link MemoryStore.evictions}): that
+   * caller gets a full bucket again. The one evicted is the closest to full
+   * (earliest TAT) among 8 candidates from the least recently charged end of
+   * the new bucket's shard; candidates passed over stay candidates, so a
+   * denied (drained) bucket is not evicted before fuller ones.
    * @default 1_000_000
    */
   readonly maxKeys?: number;
@@ -46,9 +49,10 @@ const HASHED_SUFFIX = 24;
  *   event loop for a pass over all keys.
  * - Bounded: `maxKeys` is a hard cap on the total. Large stores are split
  *   into shards of about 16k keys (so that no V8 rehash of one huge `Map`
- *   pauses the event loop). At the cap, a new bucket evicts the least recently
- *   charged bucket of its own shard: least-recently-charged order is exact
- *   within a shard, approximate across them.
+ *   pauses the event loop). At the cap, a new bucket evicts, in its own
+ *   shard, the bucket closest to full among a few candidates (see
+ *   `BucketShard.evictClosestToFull`): bounded work, and a denied bucket is
+ *   not handed back by minting keys.
  * - Precise: times are kept relative to the first `now` the store sees, where
  *   doubles resolve far below a microsecond (at `Date.now()` magnitudes they
  *   are 0.24 µs apart, coarser than a token at 1e6/s).
@@ -64,6 +68,8 @@ export class MemoryStore implements RateLimitStore {
   private count = 0;
   private evicted = 0;
   private sweepShard = 0;
+  /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
+  private now = 0;
   private readonly time = new RelativeTime();
   /** The shards as the shared all-or-nothing evaluation reads and writes them. */
   private readonly states: BucketStates = {
@@ -97,6 +103,7 @@ export class MemoryStore implements RateLimitStore {
   consume(request: ConsumeRequest): ConsumeResult {
     const { checks } = request;
     const now = this.time.relative(request.now);
+    this.now = now;
     this.sweep(now);
     if (checks.length !== 1) return consumeAllOrNothing(this.states, checks, now);
     // The common case, without the bookkeeping of the all-or-nothing path.
@@ -138,11 +145,11 @@ export class MemoryStore implements RateLimitStore {
   private store(shard: BucketShard, key: string, tat: number): void {
     if (!shard.set(key, tat)) return;
     if (++this.count <= this.maxKeys) return;
-    // Over the cap by the key just added: evict from its shard (the key itself
-    // is the newest there, so something older goes), else from any other.
+    // Over the cap by the key just added: evict from its shard (never the key
+    // itself), else from any other.
     for (let i = 0; i <= this.shardMask; i++) {
       const victim = i === 0 ? shard : this.shards[(this.sweepShard + i) & this.shardMask]!;
-      if ((victim !== shard || victim.size > 1) && victim.evictOldest()) {
+      if (victim.evictClosestToFull(this.now, key)) {
         this.count--;
         this.evicted++;
         return;

@@ -35,4 +35,10 @@ describe('RedisStore options', () => {
     expect(resolve({ client, keyPrefix: ['a'] })).toThrow('RedisStore: keyPrefix must be a string, got an array');
     expect(resolve({ client, timeoutMs: '100' })).toThrow('RedisStore: timeoutMs must be a positive number of milliseconds, got "100"');
   });
+
+  it('expiryPaddingMs is at most MAX_HORIZON_MS (an expiry stays an exact integer Redis accepts)', () => {
+    expect(resolveRedisStoreOptions({ client, expiryPaddingMs: 1e14 }).paddingArg).toBe('100000000000000');
+    expect(resolve({ client, expiryPaddingMs: 1e17 })).toThrow('RedisStore: expiryPaddingMs must be a number in [0, 100000000000000], got 100000000000000000');
+    expect(resolve({ client, expiryPaddingMs: -1 })).toThrow('RedisStore: expiryPaddingMs must be a number in [0, 100000000000000], got -1');
+  });
 });

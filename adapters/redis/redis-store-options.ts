@@ -1,4 +1,5 @@
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
+import { MAX_HORIZON_MS } from '../../lib/limits/resolve-bucket.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { checkKeyPrefix } from './redis-keys.js';
@@ -128,8 +129,8 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
   }
 
   const padding = options.expiryPaddingMs ?? 0;
-  if (typeof padding !== 'number' || !Number.isFinite(padding) || padding < 0) {
-    throw optionError(STORE, 'expiryPaddingMs', `must be a number >= 0, got ${describeValue(options.expiryPaddingMs)}`);
+  if (typeof padding !== 'number' || !Number.isFinite(padding) || padding < 0 || padding > MAX_HORIZON_MS) {
+    throw optionError(STORE, 'expiryPaddingMs', `must be a number in [0, ${MAX_HORIZON_MS}], got ${describeValue(options.expiryPaddingMs)}`);
   }
 
   return {

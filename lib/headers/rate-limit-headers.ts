@@ -62,11 +62,18 @@ export function legacyHeaders(limits: readonly HeaderLimit[], decisions: readonl
 }
 
 /**
+ * The largest `Retry-After`: 2^31 seconds (68 years), the value RFC 9111
+ * (1.2.2) tells recipients to assume for any delta-seconds too large for them.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 2_147_483_648;
+
+/**
  * `Retry-After` of a denied request: whole seconds, rounded up, for the
- * slowest denying limit; `undefined` when no wait can help (cost > burst).
+ * slowest denying limit, from 1 to {@link MAX_RETRY_AFTER_SECONDS} (always a
+ * valid delay-seconds); `undefined` when no wait can help (cost > burst).
  */
 export function retryAfterSeconds(decisions: readonly RateLimitDecision[]): number | undefined {
   let waitMs = 0;
   for (const decision of decisions) if (!decision.allowed) waitMs = Math.max(waitMs, decision.retryAfterMs);
-  return Number.isFinite(waitMs) ? Math.max(1, seconds(waitMs)) : undefined;
+  return Number.isFinite(waitMs) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, seconds(waitMs))) : undefined;
 }

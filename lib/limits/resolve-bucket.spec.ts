@@ -1,5 +1,5 @@
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
-import { resolveBucket } from './resolve-bucket.js';
+import { MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 
 class Refused extends Error {
   constructor(
@@ -42,7 +42,7 @@ describe('resolveBucket', () => {
       [0.5, 1],
       ['1/h', 1],
       [1e-6, 1],
-      [1e-12, 1], // below the rounding tolerance: the floor of 1, not 0
+      [1e-11, 1], // below the rounding tolerance: the floor of 1, not 0 (and the smallest rate)
     ])('rate %p: burst %p', (rate, burst) => {
       expect(resolve({ rate })).toEqual({ rate: expect.any(Number), burst });
     });
@@ -103,6 +103,33 @@ describe('resolveBucket', () => {
       const refused = resolve({ rate: 10, burst: burst as never });
       expect(refused).toBeInstanceOf(Refused);
       expect([(refused as Refused).option, (refused as Refused).problem]).toEqual(['burst', `must be a finite number >= 1, got ${shown}`]);
+    });
+  });
+
+  describe('refuses a horizon (burst x 1000 / rate ms) beyond MAX_HORIZON_MS, 1e14 ms (issue 15, item 6)', () => {
+    it('accepts the largest horizon, at the smallest rate and with a large burst', () => {
+      expect(MAX_HORIZON_MS).toBe(1e14);
+      expect(MIN_RATE).toBe(1e-11);
+      expect(resolve({ rate: MIN_RATE })).toEqual({ rate: 1e-11, burst: 1 });
+      expect(resolve({ rate: MIN_RATE, burst: 1 })).toEqual({ rate: 1e-11, burst: 1 });
+      expect(resolve({ rate: '1/day', burst: MAX_HORIZON_MS / 86_400_000 })).toEqual({ rate: 1 / 86_400, burst: MAX_HORIZON_MS / 86_400_000 });
+      expect(resolve({ rate: 1000, burst: 1e14 })).toEqual({ rate: 1000, burst: 1e14 });
+    });
+
+    it.each([
+      [{ rate: 5e-324 }, 'rate', 'must be at least 1e-11 tokens per second (one token per 100000000000000 ms, about 3,169 years), got 5e-324'],
+      [{ rate: 1e-12 }, 'rate', 'must be at least 1e-11 tokens per second (one token per 100000000000000 ms, about 3,169 years), got 1e-12'],
+      [{ rate: '1/3200000day' }, 'rate', /^must be at least 1e-11 tokens per second/],
+      [{ rate: 1e-11, burst: 2 }, 'burst', /^x the interval between tokens \(1000 \/ rate = 100000000000000 ms\) must be at most 100000000000000 ms .* got 200000000000000 ms for burst 2; lower the burst or raise the rate$/],
+      [{ rate: '1/day', burst: 1e15 }, 'burst', /got 8\.64e\+22 ms for burst 1000000000000000;/],
+      [{ rate: 1e-9, burst: 1e12 }, 'burst', /ms for burst 1000000000000;/],
+      [{ rate: 1000, burst: 1e15 }, 'burst', /got 1000000000000000 ms/],
+    ])('%j: %s', (options, option, problem) => {
+      const refused = resolve(options as never) as Refused;
+      expect(refused).toBeInstanceOf(Refused);
+      expect(refused.option).toBe(option);
+      if (typeof problem === 'string') expect(refused.problem).toBe(problem);
+      else expect(refused.problem).toMatch(problem);
     });
   });
 });

@@ -49,3 +49,21 @@ describe('resolveLimit: unknown option names', () => {
     expect(resolve({ rate: 1, failMode: false })).toThrow(`${where} failMode must be 'open', 'closed' or 'local', got a boolean (false)`);
   });
 });
+
+describe('resolveLimit: horizon (issue 15, item 6)', () => {
+  it('names the place, the limit and the option', () => {
+    expect(resolve({ rate: '1/day', burst: 1e15 })).toThrow(
+      /^RateLimit: OrdersController\.search, limit "default": burst x the interval between tokens .* must be at most 100000000000000 ms/,
+    );
+    expect(resolve({ rate: 5e-324 })).toThrow(/^RateLimit: OrdersController\.search, limit "default": rate must be at least 1e-11 tokens per second/);
+  });
+
+  it('an adaptive limit: the rate at adaptive.min too (its burst follows the rate down to 1 token)', () => {
+    expect(resolve({ rate: 1, adaptive: { min: 1e-11 } })).not.toThrow();
+    expect(resolve({ rate: 1, adaptive: { min: 1e-12 } })).toThrow(
+      new TypeError(
+        'RateLimit: OrdersController.search, limit "default": adaptive.min must be at least 1e-11 tokens per second (one token per 100000000000000 ms, about 3,169 years), got 1e-12',
+      ),
+    );
+  });
+});

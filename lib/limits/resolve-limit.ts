@@ -7,7 +7,7 @@ import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../errors/unknown-options.js';
 import { failModeProblem } from './fail-mode.js';
-import { resolveBucket } from './resolve-bucket.js';
+import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
 
 /** What a limit needs from its surroundings to be resolved. */
@@ -88,6 +88,12 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   const failModeError = options.failMode === undefined ? undefined : failModeProblem(options.failMode, context.localFallback);
   if (failModeError) fail('failMode', failModeError);
 
+  const adaptive = options.adaptive === undefined ? undefined : resolveAdaptiveOptions(options.adaptive, { rate, burst }, where);
+  // The burst follows an adaptive rate down, at least 1 token: at `min`, the horizon is the larger of the two.
+  if (adaptive !== undefined && horizonProblem(adaptive.min, 1) !== undefined) {
+    fail('adaptive.min', `must be at least ${MIN_RATE} tokens per second (one token per ${MAX_HORIZON_MS} ms, about 3,169 years), got ${adaptive.min}`);
+  }
+
   return {
     name,
     rate,
@@ -97,10 +103,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     identify: identify!,
     namespace: bucketNamespace('token-bucket', name, scope === 'shared' ? SHARED_ROUTE : context.routeId),
     failMode: options.failMode,
-    adaptive:
-      options.adaptive === undefined
-        ? undefined
-        : resolveAdaptiveOptions(options.adaptive, { rate, burst }, where),
+    adaptive,
   };
 }
 

@@ -15,8 +15,9 @@ import { MapCursor } from './map-cursor.js';
 export class SweptMap<K, V> {
   readonly entries = new Map<K, V>();
   /**
-   * Only ever advanced by eviction, so every entry before it is gone and its
-   * next live entry is the least recently written one. A fresh `keys()` per
+   * Only ever advanced by eviction, so its next live entry is the least
+   * recently written one not yet examined (an evictor may hold entries it
+   * passed over: `BucketShard`). A fresh `keys()` per
    * eviction would walk the deleted slots V8 keeps until the next rehash.
    */
   private readonly evictionCursor = new MapCursor(this.entries);
@@ -48,7 +49,7 @@ export class SweptMap<K, V> {
     return this.sweepCursor.next();
   }
 
-  /** The least recently written key (not removed), or `undefined` when empty. */
+  /** The least recently written key not yet returned (not removed), or `undefined` when empty. */
   oldest(): K | undefined {
     // At the end of a pass, the next step starts over from the oldest entry.
     return this.evictionCursor.next() ?? this.evictionCursor.next();

@@ -47,9 +47,12 @@
  * `%.17g` (exact round trip for doubles; `tostring` keeps only 14 digits),
  * infinity as `inf`. Stored values are text too, `<base>:<offset>`, both
  * written with `%.17g` in one `string.format` (the offset `inf` when
- * infinite). Expiry times are integers handed to Redis as Lua numbers, which
- * it writes with `%.17g` itself. (Not `%d`: Lua 5.1 formats it through a C
- * `long`, 32 bits on Windows builds, too small for epoch milliseconds.)
+ * infinite). Expiry times are integers written with `%.0f`: never an
+ * exponent, which Redis refuses (handed over as Lua numbers, Redis would write
+ * them with `%.17g`, `1e+17` from 10^17 ms on). (Not `%d`: Lua 5.1 formats it
+ * through a C `long`, 32 bits on Windows builds, too small for epoch
+ * milliseconds.) Limits keep horizons within `MAX_HORIZON_MS` (1e14 ms,
+ * `lib/limits/resolve-bucket.ts`), where every expiry is an exact integer.
  *
  * Decisions in the reply: `{ allowed, then per key: state, remaining,
  * retryAfterMs, resetMs [, previous, written] }`, `allowed` `1`/`0`, `state`
@@ -128,8 +131,9 @@ local padding = 0
 if ARGV[2] ~= '0' then padding = tonumber(ARGV[2]) end
 
 -- Stores a TAT of the current frame (raw: an exact value to put back instead).
--- Expiry times go to Redis as Lua numbers (integers), which it writes with
--- '%.17g' itself, exactly.
+-- Expiry times are integers written with '%.0f': never an exponent (Redis
+-- writes a Lua number with '%.17g', 1e+17 from 10^17 on, which SET and
+-- PEXPIREAT refuse), exact up to 2^53.
 local function write(key, tat, raw)
   local value = raw
   if not value then
@@ -141,12 +145,12 @@ local function write(key, tat, raw)
   end
   if client_time then
     local px = math.ceil(tat - now + padding)
-    if px > 0 then redis.call('SET', key, value, 'PX', px) else redis.call('DEL', key) end
+    if px > 0 then redis.call('SET', key, value, 'PX', string.format('%.0f', px)) else redis.call('DEL', key) end
   elseif modern then
-    redis.call('SET', key, value, 'PXAT', frame + math.ceil(tat + padding))
+    redis.call('SET', key, value, 'PXAT', string.format('%.0f', frame + math.ceil(tat + padding)))
   else
     redis.call('SET', key, value)
-    redis.call('PEXPIREAT', key, frame + math.ceil(tat + padding))
+    redis.call('PEXPIREAT', key, string.format('%.0f', frame + math.ceil(tat + padding)))
   end
   return value
 end
