@@ -61,9 +61,14 @@ const MIN_CALL_MS = 1;
  * **Redis failure** (an error, not connected, no answer within `timeoutMs`):
  * the call rejects with {@link RateLimitStoreError} and the module applies
  * its `failMode`. For `'local'` it asks {@link localFallback}: a local
- * `MemoryStore` enforcing `localShare` of each limit decides until a probe
- * (an `unref()`'d timer, every `probeIntervalMs`) or any successful Redis
- * call finds Redis healthy. Leases and cached denials keep applying locally.
+ * `MemoryStore` enforcing `localShare` of each limit decides until two
+ * writes in a row reach Redis (probes of a key of its own, an `unref()`'d
+ * timer every `probeIntervalMs`, or leases; see `fallback.ts`). Leases and
+ * cached denials keep applying locally.
+ *
+ * **One deadline per request.** A request needing Redis waits `timeoutMs` in
+ * all, however many calls in flight for its keys it joins: a joined call
+ * that fails fails it too, and its own call gets what is left.
  *
  * **Reported values.** Decisions are computed from this instance's view of
  * the bucket without its own lease, which is what RedisStore would answer
