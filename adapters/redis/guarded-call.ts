@@ -40,9 +40,10 @@ export class GuardedCalls {
 
   /**
    * Runs `work` under the rules above. `work` starts at once (synchronously);
-   * `operation` names the call in error messages.
+   * `operation` names the call in error messages. `timeoutMs`: a shorter
+   * deadline for this call (what is left of a caller's own).
    */
-  run<T>(operation: string, work: () => Promise<T>): Promise<T> {
+  run<T>(operation: string, work: () => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     this.callCount++;
     if (this.closed) {
       this.errorCount++;
@@ -69,9 +70,9 @@ export class GuardedCalls {
           if (settled) return;
           settled = true;
           this.timeoutCount++;
-          reject(new RateLimitStoreError(`RedisStore: ${operation} got no answer from Redis within ${this.timeoutMs} ms`));
+          reject(new RateLimitStoreError(`RedisStore: ${operation} got no answer from Redis within ${timeoutMs} ms`));
         });
-      }, this.timeoutMs);
+      }, timeoutMs);
       timer.unref();
       pending.then(
         (value) => {

@@ -70,12 +70,15 @@ export class RedisStore implements RateLimitStore {
   private readonly guard: GuardedCalls;
   private readonly scripts: ScriptRunner;
   private refundFailureCount = 0;
+  /** Longest wait for an answer from Redis, in milliseconds (the `timeoutMs` option). */
+  readonly timeoutMs: number;
 
   constructor(options: RedisStoreOptions) {
     const resolved = resolveRedisStoreOptions(options);
     this.client = resolved.client;
     this.keyPrefix = resolved.keyPrefix;
     this.cluster = resolved.cluster;
+    this.timeoutMs = resolved.timeoutMs;
     this.guard = new GuardedCalls(resolved.client, resolved.timeoutMs);
     this.scripts = new ScriptRunner(resolved.client, resolved.clientTime, resolved.paddingArg);
   }
@@ -121,9 +124,10 @@ export class RedisStore implements RateLimitStore {
    *
    * Same failure rules as {@link consume} (timeout, fail-fast, Cluster slot
    * by slot, where a slot that denies gives back the cost and extras the
-   * earlier slots took).
+   * earlier slots took). `timeoutMs`, at most the store's, shortens this
+   * call's deadline (what is left of the caller's own).
    */
-  lease(request: LeaseRequest): Promise<LeaseResult> {
+  lease(request: LeaseRequest, timeoutMs = this.timeoutMs): Promise<LeaseResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [], extras: [] });
     return this.guard.run('lease', () => {
@@ -133,7 +137,7 @@ export class RedisStore implements RateLimitStore {
         return { redisKey: redisKey(this.keyPrefix, check.key), rate: check.limit.rate, burst: check.limit.burst, cost: check.cost, maxExtra };
       });
       return this.charge('lease', buckets, now).then(toLeaseResult);
-    });
+    }, Math.min(timeoutMs, this.timeoutMs));
   }
 
   /**

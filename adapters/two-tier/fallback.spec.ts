@@ -69,14 +69,56 @@ describe('Fallback (real Redis)', () => {
     expect(fallback.peek([bucket('k', 40, 40)], T0 + 100).decisions[0]).toMatchObject({ remaining: 10 });
   });
 
-  it('decides only the checks it is given (those lacking a lease), and never below a burst of one token', () => {
-    const fallback = make(0.1);
-    const checks = [check('leased', 1_000, 1_000), check('small', 2, 3)];
+  it('decides only the checks it is given (those lacking a lease)', () => {
+    const fallback = make(0.5);
+    const checks = [check('leased', 1_000, 1_000), check('small', 2, 4)];
     const answer = fallback.consume(checks, [1], T0);
-    expect(answer).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5_000 }] });
+    // 1/s, burst 2: one token left, full again in 1 s.
+    expect(answer).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 1_000 }] });
   });
 
-  it('switches once, probing Redis on an unref()\'d timer until it answers, then forgets its buckets', async () => {
+  it.each([
+    [1, 4, 0],
+    [3, 4, 0],
+    [4, 4, 4],
+    [6, 4, 4],
+    [10, 3, 9],
+  ])('a fleet falling back together never admits more than the limit: burst %i over %i instances admits %i at once', (burst, instances, atOnce) => {
+    const rate = 4;
+    const fleet = Array.from({ length: instances }, () => make(1 / instances));
+    const c = check('shared', rate, burst);
+    const admit = (now: number) => {
+      let admitted = 0;
+      for (const fallback of fleet) while (fallback.consume([c], [0], now).allowed) admitted++;
+      return admitted;
+    };
+    let total = admit(T0);
+    expect(total).toBe(atOnce);
+    expect(total).toBeLessThanOrEqual(burst);
+    // Then every instance takes all it is given, every 10 ms for 5 s: never over burst + rate x T, and close to it.
+    for (let t = 10; t <= 5_000; t += 10) {
+      total += admit(T0 + t);
+      expect(total).toBeLessThanOrEqual(Math.floor(burst + (rate * t) / 1000 + 1e-9));
+    }
+    expect(total).toBeGreaterThanOrEqual(burst + rate * 5 - instances);
+  });
+
+  it('tells a request it cannot take yet when its share will allow it, charging nothing', () => {
+    const fallback = make(0.25);
+    const c = check('k', 4, 1); // local: 1/s, a quarter token of burst: the first token after 750 ms
+    expect(fallback.consume([c], [0], T0)).toEqual({
+      allowed: false,
+      decisions: [{ allowed: false, remaining: 0, retryAfterMs: 750, resetMs: 0, reason: 'limit' }],
+    });
+    expect(fallback.consume([c], [0], T0 + 749).allowed).toBe(false);
+    expect(fallback.consume([c], [0], T0 + 750).allowed).toBe(true);
+    expect(fallback.consume([c], [0], T0 + 751).allowed).toBe(false);
+    expect(fallback.consume([c], [0], T0 + 1_750).allowed).toBe(true); // then one per second
+    // A cost above the limit's own burst is still refused as such.
+    expect(fallback.consume([check('k', 4, 1, 2)], [0], T0 + 5_000).decisions[0]).toMatchObject({ reason: 'cost-exceeds-burst' });
+  });
+
+  it('switches once, probing Redis on an unref()\'d timer until two writes in a row succeed, and keeps its buckets', async () => {
     down = true;
     const fallback = make();
     const setInterval = jest.spyOn(globalThis, 'setInterval');
@@ -100,15 +142,36 @@ describe('Fallback (real Redis)', () => {
     const probes = fallback.probes;
     await sleep(60);
     expect(fallback.probes).toBe(probes); // no probe once back
-    expect(fallback.peek([bucket('k', 4, 4)], T0).decisions[0]).toMatchObject({ remaining: 1 }); // a full bucket again
+    expect(fallback.probes).toBeGreaterThanOrEqual(4); // two failed, two that wrote
+    expect(fallback.peek([bucket('k', 4, 4)], T0).decisions[0]).toMatchObject({ remaining: 0 }); // kept: its one token spent
   });
 
-  it('recovers when any Redis call answers, and can switch again after', () => {
+  it('hands out no fresh local burst when Redis flaps: the buckets outlive each return to Redis', () => {
+    const fallback = make(0.5);
+    const c = check('k', 2, 10); // local: 1/s, burst 5
+    let admitted = 0;
+    for (let round = 0; round < 5; round++) {
+      fallback.degrade();
+      for (let i = 0; i < 10; i++) if (fallback.consume([c], [0], T0 + round).allowed) admitted++;
+      fallback.succeeded();
+      fallback.succeeded();
+      expect(fallback.degraded).toBe(false);
+    }
+    expect(fallback.recoveries).toBe(5);
+    expect(admitted).toBe(5); // the local burst once: 4 ms at 1/s refill nothing
+  });
+
+  it('recovers after two successful writes in a row (a failure in between starts again), and can switch again after', () => {
     const fallback = make();
-    fallback.recover(); // not degraded: nothing to do
+    fallback.succeeded(); // not degraded: nothing to do
+    fallback.recover();
     expect(fallback.recoveries).toBe(0);
     fallback.degrade();
-    fallback.recover();
+    fallback.succeeded();
+    fallback.failed();
+    fallback.succeeded();
+    expect(fallback.degraded).toBe(true);
+    fallback.succeeded();
     expect(fallback).toMatchObject({ degraded: false, recoveries: 1 });
     expect(fallback.degrade()).toBe(true);
     expect(fallback.switches).toBe(2);

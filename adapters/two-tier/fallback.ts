@@ -10,19 +10,45 @@ import type {
 import { MemoryStore } from '../memory/index.js';
 import type { RedisStore } from '../redis/index.js';
 
-/** Key read by the recovery probe (never written). */
+/**
+ * Key the recovery probe writes (under the store's prefix): a bucket of 1000
+ * tokens/s that a probe charges one token, so that every probe stores a value
+ * (`SET ... PX`, a few milliseconds at most) and never is denied.
+ */
 const PROBE_KEY = 'two-tier:probe';
-const PROBE_LIMIT: StoreLimit = { algorithm: 'token-bucket', rate: 1, burst: 1 };
+const PROBE_LIMIT: StoreLimit = { algorithm: 'token-bucket', rate: 1000, burst: 1_000_000 };
+/** Consecutive successful writes (probes or leases) that end a fallback. */
+export const RECOVERY_SUCCESSES = 2;
 
 /**
  * What the local tier falls back on while Redis fails: a {@link MemoryStore}
  * enforcing `localShare` of each limit's rate and burst, and the state of
  * the fallback. The store {@link degrade}s when the module asks it to decide
- * locally; from then on a probe (a peek of a key never written, every
- * `probeIntervalMs` on an `unref()`'d timer) asks Redis whether it is back,
- * and the first answer from Redis, the probe's or any other, ends it
- * ({@link recover}): the fallback's buckets are forgotten, Redis is the truth
- * again.
+ * locally; from then on a probe (every `probeIntervalMs` on an `unref()`'d
+ * timer) asks Redis whether it is back **on the write path**: it leases one
+ * token of a probe key, a script call that stores a value, so a Redis that
+ * answers reads but refuses writes (out of memory under `noeviction`, a
+ * read-only replica after a failover) is not taken for a healthy one. The
+ * fallback ends ({@link recover}) after {@link RECOVERY_SUCCESSES}
+ * consecutive successful writes, the probe's or the store's own leases; any
+ * failure in between starts the count again.
+ *
+ * The fallback's buckets are kept when it ends: a Redis that flaps (back,
+ * failing again) resumes them where they were instead of handing out a
+ * fresh local burst at every switch. Kept buckets cost nothing: a bucket
+ * left alone refills, exactly as a forgotten one would be.
+ *
+ * **Local share.** A limit `{ rate, burst }` is enforced here as
+ * `{ rate x share, burst x share }`, fractions kept, so that `n` instances at
+ * `share = 1 / n` together never admit more than the limit from the moment
+ * they fall back: at most `burst + rate x T` over `T`. When a request's
+ * cost is more than the local burst (a burst of 1 over 4 instances is a
+ * quarter token each), the local bucket may fill up to that cost, but a key
+ * starts the fallback at its share (as if it had filled since the fallback
+ * began, the first local decision): such a request is admitted once
+ * `(cost - burst x share) / (rate x share)` has passed since then, and
+ * afterwards once per `cost / (rate x share)`. At one instant a fleet
+ * falling back together thus admits at most `burst`.
  *
  * @internal
  */
@@ -35,6 +61,10 @@ export class Fallback {
   recoveries = 0;
   /** Probes sent to Redis. */
   probes = 0;
+  /** Consecutive successful writes since the last failure (while degraded). */
+  private successes = 0;
+  /** The first local decision's `now` (module clock) since the last switch: where local buckets start at their share. */
+  private origin: number | undefined;
 
   private readonly memory = new MemoryStore();
   private degradedNow = false;
@@ -65,24 +95,49 @@ export class Fallback {
     if (this.degradedNow || this.closed) return false;
     this.degradedNow = true;
     this.switches++;
+    this.successes = 0;
+    this.origin = undefined;
     this.probeTimer = setInterval(() => this.probe(), this.probeIntervalMs);
     this.probeTimer.unref();
     return true;
   }
 
-  /** Redis answered: back to it, the fallback's buckets forgotten. */
+  /**
+   * A write reached Redis (a probe, a lease): after
+   * {@link RECOVERY_SUCCESSES} in a row, back to it. The fallback's buckets
+   * are kept (see the class comment).
+   */
+  succeeded(): void {
+    if (!this.degradedNow) return;
+    if (++this.successes >= RECOVERY_SUCCESSES) this.recover();
+  }
+
+  /** A call to Redis failed: the count of successes starts again. */
+  failed(): void {
+    this.successes = 0;
+  }
+
+  /** Back to Redis now (the fallback's buckets kept). */
   recover(): void {
     if (!this.degradedNow) return;
     this.degradedNow = false;
     this.recoveries++;
     this.stopProbing();
-    // The fallback's buckets described a share of the limit: Redis is the truth again.
-    this.memory.close();
   }
 
   /** Decides the checks at `indices` of `checks` from the local share of their limits (`now`: the request's). */
   consume(checks: readonly RateLimitCheck[], indices: readonly number[], now: number): ConsumeResult {
     this.decisions++;
+    const origin = (this.origin ??= now);
+    for (let j = 0; j < indices.length; j++) {
+      const check = checks[indices[j]!]!;
+      const { rate, burst } = check.limit;
+      const localBurst = burst * this.localShare;
+      // A cost above the local burst: not before the bucket could have filled up to it since the origin.
+      if (check.cost > localBurst && check.cost <= burst && now < origin + ((check.cost - localBurst) * 1000) / (rate * this.localShare)) {
+        return this.notYet(checks, indices, now, origin);
+      }
+    }
     return this.memory.consume({ checks: indices.map((i) => this.scaled(checks[i]!)), now });
   }
 
@@ -107,15 +162,36 @@ export class Fallback {
     if (this.probing || this.closed || !this.degradedNow) return;
     this.probing = true;
     this.probes++;
-    this.redis.peek({ checks: [{ key: PROBE_KEY, limit: PROBE_LIMIT }], now: this.time.lastNow }).then(
+    this.redis.lease({ checks: [{ key: PROBE_KEY, limit: PROBE_LIMIT, cost: 1, maxExtra: 0 }], now: this.time.lastNow }).then(
       () => {
         this.probing = false;
-        this.recover();
+        this.succeeded();
       },
       () => {
         this.probing = false;
+        this.failed();
       },
     );
+  }
+
+  /**
+   * A request denied because one of its checks costs more than its local
+   * burst and the fallback began too recently (see the class comment):
+   * charged nothing; such checks report the wait, the others their bucket.
+   */
+  private notYet(checks: readonly RateLimitCheck[], indices: readonly number[], now: number, origin: number): ConsumeResult {
+    const { decisions } = this.memory.peek({ checks: indices.map((i) => this.scaled(checks[i]!)), now });
+    return {
+      allowed: false,
+      decisions: indices.map((i, j) => {
+        const check = checks[i]!;
+        const localRate = check.limit.rate * this.localShare;
+        const localBurst = check.limit.burst * this.localShare;
+        if (check.cost <= localBurst || check.cost > check.limit.burst) return decisions[j]!;
+        const retryAfterMs = Math.max(0, origin + ((check.cost - localBurst) * 1000) / localRate - now);
+        return { allowed: false, remaining: 0, retryAfterMs, resetMs: decisions[j]!.resetMs, reason: 'limit' };
+      }),
+    };
   }
 
   private stopProbing(): void {
@@ -124,10 +200,15 @@ export class Fallback {
     this.probeTimer = undefined;
   }
 
-  /** The fallback's share of a limit. */
+  /**
+   * The fallback's share of a limit: rate and burst times `localShare`,
+   * fractions kept; the bucket may hold up to a check's cost when that is
+   * more (see the class comment).
+   */
   private scaled<T extends BucketRef>(check: T): T {
     const { limit } = check;
-    return { ...check, limit: { ...limit, rate: limit.rate * this.localShare, burst: Math.max(1, limit.burst * this.localShare) } };
+    const cost = (check as Partial<RateLimitCheck>).cost ?? 0;
+    return { ...check, limit: { ...limit, rate: limit.rate * this.localShare, burst: Math.max(Math.min(cost, limit.burst), limit.burst * this.localShare) } };
   }
 }
 

@@ -31,6 +31,7 @@ describe('KeyTable', () => {
       denyCost: 0,
       contention: 1,
       pending: undefined,
+      pendingDeadline: 0,
     });
     expect(keys.stateOf(check('a', 10, 20), 9)).toBe(state);
     expect(keys.size).toBe(1);
@@ -119,7 +120,7 @@ describe('KeyTable', () => {
       const { keys } = table(100, 1_000);
       keys.stateOf(check('view', 1, 1), 0).shadowTat = 5_000;
       keys.stateOf(check('held', 1, 1), 0).denyUntil = 5_000;
-      keys.stateOf(check('pending', 1, 1), 0).pending = Promise.resolve();
+      keys.stateOf(check('pending', 1, 1), 0).pending = Promise.resolve(true);
       keys.stateOf(check('idle', 1, 1), 0);
       sweepAll(keys, 2_000);
       expect([...keys.entries.keys()]).toEqual(['view', 'held', 'pending']);

@@ -41,8 +41,10 @@ export interface KeyState {
    * this instance's calls so that each finds a batch.
    */
   contention: number;
-  /** Settles when this key's Redis call in flight is answered. */
-  pending: Promise<unknown> | undefined;
+  /** Settles when this key's Redis call in flight is answered: true if Redis answered, false if the call failed. Never rejects. */
+  pending: Promise<boolean> | undefined;
+  /** When that call gives up at the latest (`performance.now()` ms). */
+  pendingDeadline: number;
 }
 
 /** The state of a key first seen at `now` (relative ms), for `limit`: no demand, no view, no lease, no hold. */
@@ -61,6 +63,7 @@ export function newKeyState(limit: StoreLimit, now: number): KeyState {
     denyCost: 0,
     contention: 1,
     pending: undefined,
+    pendingDeadline: 0,
   };
 }
 

@@ -26,7 +26,9 @@ export interface TwoTierStoreOptions extends Partial<Omit<RedisStoreOptions, 'cl
   /**
    * Share (0 < share <= 1) of each limit's rate and burst that this instance
    * enforces on its own while Redis is unreachable, for requests whose
-   * `failMode` is `'local'`.
+   * `failMode` is `'local'`. Fractions are kept: a local burst under a
+   * request's cost admits it once the key could have filled up to the cost
+   * since the fallback began.
    * @default 1 / instances
    */
   readonly localShare?: number;
@@ -54,7 +56,8 @@ export interface TwoTierStoreOptions extends Partial<Omit<RedisStoreOptions, 'cl
   readonly maxKeys?: number;
   /**
    * How often, in milliseconds, Redis is probed while the store runs on its
-   * local fallback.
+   * local fallback. A probe is a write (a token of a probe key); two
+   * successful writes in a row end the fallback.
    * @default 1000
    */
   readonly probeIntervalMs?: number;

@@ -23,6 +23,8 @@ import type { TwoTierStoreStats } from './two-tier.stats.js';
 
 /** Waits for another request's Redis call on the same key before calling Redis anyway. */
 const MAX_WAITS = 2;
+/** Remaining time (ms) under which a request does not start a Redis call of its own: it has timed out. */
+const MIN_CALL_MS = 1;
 
 /**
  * Memory in front of Redis: for hot keys, one Redis call per lease of
@@ -59,9 +61,14 @@ const MAX_WAITS = 2;
  * **Redis failure** (an error, not connected, no answer within `timeoutMs`):
  * the call rejects with {@link RateLimitStoreError} and the module applies
  * its `failMode`. For `'local'` it asks {@link localFallback}: a local
- * `MemoryStore` enforcing `localShare` of each limit decides until a probe
- * (an `unref()`'d timer, every `probeIntervalMs`) or any successful Redis
- * call finds Redis healthy. Leases and cached denials keep applying locally.
+ * `MemoryStore` enforcing `localShare` of each limit decides until two
+ * writes in a row reach Redis (probes of a key of its own, an `unref()`'d
+ * timer every `probeIntervalMs`, or leases; see `fallback.ts`). Leases and
+ * cached denials keep applying locally.
+ *
+ * **One deadline per request.** A request needing Redis waits `timeoutMs` in
+ * all, however many calls in flight for its keys it joins: a joined call
+ * that fails fails it too, and its own call gets what is left.
  *
  * **Reported values.** Decisions are computed from this instance's view of
  * the bucket without its own lease, which is what RedisStore would answer
@@ -89,8 +96,10 @@ export class TwoTierStore implements RateLimitStore {
   private readonly keys: KeyTable;
   private readonly leases: LeaseBook;
   private readonly denials = new DenyCache();
-  /** The last request whose Redis call failed: already counted when the module asks to decide it locally. */
-  private lastFailed: ConsumeRequest | undefined;
+  /** Requests whose Redis call failed: already counted when the module asks to decide them locally. */
+  private readonly failed = new WeakSet<ConsumeRequest>();
+  /** The RedisStore's `timeoutMs`: each request's whole budget, however many calls it waits on. */
+  private readonly timeoutMs: number;
   private closed = false;
 
   private decisionCount = 0;
@@ -102,6 +111,7 @@ export class TwoTierStore implements RateLimitStore {
     const settings = resolveTwoTierOptions(options);
     this.redis = settings.redis;
     this.ownsRedis = settings.ownsRedis;
+    this.timeoutMs = this.redis.timeoutMs;
     this.fallback = new Fallback(this.redis, this.time, settings.localShare, settings.probeIntervalMs);
     this.giveBacks = new GiveBackQueue(this.redis, this.time, this.fallback);
     this.keys = new KeyTable(settings.maxKeys, settings.leaseTtlMs, settings.clock, this.giveBacks);
@@ -147,7 +157,7 @@ export class TwoTierStore implements RateLimitStore {
     // A step of the sweep, and each check's demand (what sizes its next lease).
     this.keys.sweep(now);
     for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
-    return this.decide(request, now, 0);
+    return this.decide(request, now, 0, 0);
   }
 
   /**
@@ -159,16 +169,15 @@ export class TwoTierStore implements RateLimitStore {
   private consumeLocally(request: ConsumeRequest): ConsumeResult {
     if (this.closed) throw new RateLimitStoreError('TwoTierStore: consume called after close()');
     const now = this.time.relative(request.now);
-    if (request !== this.lastFailed) {
+    if (!this.failed.delete(request)) {
       // A fresh request (the store was already degraded): count it as consume() would.
       this.decisionCount++;
       this.keys.sweep(now);
       for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
     }
-    this.lastFailed = undefined;
     // Give-backs queued for a Redis that does not answer would be lost anyway.
     if (this.fallback.degrade()) this.giveBacks.loseQueued();
-    return this.decide(request, now, MAX_WAITS, true) as ConsumeResult;
+    return this.decide(request, now, MAX_WAITS, 0, true) as ConsumeResult;
   }
 
   /**
@@ -246,9 +255,12 @@ export class TwoTierStore implements RateLimitStore {
   /**
    * Decide from local state when possible (synchronous answer), else with one
    * Redis call. `waits`: how many times this request already waited for
-   * another request's call on the same key.
+   * another request's call on the same key. `deadline` (`performance.now()`
+   * ms, 0 until the request first waits or calls): one per request, `timeoutMs`
+   * after that moment, however many calls it waits on; past it, the request
+   * rejects and the module applies its `failMode`.
    */
-  private decide(request: ConsumeRequest, now: number, waits: number, local = false): MaybePromise<ConsumeResult> {
+  private decide(request: ConsumeRequest, now: number, waits: number, deadline: number, local = false): MaybePromise<ConsumeResult> {
     const { checks } = request;
     const count = checks.length;
     if (count === 0) return { allowed: true, decisions: [] };
@@ -293,21 +305,73 @@ export class TwoTierStore implements RateLimitStore {
     }
     if (local) return this.decideLocally(request, now, states, remote, leased ?? []);
 
+    if (deadline === 0) deadline = performance.now() + this.timeoutMs;
     if (waits < MAX_WAITS) {
       // Another request is already asking Redis for this key: its answer
       // (a lease, a denial) probably decides this one too, without a call.
-      let pending: Promise<unknown>[] | undefined;
+      let pending: Promise<boolean>[] | undefined;
+      let later = false;
       for (const i of remote) {
-        const wait = states[i]!.pending;
-        if (wait) (pending ??= []).push(wait);
+        const state = states[i]!;
+        const wait = state.pending;
+        if (wait === undefined) continue;
+        (pending ??= []).push(wait);
+        if (state.pendingDeadline > deadline) later = true;
       }
-      if (pending) return Promise.all(pending).then(() => this.decide(request, now, waits + 1));
+      if (pending) return this.join(request, now, waits, deadline, pending, later);
     }
-    return this.decideWithRedis(request, now, states, remote, leased ?? []);
+    const left = deadline - performance.now();
+    if (left < MIN_CALL_MS) return this.timedOut(request);
+    return this.decideWithRedis(request, now, states, remote, leased ?? [], left, deadline);
+  }
+
+  /**
+   * Waits for the Redis calls in flight for some of `request`'s keys, then
+   * decides again; within the request's own deadline: a call that gives up
+   * later than it is not waited for past it (`later`), and a call that
+   * failed fails the requests waiting on it too (Redis just failed for their
+   * key: the module decides them by its `failMode` at once).
+   */
+  private join(
+    request: ConsumeRequest,
+    now: number,
+    waits: number,
+    deadline: number,
+    pending: Promise<boolean>[],
+    later: boolean,
+  ): Promise<ConsumeResult> {
+    let answers: Promise<boolean[] | undefined> = Promise.all(pending);
+    if (later) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - performance.now()));
+      });
+      answers = Promise.race([answers, expired]).finally(() => clearTimeout(timer));
+    }
+    return answers.then((ok) => {
+      if (ok === undefined || ok.includes(false)) return this.timedOut(request, ok !== undefined);
+      return this.decide(request, now, waits + 1, deadline);
+    });
+  }
+
+  /** A request whose deadline passed (or whose key's call in flight failed): rejected, for the module's `failMode`. */
+  private timedOut(request: ConsumeRequest, callFailed = false): Promise<never> {
+    this.failed.add(request);
+    this.fallback.failed();
+    const why = callFailed ? 'the Redis call it waited for failed' : `no answer from Redis within ${this.timeoutMs} ms`;
+    return Promise.reject(new RateLimitStoreError(`TwoTierStore: ${why}`));
   }
 
   /** One Redis call for the checks lacking tokens; leased checks are charged only if it admits. */
-  private decideWithRedis(request: ConsumeRequest, now: number, all: KeyState[], remote: number[], leased: number[]): Promise<ConsumeResult> {
+  private decideWithRedis(
+    request: ConsumeRequest,
+    now: number,
+    all: KeyState[],
+    remote: number[],
+    leased: number[],
+    timeoutMs: number,
+    deadline: number,
+  ): Promise<ConsumeResult> {
     const { checks } = request;
     const reservations: Reservation[] = leased.map((index) => this.leases.reserve(index, checks[index]!, all[index]!, now));
     const states = remote.map((i) => all[i]!);
@@ -315,27 +379,31 @@ export class TwoTierStore implements RateLimitStore {
     // Tokens due back go first: Redis must not count them as taken when it decides.
     this.giveBacks.flush();
     this.redisCallCount++;
-    const call = this.redis.lease({ checks: asked, now: request.now });
+    const call = this.redis.lease({ checks: asked, now: request.now }, timeoutMs);
     const settle = () => {
       for (const state of states) if (state.pending === settled) state.pending = undefined;
     };
     const answered = call.then(
       (result) => {
         settle();
-        // Any answer from Redis means it is reachable again.
-        this.fallback.recover();
+        // A write reached Redis: towards the end of a fallback.
+        this.fallback.succeeded();
         return this.applyAnswer(request, now, remote, states, reservations, result);
       },
       (error: unknown) => {
         settle();
         for (let r = reservations.length - 1; r >= 0; r--) this.leases.unreserve(reservations[r]!);
-        this.lastFailed = request;
+        this.failed.add(request);
+        this.fallback.failed();
         throw toStoreError(error, 'TwoTierStore: Redis failed');
       },
     );
     // What requests waiting on this key await: never rejects.
-    const settled: Promise<unknown> = answered.then(noop, noop);
-    for (const state of states) state.pending = settled;
+    const settled: Promise<boolean> = answered.then(yes, no);
+    for (const state of states) {
+      state.pending = settled;
+      state.pendingDeadline = deadline;
+    }
     return answered;
   }
 
@@ -397,4 +465,9 @@ export class TwoTierStore implements RateLimitStore {
   }
 }
 
-function noop(): void {}
+function yes(): boolean {
+  return true;
+}
+function no(): boolean {
+  return false;
+}
