@@ -13,7 +13,8 @@
  *   twice) — for TwoTierStore, at most one per request.
  *
  * Unhandled rejections fail the running test (jest). Each cell has its own
- * redis-server and takes about a second.
+ * redis-server and takes about a second. HOLDUP_REPORT=1 prints one line of
+ * figures per cell (for docs/reliability.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
@@ -144,16 +145,21 @@ describe('the fault matrix', () => {
 
     // During the fault: answered in time, by the fail mode.
     const during: number[] = [];
+    let slowest = 0;
     const started = performance.now();
     while (performance.now() - started < FAULT_MS) {
       // Concurrent requests on one key: a request that joins another's pending call must not wait longer.
       for (const { status, ms } of await Promise.all([timed('/matrix'), timed('/matrix'), timed('/matrix')])) {
         expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+        slowest = Math.max(slowest, ms);
         during.push(status);
       }
     }
     expect(during.length).toBeGreaterThanOrEqual(3);
     const admitted = during.filter((status) => status === 200).length;
+    if (process.env.HOLDUP_REPORT) {
+      console.log(JSON.stringify({ store: kind.name, failMode, fault: fault.name, requests: during.length, admitted, slowestMs: Math.round(slowest) }));
+    }
     if (failMode === 'open') expect(new Set(during)).toEqual(new Set([200]));
     if (failMode === 'closed') expect(new Set(during)).toEqual(new Set([503]));
     if (failMode === 'local') {
