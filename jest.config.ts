@@ -30,6 +30,8 @@ const FAULT = [
   // kill (SIGKILL), freeze (SIGSTOP), SCRIPT FLUSH or OOM their own redis-server
   '**/*faults*.{spec,e2e-spec}.ts',
   '**/test/redis-fail-mode/*.e2e-spec.ts',
+  '**/test/reliability/fault-matrix.e2e-spec.ts', // every store × fail mode × Redis fault, each cell its own server
+  '**/test/reliability/shutdown.e2e-spec.ts', // pauses its own redis-server while the application closes
   '**/test/two-tier/two-tier-fail-mode.e2e-spec.ts',
   '**/adapters/two-tier/two-tier.store.spec.ts', // its local-fallback suite kills its Redis
   // several Node processes (forked workers on the built package) against one Redis
