@@ -407,7 +407,7 @@ describe('TwoTierStore when Redis answers reads but refuses writes', () => {
         expect(performance.now() - startedAt).toBeGreaterThanOrEqual(50 * probeIntervalMs);
         // This instance's share of the bucket over the outage: half of (burst + rate x elapsed).
         const bound = Math.floor(0.5 * (200 + 20 * (elapsed / 1000)));
-        if (process.env.HOLDUP_REPORT) console.log(JSON.stringify({ refusal: _name, admitted, bound, stats: store.stats() }));
+        if (process.env.HOLDUP_REPORT) process.stdout.write(`${JSON.stringify({ refusal: _name, admitted, bound, stats: store.stats() })}\n`);
         expect(admitted).toBeLessThanOrEqual(bound);
         expect(admitted).toBeGreaterThanOrEqual(100); // the local burst was given, once
         expect(store.stats()).toMatchObject({ degraded: true, fallbacks: 1, recoveries: 0 });
@@ -466,7 +466,7 @@ describe("TwoTierStore on a frozen Redis ('open' / 'closed')", () => {
       const results = await Promise.all(timings);
       expect(results.every((result) => result.rejected)).toBe(true);
       const slowest = Math.max(...results.map((result) => result.ms));
-      if (process.env.HOLDUP_REPORT) console.log(JSON.stringify({ timeoutMs, slowest: Math.round(slowest), rejected: results.filter((r) => r.rejected).length }));
+      if (process.env.HOLDUP_REPORT) process.stdout.write(`${JSON.stringify({ timeoutMs, slowest: Math.round(slowest), rejected: results.filter((r) => r.rejected).length })}\n`);
       expect(slowest).toBeLessThan(timeoutMs + marginMs);
     } finally {
       server.resume();
