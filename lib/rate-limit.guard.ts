@@ -135,7 +135,7 @@ export class RateLimitGuard implements CanActivate {
    * `RateLimitExceededException`, HTTP 429, for every transport today).
    */
   protected throwRateLimitException(context: ExecutionContext, denial: RateLimitDenial): never {
-    throw this.routes.forContext(context).transport.denialError(denial);
+    throw this.routes.forContext(context).transport.denialError(denial, context);
   }
 
   /**
@@ -144,9 +144,9 @@ export class RateLimitGuard implements CanActivate {
    * `'open'` admits, and so does `'local'` (the store's local tier had its
    * chance to decide, and could not either).
    */
-  protected onStoreFailure(_context: ExecutionContext, failure: RateLimitStoreFailure): boolean {
+  protected onStoreFailure(context: ExecutionContext, failure: RateLimitStoreFailure): boolean {
     if (failure.failMode !== 'closed') return true;
-    throw failure.transport.unavailableError();
+    throw failure.transport.unavailableError(context);
   }
 
   /** Charge the limits `from`..`to` of the route: keys first (a key function may answer with a promise), then the store. */

@@ -14,12 +14,17 @@ export type KeyFunctionResult = string | number | undefined | null;
 /**
  * Who a bucket belongs to.
  * - `'ip'`: the client address (the platform's `req.ip`, or the module's
- *   `trustProxy` when set; IPv6 grouped by `ipv6Subnet`, /64 by default).
+ *   `trustProxy` when set; IPv6 grouped by `ipv6Subnet`, /64 by default). For
+ *   a WebSocket, the address of the connection's handshake request; for a TCP
+ *   microservice, the peer's. A call with no address (a broker transport)
+ *   is an error naming the limit, never a bucket shared by every caller.
  * - `'user'`: `req.user.id ?? req.user.sub`; falls back to `'ip'` when there is
  *   no user. On a route with its own guards (`@UseGuards(AuthGuard('jwt'))`),
  *   limits keyed by user are evaluated after those guards, once they have set `req.user`.
  * - `'header:<name>'`: the value of that request header; falls back to `'ip'` when absent.
  * - `'global'`: one bucket shared by every caller.
+ * - `'connection'`: the connection the call arrived on (a WebSocket client, a
+ *   TCP microservice peer, an HTTP keep-alive connection).
  * - a function of the `ExecutionContext`, returning the caller's identity or
  *   a promise of it (a session look-up); `undefined`, `null` or `''` falls
  *   back to `'ip'`, and any other non-string, non-number answer is an error.
@@ -31,6 +36,7 @@ export type KeyStrategy =
   | 'ip'
   | 'user'
   | 'global'
+  | 'connection'
   | `header:${string}`
   | ((context: ExecutionContext) => KeyFunctionResult | Promise<KeyFunctionResult>);
 

@@ -61,11 +61,23 @@ describe('compileKeyStrategy', () => {
       expect(behindOneProxy(context, request)).toBe('ip=203.0.113.9');
     });
 
-    it('ip=unknown, one shared bucket, when there is no usable address', () => {
-      expect(ip(context, undefined)).toBe('ip=unknown');
-      expect(ip(context, {})).toBe('ip=unknown');
-      expect(ip(context, from(undefined))).toBe('ip=unknown');
-      expect(ip(context, from('not an address'))).toBe('ip=unknown');
+    it('no usable address is an error naming the limit, never one bucket shared by every caller', () => {
+      for (const request of [undefined, {}, from(undefined), from('not an address')]) {
+        expect(() => ip(context, request)).toThrow(/OrdersController.search, limit "default": this call has no client address to key by .*give the limit a key function/);
+      }
+    });
+
+    it("'connection': one identity per socket, kept as long as the socket", () => {
+      const connection = compile('connection');
+      const a = { socket: { remoteAddress: '203.0.113.7' } };
+      const b = { socket: { remoteAddress: '203.0.113.7' } };
+      const first = connection(context, a);
+      expect(first).toMatch(/^c=[0-9a-f]{12}\.[0-9a-z]+$/);
+      expect(connection(context, a)).toBe(first);
+      expect(connection(context, { socket: a.socket, headers: {} })).toBe(first);
+      expect(connection(context, b)).not.toBe(first);
+      expect(connection(context, { raw: { socket: b.socket } })).toBe(connection(context, b));
+      expect(() => connection(context, undefined)).toThrow(/key 'connection' found no connection/);
     });
   });
 
@@ -93,7 +105,7 @@ describe('compileKeyStrategy', () => {
       for (const user of [undefined, null, {}, { id: null }, { id: '' }, { sub: '' }]) {
         expect(compile('user', { onUserFallback })(context, from('203.0.113.7', { user: user as RequestLike['user'] }))).toBe('ip=203.0.113.7');
       }
-      expect(compile('user', { onUserFallback })(context, undefined)).toBe('ip=unknown');
+      expect(() => compile('user', { onUserFallback })(context, undefined)).toThrow(/no client address/);
       expect(fallbacks).toBe(7);
       compile('user', { onUserFallback })(context, from('203.0.113.7', { user: { id: 'alice' } }));
       expect(fallbacks).toBe(7);

@@ -4,6 +4,7 @@ import type { MaybePromise } from '../store/rate-limit-store.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import { boundedIdentity } from './bounded-key.js';
 import { stashClientAddress } from './client-address-helper.js';
+import { connectionIdentity } from './connection-identity.js';
 import { addressIdentity } from './ip-address.js';
 import type { AddressedRequest, RequestAddress } from './request-address.js';
 
@@ -51,14 +52,22 @@ export function customIdentity(value: string | number, ipv6Subnet: number): stri
  */
 export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): Identify | undefined {
   const byAddress = (request: RequestLike | undefined): string => {
-    // No address at all (a context without a request): one bucket for all
-    // such callers, named so that it shows up for what it is.
     const address = env.address(request);
-    return address === undefined ? 'ip=unknown' : `ip=${address}`;
+    // No address (a transport without peers, such as Redis pub/sub): an
+    // error, never one bucket shared by every caller.
+    if (address === undefined) throw noAddressError(env.where);
+    return `ip=${address}`;
   };
   if (typeof strategy === 'function') return keyFunction(strategy, env, byAddress);
   if (strategy === 'ip') return (_context, request) => byAddress(request);
   if (strategy === 'global') return () => 'global';
+  if (strategy === 'connection') {
+    return (_context, request) => {
+      const connection = connectionIdentity(request);
+      if (connection === undefined) throw noConnectionError(env.where);
+      return connection;
+    };
+  }
   if (strategy === 'user') {
     return (_context, request) => {
       const user = request?.user;
@@ -107,6 +116,17 @@ function keyFunction(
     if (!isPromiseLike(value)) return identity(value, request);
     return Promise.resolve(value).then((resolved) => identity(resolved, request));
   };
+}
+
+function noAddressError(where: string): TypeError {
+  return new TypeError(
+    `RateLimit: ${where}: this call has no client address to key by (its transport gives none, or the connection is gone); ` +
+      "give the limit a key function (or 'header:<name>', 'user', 'connection') so that callers are told apart",
+  );
+}
+
+function noConnectionError(where: string): TypeError {
+  return new TypeError(`RateLimit: ${where}: key 'connection' found no connection for this call; give the limit a key function`);
 }
 
 function describeAnswer(value: unknown): string {

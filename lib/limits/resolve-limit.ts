@@ -80,7 +80,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     },
   });
   if (!identify) {
-    fail('key', `must be 'ip', 'user', 'global', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`);
+    fail('key', `must be 'ip', 'user', 'global', 'connection', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`);
   }
 
   const scope = options.scope ?? 'route';

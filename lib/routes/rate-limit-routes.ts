@@ -1,5 +1,5 @@
 import { Inject, Injectable, type ExecutionContext, type OnModuleInit, type Type } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js';
 import { policyHeader } from '../headers/rate-limit-headers.js';
@@ -10,6 +10,7 @@ import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
 import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import { describeHandler, type HandlerKind } from '../transports/handler-kind.js';
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
 import type { CompiledRoute } from './compiled-route.js';
 import { bindAfterRouteGuards, hasOwnGuards, runsAfterRouteGuards } from './after-route-guards.js';
@@ -21,11 +22,11 @@ type Handler = (...args: unknown[]) => unknown;
  * Compiles, validates and caches the route of every handler: its limits,
  * its transport, its fail mode, and whether the interceptor writes its headers.
  *
- * All controllers are compiled when the module initialises, so a bad limit
- * fails the application's bootstrap with a message naming the handler, the
- * limit and the option. Handlers not reachable by discovery (GraphQL
- * resolvers, gateways, message handlers) are compiled on first use, with the
- * transport of the context they run in, and cached the same way; the
+ * Every handler (HTTP routes, resolvers, gateways, message handlers) is
+ * compiled when the module initialises, so a bad limit fails the
+ * application's bootstrap with a message naming the handler, the limit and
+ * the option. A handler discovery could not see is compiled on first use,
+ * with the transport of the context it runs in, and cached the same way; the
  * per-request cost is two `Map` lookups.
  *
  * @internal
@@ -44,18 +45,36 @@ export class RateLimitRoutes implements OnModuleInit {
     private readonly transports: RateLimitTransports,
   ) {}
 
-  onModuleInit(): void {
+  /**
+   * Compile every handler of every transport (controllers, resolvers,
+   * gateways, message handlers), so that a bad limit fails the bootstrap
+   * naming the handler, whatever calls it. The transports of the kinds found
+   * are built first (they load their optional peer packages).
+   */
+  async onModuleInit(): Promise<void> {
     // Module-wide limits and defaults are checked even when no route uses them.
     const where = 'RateLimitModule options';
     const moduleWide = mergeLimits({ ...this.moduleDeclared(), classLimits: [], methodLimits: [], classSkip: undefined, methodSkip: undefined }, where);
     for (const limit of moduleWide) resolveLimit(limit, this.limitContext(where, 'module'));
 
-    for (const wrapper of this.discovery.getControllers()) {
-      const controller = wrapper.metatype as Type | undefined;
-      if (!controller?.prototype) continue;
-      for (const method of this.scanner.getAllMethodNames(controller.prototype)) {
-        const handler = controller.prototype[method] as Handler;
-        if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) this.compile(controller, handler, 'http');
+    const handlers = [...this.handlers()];
+    await this.transports.load(new Set(handlers.map(({ kind }) => kind)));
+    for (const { target, handler, kind } of handlers) {
+      if (!this.routes.get(target)?.has(handler)) this.compile(target, handler, kind);
+    }
+  }
+
+  /** Every handler a transport calls, in controllers and providers, with its kind. */
+  private *handlers(): IterableIterator<{ readonly target: Type; readonly handler: Handler; readonly kind: HandlerKind }> {
+    const seen = new Set<Type>();
+    for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
+      const target = wrapper.metatype as Type | undefined;
+      if (!target?.prototype || wrapper.isAlias || seen.has(target)) continue;
+      seen.add(target);
+      for (const method of this.scanner.getAllMethodNames(target.prototype)) {
+        const handler = target.prototype[method] as Handler;
+        const description = typeof handler === 'function' ? describeHandler(target, handler) : undefined;
+        if (description !== undefined) yield { target, handler, kind: description.kind };
       }
     }
   }
@@ -67,7 +86,7 @@ export class RateLimitRoutes implements OnModuleInit {
     return this.routes.get(controller)?.get(handler) ?? this.compile(controller, handler, context.getType());
   }
 
-  /** Every controller route compiled so far, for the start-up checks. */
+  /** Every route compiled so far, for the start-up checks. */
   *compiled(): IterableIterator<{ readonly controller: Type; readonly handler: Handler; readonly route: CompiledRoute }> {
     for (const [controller, byHandler] of this.routes) {
       for (const [handler, route] of byHandler) yield { controller, handler, route };

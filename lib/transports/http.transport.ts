@@ -33,7 +33,7 @@ export class HttpTransport implements RateLimitTransport {
     if (retryAfter !== undefined) adapter.setHeader(response, 'Retry-After', String(retryAfter));
   }
 
-  denialError(denial: RateLimitDenial): Error {
+  denialError(denial: RateLimitDenial, _context?: ExecutionContext): Error {
     return new RateLimitExceededException(
       denial.retryAfter,
       denial.decisions,
@@ -41,7 +41,7 @@ export class HttpTransport implements RateLimitTransport {
     );
   }
 
-  unavailableError(): Error {
+  unavailableError(_context?: ExecutionContext): Error {
     return new ServiceUnavailableException('Rate limiting is temporarily unavailable');
   }
 

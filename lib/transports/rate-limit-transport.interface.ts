@@ -38,10 +38,15 @@ export interface RateLimitTransport {
    * `response`. Transports without headers do nothing.
    */
   writeHeaders(response: unknown, mode: HeadersMode, source: HeaderSource, retryAfter?: number): void;
-  /** The error thrown for a denied request. */
-  denialError(denial: RateLimitDenial): Error;
+  /**
+   * The error thrown for a denied request, in the transport's own terms (an
+   * HTTP 429, a GraphQL error, a `WsException`, an `RpcException`). May also
+   * tell the client through a channel the error does not reach (a
+   * WebSocket acknowledgement).
+   */
+  denialError(denial: RateLimitDenial, context: ExecutionContext): Error;
   /** The error thrown when the store failed and the fail mode is `'closed'`. */
-  unavailableError(): Error;
+  unavailableError(context: ExecutionContext): Error;
   /**
    * Whether a handler's outcome is a failure, for adaptive limits: `error` is
    * what the handler threw (`undefined` when it completed), `response` the

@@ -8,7 +8,7 @@ import { controllerWith, OrdersController, ValidController } from './validation.
 const noop = (): undefined => undefined;
 
 const RATE_PROBLEM = "must be a positive number of tokens per second or a string like '10/s' or '100/15min'";
-const KEY_PROBLEM = "must be 'ip', 'user', 'global', 'header:<name>' or a function";
+const KEY_PROBLEM = "must be 'ip', 'user', 'global', 'connection', 'header:<name>' or a function";
 const FAIL_MODE_PROBLEM = "must be 'open', 'closed' or 'local'";
 const LOCAL_PROBLEM = "'local' needs a store that can decide locally when its shared backend fails (TwoTierStore); this store cannot";
 
