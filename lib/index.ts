@@ -6,7 +6,9 @@ export { RateLimitInterceptor } from './rate-limit.interceptor.js';
 export { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
 export { RateLimit } from './decorators/rate-limit.decorator.js';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator.js';
-export { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
+export { RateLimitExceededException, type RateLimitExceededDetails } from './rate-limit-exceeded.exception.js';
+export { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
+export { QUOTA_EXCEEDED_TYPE } from './errors/denial-body.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
 
@@ -15,7 +17,7 @@ export { clientAddress } from './keys/client-address-helper.js';
 
 // Options
 export type { RateLimitOptions, Rate, KeyStrategy, KeyFunctionResult, FailMode } from './interfaces/rate-limit-options.interface.js';
-export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
+export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, ErrorFormat, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
 
 // Transports (what the guard's protected hooks are given)
 export type { RateLimitTransport, RequestResponse, RateLimitDenial } from './transports/rate-limit-transport.interface.js';

@@ -1,5 +1,5 @@
 import { Logger, Module, type DynamicModule, type Provider } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import {
   checkAsyncOptions,
@@ -7,6 +7,7 @@ import {
   RATE_LIMIT_ASYNC_OPTIONS_TYPE,
   RATE_LIMIT_OPTIONS_TYPE,
 } from './rate-limit.module-definition.js';
+import { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitInterceptor } from './rate-limit.interceptor.js';
 import { clockProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
@@ -109,7 +110,8 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
       ...definition,
       global: true,
       imports: [...(definition.imports ?? []), DiscoveryModule],
-      providers: [...(definition.providers ?? []), ...SHARED_PROVIDERS, afterRouteGuardsBinding, ...guard],
+      // The filter whatever `global` says: it only shapes RateLimitExceededException responses.
+      providers: [...(definition.providers ?? []), ...SHARED_PROVIDERS, afterRouteGuardsBinding, { provide: APP_FILTER, useClass: RateLimitExceptionFilter }, ...guard],
       exports: [...(definition.exports ?? []), ...SHARED_PROVIDERS],
     };
   }

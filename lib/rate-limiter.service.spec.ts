@@ -4,7 +4,7 @@ import { ManualClock } from './clock.js';
 import { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
 
 describe('RateLimiter: the limits it takes', () => {
-  const limiter = new RateLimiter(new MemoryStore(), new ManualClock(1_000_000), { failMode: 'open', ipv6Subnet: 64 });
+  const limiter = new RateLimiter(new MemoryStore(), new ManualClock(1_000_000), { failMode: 'open', ipv6Subnet: 64, errorFormat: 'nest' });
 
   it('accepts { name, rate, burst }, and validates each limit object once', async () => {
     const limit: ProgrammaticLimit = { name: 'jobs', rate: '2/min', burst: 3 };
@@ -49,7 +49,7 @@ describe('RateLimiter: the limits it takes', () => {
 
 describe('RateLimiter with a clock gone wrong (issue 15, item 7)', () => {
   it.each([NaN, -1, 1e300])('%p: every operation fails like a store, naming the reading', async (reading) => {
-    const limiter = new RateLimiter(new MemoryStore(), new ManualClock(reading), { failMode: 'open', ipv6Subnet: 64 });
+    const limiter = new RateLimiter(new MemoryStore(), new ManualClock(reading), { failMode: 'open', ipv6Subnet: 64, errorFormat: 'nest' });
     const error = /^Rate-limit clock read .*, not a time in \[0, 8640000000000000\] ms$/;
     await expect(limiter.consume('a', { rate: 1 })).rejects.toThrow(error);
     await expect(limiter.peek('a', { rate: 1 })).rejects.toThrow(error);

@@ -13,6 +13,8 @@ import type { BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFal
 import { StoreFailureLog } from './store/store-failure-log.js';
 import { rateLimitChannels } from './observability/rate-limit-channels.js';
 import { isPromiseLike } from './util/maybe-promise.js';
+import { retryAfterSeconds } from './headers/rate-limit-headers.js';
+import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
@@ -50,12 +52,12 @@ const PROGRAMMATIC_OPTIONS = optionNames<ProgrammaticLimit>({ name: true, rate: 
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {
   private readonly failures = new StoreFailureLog();
-  private readonly limits = new WeakMap<ProgrammaticLimit, { readonly limit: TokenBucketLimit; readonly namespace: string }>();
+  private readonly limits = new WeakMap<ProgrammaticLimit, ResolvedProgrammaticLimit>();
 
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet'>,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'>,
   ) {}
 
   /**
@@ -69,6 +71,29 @@ export class RateLimiter implements OnApplicationShutdown {
     const checks = [{ ...this.bucket(key, limit), cost }];
     const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
     return result.decisions[0]!;
+  }
+
+  /**
+   * {@link consume}, and on denial throw a {@link RateLimitExceededException}
+   * whose response is the guard's own 429 for this limit: status, body (in
+   * the module's `errorFormat`), `Retry-After` and the rate-limit headers
+   * (written by the module's exception filter, in the module's `headers` mode).
+   *
+   * ```ts
+   * await this.limiter.enforce(`export:${user.id}`, { name: 'exports', rate: '10/hour', burst: 3 });
+   * ```
+   */
+  async enforce(key: string, limit: ProgrammaticLimit, options: { cost?: number } = {}): Promise<RateLimitDecision> {
+    const decision = await this.consume(key, limit, options);
+    if (decision.allowed) return decision;
+    const retryAfter = retryAfterSeconds([decision]);
+    const { limit: bucket, name } = this.resolve(limit);
+    throw new RateLimitExceededException(
+      retryAfter,
+      [decision],
+      retryAfter === undefined ? 'Request cost exceeds the rate limit burst' : 'Too Many Requests',
+      { limits: [{ name, rate: bucket.rate, burst: bucket.burst }], errorFormat: this.options.errorFormat },
+    );
   }
 
   /** `key`'s bucket of `limit` as it is now, without charging it. */
@@ -182,6 +207,12 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   private bucket(key: string, limit: ProgrammaticLimit): BucketRef {
+    const resolved = this.resolve(limit);
+    return { key: resolved.namespace + customIdentity(key, this.options.ipv6Subnet), limit: resolved.limit };
+  }
+
+  /** A limit validated once (per object): its bucket, name and bucket-key namespace. */
+  private resolve(limit: ProgrammaticLimit): ResolvedProgrammaticLimit {
     let resolved = this.limits.get(limit);
     if (!resolved) {
       if (limit === null || typeof limit !== 'object') {
@@ -193,10 +224,15 @@ export class RateLimiter implements OnApplicationShutdown {
         throw optionError(`RateLimiter: limit "${name}"`, option, problem);
       });
       // Keyed like a `scope: 'shared'` limit whose key function returns `key`.
-      resolved = { limit: { algorithm: 'token-bucket', rate, burst }, namespace: bucketNamespace('token-bucket', name) };
+      resolved = { name, limit: { algorithm: 'token-bucket', rate, burst }, namespace: bucketNamespace('token-bucket', name) };
       this.limits.set(limit, resolved);
     }
-    return { key: resolved.namespace + customIdentity(key, this.options.ipv6Subnet), limit: resolved.limit };
+    return resolved;
   }
 }
 
+interface ResolvedProgrammaticLimit {
+  readonly name: string;
+  readonly limit: TokenBucketLimit;
+  readonly namespace: string;
+}

@@ -1,6 +1,6 @@
 import { MemoryStore } from '../adapters/memory/memory.store.js';
 import { systemClock, type RateLimitClock } from './clock.js';
-import type { HeadersMode, RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
+import type { ErrorFormat, HeadersMode, RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { Logger } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET } from './keys/ip-address.js';
@@ -18,6 +18,7 @@ import type { RateLimitStore } from './store/rate-limit-store.interface.js';
 export interface ResolvedModuleOptions {
   readonly store: RateLimitStore;
   readonly headers: HeadersMode;
+  readonly errorFormat: ErrorFormat;
   readonly failMode: FailMode;
   readonly clock: RateLimitClock;
   /** The client address of a request as every address key sees it. */
@@ -42,6 +43,7 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   defaults: true,
   limits: true,
   headers: true,
+  errorFormat: true,
   failMode: true,
   trustProxy: true,
   clock: true,
@@ -63,6 +65,10 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   rejectUnknownOptions('RateLimitModule', options, MODULE_OPTIONS);
   const headers = options.headers ?? 'draft';
   if (!HEADER_MODES.includes(headers)) fail('headers', `must be 'draft', 'legacy', 'both' or false, got ${describeValue(headers)}`);
+  const errorFormat = options.errorFormat ?? 'nest';
+  if (errorFormat !== 'nest' && errorFormat !== 'problem+json') {
+    fail('errorFormat', `must be 'nest' or 'problem+json', got ${describeValue(errorFormat)}`);
+  }
   const clock = options.clock ?? systemClock;
   if (typeof clock?.now !== 'function') fail('clock', 'must be an object with a now() method returning milliseconds');
   const store: RateLimitStore = options.store ?? new MemoryStore();
@@ -86,6 +92,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   return {
     store,
     headers,
+    errorFormat,
     failMode,
     clock,
     address: compileRequestAddress({ trustProxy: options.trustProxy, ipv6Subnet, onUntrustedForward: once(untrustedForwardWarning, warn) }),

@@ -11,6 +11,15 @@ import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-optio
 export type HeadersMode = 'draft' | 'legacy' | 'both' | false;
 
 /**
+ * The body of a 429 (and its `Content-Type`).
+ * - `'nest'`: Nest's JSON error shape, `{ statusCode: 429, message, retryAfter }`.
+ * - `'problem+json'`: RFC 9457 `application/problem+json` with the IETF
+ *   draft's quota-exceeded problem type: `{ type, title, status, detail,
+ *   'violated-policies', retryAfter }`.
+ */
+export type ErrorFormat = 'nest' | 'problem+json';
+
+/**
  * Which proxies may set `X-Forwarded-For`, overriding the HTTP platform's own
  * setting. When not set, the client address is what the platform resolved
  * (Express `req.ip` with `app.set('trust proxy', …)`, Fastify `request.ip`
@@ -40,6 +49,8 @@ export interface RateLimitModuleOptions {
   readonly limits?: readonly RateLimitOptions[];
   /** @default 'draft' */
   readonly headers?: HeadersMode;
+  /** The body of a 429. @default 'nest' */
+  readonly errorFormat?: ErrorFormat;
   /** @default 'open' */
   readonly failMode?: FailMode;
   /** @default not set: the HTTP platform's own trust-proxy setting (`req.ip`) */

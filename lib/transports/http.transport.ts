@@ -1,7 +1,8 @@
-import { HttpException, ServiceUnavailableException, type ExecutionContext, type HttpServer } from '@nestjs/common';
+import { HttpException, ServiceUnavailableException, type ArgumentsHost, type ExecutionContext, type HttpServer } from '@nestjs/common';
+import { PROBLEM_JSON } from '../errors/denial-body.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import { writeRateLimitHeaders } from '../headers/write-headers.js';
-import type { HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
+import type { ErrorFormat, HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
 import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './rate-limit-transport.interface.js';
 
@@ -19,7 +20,10 @@ export class HttpTransport implements RateLimitTransport {
   readonly type: string = 'http';
 
   /** `adapter()` rather than the adapter: the HTTP adapter may be set after the module is built. */
-  constructor(private readonly adapter: () => HttpServer | undefined) {}
+  constructor(
+    private readonly adapter: () => HttpServer | undefined,
+    private readonly errorFormat: ErrorFormat = 'nest',
+  ) {}
 
   requestResponse(context: ExecutionContext): RequestResponse {
     const http = context.switchToHttp();
@@ -33,15 +37,33 @@ export class HttpTransport implements RateLimitTransport {
     if (retryAfter !== undefined) adapter.setHeader(response, 'Retry-After', String(retryAfter));
   }
 
-  denialError(denial: RateLimitDenial, _context?: ExecutionContext): Error {
+  denialError(denial: RateLimitDenial, _context?: ArgumentsHost): Error {
     return new RateLimitExceededException(
       denial.retryAfter,
       denial.decisions,
       denial.retryAfter === undefined ? 'Request cost exceeds the rate limit burst' : 'Too Many Requests',
+      { limits: denial.limits, errorFormat: this.errorFormat },
     );
   }
 
-  unavailableError(_context?: ExecutionContext): Error {
+  /**
+   * The headers of a 429 that an exception filter is about to answer: the
+   * rate-limit headers (when the denial knows its limits), `Retry-After`, and
+   * the problem media type, which the platforms keep when they serialise the body.
+   */
+  writeDenialHeaders(response: unknown, mode: HeadersMode, denial: RateLimitDenial, errorFormat: ErrorFormat): void {
+    const adapter = this.adapter();
+    if (response === undefined || !adapter) return;
+    if (denial.limits.length > 0) writeRateLimitHeaders(adapter, response, mode, denial);
+    if (denial.retryAfter !== undefined) adapter.setHeader(response, 'Retry-After', String(denial.retryAfter));
+    if (errorFormat === 'problem+json') adapter.setHeader(response, 'Content-Type', PROBLEM_JSON);
+  }
+
+  filterReply(denial: RateLimitDenial, host: ArgumentsHost): unknown {
+    return this.denialError(denial, host);
+  }
+
+  unavailableError(_context?: ArgumentsHost): Error {
     return new ServiceUnavailableException('Rate limiting is temporarily unavailable');
   }
 

@@ -1,4 +1,4 @@
-import type { ExecutionContext } from '@nestjs/common';
+import type { ArgumentsHost, ExecutionContext } from '@nestjs/common';
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
 import type { RequestLike } from '../keys/key-strategy.js';
@@ -44,9 +44,16 @@ export interface RateLimitTransport {
    * tell the client through a channel the error does not reach (a
    * WebSocket acknowledgement).
    */
-  denialError(denial: RateLimitDenial, context: ExecutionContext): Error;
+  denialError(denial: RateLimitDenial, context: ArgumentsHost): Error;
   /** The error thrown when the store failed and the fail mode is `'closed'`. */
-  unavailableError(context: ExecutionContext): Error;
+  unavailableError(context: ArgumentsHost): Error;
+  /**
+   * What the module's exception filter returns for a `RateLimitExceededException`
+   * that application code threw (`RateLimiter.enforce()`) in a context of
+   * this transport, other than HTTP (which the filter answers itself): the
+   * transport's own denial, as its exception handling expects it from a filter.
+   */
+  filterReply(denial: RateLimitDenial, host: ArgumentsHost): unknown;
   /**
    * Whether a handler's outcome is a failure, for adaptive limits: `error` is
    * what the handler threw (`undefined` when it completed), `response` the

@@ -34,7 +34,7 @@ export class RateLimitTransports {
 
   constructor(adapterHost: HttpAdapterHost, @Inject(RESOLVED_RATE_LIMIT_OPTIONS) options: ResolvedModuleOptions) {
     this.host = { adapter: () => adapterHost.httpAdapter, warn: options.warn };
-    this.byType.set('http', new HttpTransport(this.host.adapter));
+    this.byType.set('http', new HttpTransport(this.host.adapter, options.errorFormat));
     this.byType.set('graphql', new GraphqlTransport(this.host.adapter));
   }
 
