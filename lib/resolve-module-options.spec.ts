@@ -57,7 +57,7 @@ describe('module options: unknown names', () => {
   });
 
   it('shows values by type', () => {
-    expect(resolve({ headers: true })).toThrow("RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got a boolean (true)");
+    expect(resolve({ headers: true })).toThrow("RateLimitModule: headers must be one of 'draft', 'draft-7', 'draft-6', 'legacy', 'both', false, got a boolean (true)");
     expect(resolve({ trustProxy: 'true' })).toThrow(
       'RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got "true"',
     );

@@ -6,7 +6,8 @@ import { Logger } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET } from './keys/ip-address.js';
 import { compileRequestAddress, type RequestAddress } from './keys/request-address.js';
 import { describeValue, optionError } from './errors/option-error.js';
-import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
+import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
+import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
 
@@ -31,7 +32,6 @@ export interface ResolvedModuleOptions {
   readonly limits: readonly RateLimitOptions[];
 }
 
-const HEADER_MODES: readonly unknown[] = ['draft', 'legacy', 'both', false];
 
 /**
  * The names `forRoot()` and a `forRootAsync()` factory may use. `global` never gets here from
@@ -64,7 +64,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   }
   rejectUnknownOptions('RateLimitModule', options, MODULE_OPTIONS);
   const headers = options.headers ?? 'draft';
-  if (!HEADER_MODES.includes(headers)) fail('headers', `must be 'draft', 'legacy', 'both' or false, got ${describeValue(headers)}`);
+  if (!HEADER_MODES.includes(headers)) fail('headers', headersProblem(headers));
   const errorFormat = options.errorFormat ?? 'nest';
   if (errorFormat !== 'nest' && errorFormat !== 'problem+json') {
     fail('errorFormat', `must be 'nest' or 'problem+json', got ${describeValue(errorFormat)}`);
@@ -123,4 +123,13 @@ function untrustedForwardWarning(socketAddress: string): string {
     "trust it: Express app.set('trust proxy', …), Fastify { trustProxy } (the proxies' addresses), or the module's trustProxy option " +
     "(a hop count or the proxies' addresses). If it is not, set trustProxy: false to say so. (Said once.)"
   );
+}
+
+function headersProblem(headers: unknown): string {
+  const valid = HEADER_MODES.map((mode) => (mode === false ? 'false' : `'${mode}'`));
+  // The numbered drafts first: a tie ('draft7') means the more specific name.
+  const names = ['draft-7', 'draft-6', 'draft', 'legacy', 'both'];
+  const closest = typeof headers === 'string' ? closestName(headers, names) : undefined;
+  const hint = closest === undefined ? '' : ` (did you mean '${closest}'?)`;
+  return `must be one of ${valid.join(', ')}, got ${describeValue(headers)}${hint}`;
 }

@@ -79,13 +79,21 @@ describe('gcra: peek and nextTokenMs', () => {
     expect(gcraConsume(tat, 0, limit, 2).decision.allowed).toBe(false);
   });
 
-  it('nextTokenMs is 0 while a whole token is left, then the time to the next one', () => {
-    const one = gcraConsume(undefined, 0, limit, 2); // 1 left
-    expect(nextTokenMs(one.decision, limit)).toBe(0);
+  it('nextTokenMs is the time until one more whole token than remaining, one interval when full', () => {
+    expect(nextTokenMs(gcraPeek(undefined, 0, limit), limit)).toBe(1000); // full: 3 left
+    const one = gcraConsume(undefined, 0, limit, 2); // 1 left, tat 2000
+    expect(nextTokenMs(one.decision, limit)).toBe(1000);
+    expect(nextTokenMs(gcraPeek(one.tat, 1500, limit), limit)).toBe(500); // 2.5 tokens: the third in 500 ms
     const empty = gcraConsume(one.tat, 0, limit, 1); // tat 3000, reset 3000
     expect(nextTokenMs(empty.decision, limit)).toBe(1000);
     expect(nextTokenMs(gcraPeek(empty.tat, 250, limit), limit)).toBe(750);
-    expect(nextTokenMs(gcraPeek(empty.tat, 1000, limit), limit)).toBe(0);
+    expect(nextTokenMs(gcraPeek(empty.tat, 1000, limit), limit)).toBe(1000);
+    expect(nextTokenMs(gcraPeek(empty.tat, 2999, limit), limit)).toBe(1);
+  });
+
+  it('nextTokenMs of a fractional burst counts the fraction: 2.5 tokens full, the third whole one 500 ms after spending', () => {
+    const fractional: BucketLimit = { rate: 1, burst: 2.5 };
+    expect(nextTokenMs(gcraPeek(undefined, 0, fractional), fractional)).toBe(500);
   });
 });
 

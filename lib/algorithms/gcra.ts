@@ -132,11 +132,16 @@ export function gcraPeek(tat: number | undefined, now: number, limit: BucketLimi
   return gcraConsume(tat, now, limit, 0).decision;
 }
 
-/** Milliseconds until at least one whole token is available (0 when one is now). */
+/**
+ * Milliseconds until the bucket holds one more whole token than
+ * `decision.remaining`: the window within which the caller can spend no more
+ * than what it has (draft-ietf-httpapi-ratelimit-headers-11's `t`). For a full
+ * bucket (`resetMs` 0) that is one emission interval: a token spent now comes
+ * back that long after, and none arrives before.
+ */
 export function nextTokenMs(decision: RateLimitDecision, limit: BucketLimit): number {
-  if (decision.remaining >= 1) return 0;
   const interval = emissionIntervalMs(limit);
-  return Math.max(0, decision.resetMs - (limit.burst - 1) * interval);
+  return Math.max(0, decision.resetMs - (limit.burst - decision.remaining - 1) * interval);
 }
 
 function denied(

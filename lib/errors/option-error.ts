@@ -3,7 +3,7 @@
  *
  * ```
  * <where>: <option> <problem>
- * RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got "drafts"
+ * RateLimitModule: headers must be one of 'draft', 'draft-7', 'draft-6', 'legacy', 'both', false, got "drafts" (did you mean 'draft'?)
  * RateLimit: OrdersController.search, limit "search": burst must be a finite number >= 1, got 0
  * RedisStore: timeoutMs must be a positive number of milliseconds, got -1
  * ```

@@ -1,15 +1,6 @@
-import type { RateLimitDecision } from '../algorithms/gcra.js';
-import { legacyHeaders, policyHeader, rateLimitHeader, retryAfterSeconds, type HeaderLimit } from './rate-limit-headers.js';
-
-const limit = (name: string, rate: number, burst: number): HeaderLimit => ({ name, rate, burst });
-const admitted = (remaining: number, resetMs: number): RateLimitDecision => ({ allowed: true, remaining, retryAfterMs: 0, resetMs });
-const denied = (retryAfterMs: number, resetMs = 0, remaining = 0): RateLimitDecision => ({
-  allowed: false,
-  remaining,
-  retryAfterMs,
-  resetMs,
-  reason: Number.isFinite(retryAfterMs) ? 'limit' : 'cost-exceeds-burst',
-});
+import { gcraConsume, type BucketLimit } from '../algorithms/gcra.js';
+import { admitted, denied, limit } from '../../test/utils/header-fixtures.js';
+import { effectiveWindowSeconds, policyHeader, rateLimitHeader, retryAfterSeconds } from './rate-limit-headers.js';
 
 describe('policyHeader (RateLimit-Policy)', () => {
   it('no limits: an empty value', () => {
@@ -42,12 +33,18 @@ describe('policyHeader (RateLimit-Policy)', () => {
   });
 });
 
-describe('rateLimitHeader (RateLimit)', () => {
+describe('rateLimitHeader (RateLimit, draft -11)', () => {
   const perSecond = limit('default', 1, 10); // one token per 1000 ms
 
-  it('r is the whole tokens remaining, t 0 while one is left', () => {
-    expect(rateLimitHeader([perSecond], [admitted(9, 1000)])).toBe('"default";r=9;t=0');
-    expect(rateLimitHeader([perSecond], [admitted(1, 9000)])).toBe('"default";r=1;t=0');
+  it('r is the whole tokens remaining; t the seconds until one more whole token, even while some are left', () => {
+    expect(rateLimitHeader([perSecond], [admitted(9, 1000)])).toBe('"default";r=9;t=1');
+    expect(rateLimitHeader([perSecond], [admitted(1, 9000)])).toBe('"default";r=1;t=1');
+    expect(rateLimitHeader([limit('slow', 0.1, 5)], [admitted(3, 15_000)])).toBe('"slow";r=3;t=5'); // 3.5 tokens: the 4th in 5 s
+  });
+
+  it('a full bucket: t is one emission interval (a token spent now is back that long after)', () => {
+    expect(rateLimitHeader([perSecond], [admitted(10, 0)])).toBe('"default";r=10;t=1');
+    expect(rateLimitHeader([limit('slow', 0.1, 5)], [admitted(5, 0)])).toBe('"slow";r=5;t=10');
   });
 
   it('empty: t is the seconds until the next token, rounded up', () => {
@@ -58,8 +55,9 @@ describe('rateLimitHeader (RateLimit)', () => {
     expect(rateLimitHeader([limit('slow', 0.1, 1)], [denied(10_000, 10_000)])).toBe('"slow";r=0;t=10');
   });
 
-  it('t is 0 when the next token is due now', () => {
-    expect(rateLimitHeader([perSecond], [denied(1, 9000)])).toBe('"default";r=0;t=0');
+  it('t is at least 1: a window of 0 seconds tells a client nothing, and a token due "now" may be a few microseconds away', () => {
+    expect(rateLimitHeader([perSecond], [denied(1, 9000)])).toBe('"default";r=0;t=1');
+    expect(rateLimitHeader([limit('fast', 100, 10)], [admitted(9, 10)])).toBe('"fast";r=9;t=1');
   });
 
   it('t is about the next token, not the retry of a larger cost', () => {
@@ -75,50 +73,56 @@ describe('rateLimitHeader (RateLimit)', () => {
 
   it('one member per limit, in order', () => {
     expect(rateLimitHeader([perSecond, limit('hourly', 1 / 3600, 100)], [admitted(3, 7000), denied(3_600_000, 360_000_000)])).toBe(
-      '"default";r=3;t=0, "hourly";r=0;t=3600',
+      '"default";r=3;t=1, "hourly";r=0;t=3600',
     );
   });
 });
 
-describe('legacyHeaders (X-RateLimit-*)', () => {
-  const names = (pairs: readonly (readonly [string, string])[]) => pairs.map(([name]) => name);
+describe('effectiveWindowSeconds: a client that follows r and t is never denied', () => {
+  const limits: readonly BucketLimit[] = [
+    { rate: 1, burst: 1 },
+    { rate: 1, burst: 10 },
+    { rate: 3, burst: 3 },
+    { rate: 0.3, burst: 2 },
+    { rate: 7, burst: 10 },
+    { rate: 250, burst: 40 },
+    { rate: 1 / 60, burst: 5 },
+  ];
 
-  it('limit (whole burst), remaining, reset (seconds until full, rounded up) of a single limit', () => {
-    const pairs = legacyHeaders([limit('default', 1, 10)], [admitted(7, 3000)]);
-    expect(pairs).toEqual([
-      ['X-RateLimit-Limit', '10'],
-      ['X-RateLimit-Remaining', '7'],
-      ['X-RateLimit-Reset', '3'],
-    ]);
-    expect(names(pairs)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+  it.each(limits.map((l) => [`${l.rate}/s burst ${l.burst}`, l] as const))('%s', (_label, bucket) => {
+    // A greedy client: it spends whatever r says, and when r is 0 it waits t
+    // seconds (plus a jitter that never makes it earlier) before asking again.
+    let random = 7;
+    const jitterMs = (): number => ((random = (random * 48_271) % 2_147_483_647) % 997) / 3;
+    let tat: number | undefined;
+    let now = 1_700_000_000_000;
+    let checked = 0;
+    for (let request = 0; request < 400; request++) {
+      const { tat: next, decision } = gcraConsume(tat, now, bucket, 1);
+      expect(decision.allowed).toBe(true);
+      tat = next;
+      const t = effectiveWindowSeconds(decision, bucket);
+      expect(t).toBeGreaterThanOrEqual(1);
+      if (decision.remaining === 0) {
+        now += t * 1000 + jitterMs();
+        checked++;
+      } else if (request % 50 === 0) {
+        now += jitterMs(); // sometimes it pauses while it still has tokens
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 
-  it('reset: 0 when full, rounded up otherwise, without adding a second for a rounding error', () => {
-    const reset = (resetMs: number) => legacyHeaders([limit('a', 1, 10)], [admitted(5, resetMs)])[2]![1];
-    expect(reset(0)).toBe('0');
-    expect(reset(1)).toBe('1');
-    expect(reset(1000)).toBe('1');
-    expect(reset(1500)).toBe('2');
-    expect(reset(1000.0000000000001)).toBe('1');
-  });
-
-  it('limit is the whole part of the burst', () => {
-    expect(legacyHeaders([limit('a', 1, 2.5)], [admitted(2, 500)])[0]).toEqual(['X-RateLimit-Limit', '2']);
-  });
-
-  it('reports the limit with the fewest tokens left', () => {
-    const pairs = legacyHeaders([limit('wide', 10, 100), limit('narrow', 1, 5)], [admitted(90, 1000), admitted(2, 3000)]);
-    expect(pairs).toEqual([
-      ['X-RateLimit-Limit', '5'],
-      ['X-RateLimit-Remaining', '2'],
-      ['X-RateLimit-Reset', '3'],
-    ]);
-  });
-
-  it('a tie on tokens goes to the longest refill; a full tie to the first', () => {
-    const limits = [limit('a', 1, 5), limit('b', 1, 6), limit('c', 1, 7)];
-    expect(legacyHeaders(limits, [admitted(0, 2000), admitted(0, 4000), admitted(0, 3000)])[0]).toEqual(['X-RateLimit-Limit', '6']);
-    expect(legacyHeaders(limits, [admitted(1, 2000), admitted(1, 2000), admitted(1, 2000)])[0]).toEqual(['X-RateLimit-Limit', '5']);
+  it('Retry-After is never earlier than the end of the denying limit\'s effective window (draft -11, section 6)', () => {
+    for (const bucket of limits) {
+      let tat: number | undefined;
+      const now = 1_000_000;
+      for (let i = 0; i < Math.ceil(bucket.burst) + 2; i++) {
+        const { tat: next, decision } = gcraConsume(tat, now, bucket, 1);
+        tat = next;
+        if (!decision.allowed) expect(retryAfterSeconds([decision])).toBeGreaterThanOrEqual(effectiveWindowSeconds(decision, bucket));
+      }
+    }
   });
 });
 

@@ -9,56 +9,54 @@ export interface HeaderLimit extends BucketLimit {
 /** A header name and value, ready for `HttpAdapter.setHeader`. */
 export type HeaderPair = readonly [name: string, value: string];
 
-const seconds = (ms: number): number => Math.ceil(ms / 1000 - TOKEN_EPSILON);
+/**
+ * Whole seconds, rounded up. Every field below rounds in the direction that
+ * never promises more than the bucket gives: a wait or a window rounded up,
+ * a quantity rounded down.
+ */
+export const wholeSeconds = (ms: number): number => Math.ceil(ms / 1000 - TOKEN_EPSILON);
+
+/** The quota of a limit: whole tokens of its burst. */
+export const quota = (limit: BucketLimit): number => Math.floor(limit.burst + TOKEN_EPSILON);
+
+/** Seconds an empty bucket takes to refill: the window of the quota (>= 1). */
+export const windowSeconds = (limit: BucketLimit): number => Math.max(1, wholeSeconds((limit.burst * 1000) / limit.rate));
 
 /**
- * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-10): one member per
- * limit, `q` = burst, `w` = seconds to refill the whole burst (ceil, >= 1).
- * Limit names are restricted at start-up to characters that need no escaping
- * in a structured-field string.
+ * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11, a List of
+ * Strings with parameters): one member per limit, `q` = the burst, `w` = the
+ * seconds an empty bucket takes to refill. Limit names are restricted at
+ * start-up to characters that need no escaping in a structured-field string.
  */
 export function policyHeader(limits: readonly HeaderLimit[]): string {
   let value = '';
   for (let i = 0; i < limits.length; i++) {
     const limit = limits[i]!;
-    const windowSeconds = Math.max(1, seconds((limit.burst * 1000) / limit.rate));
-    value += `${i === 0 ? '' : ', '}"${limit.name}";q=${Math.floor(limit.burst)};w=${windowSeconds}`;
+    value += `${i === 0 ? '' : ', '}"${limit.name}";q=${quota(limit)};w=${windowSeconds(limit)}`;
   }
   return value;
 }
 
 /**
- * `RateLimit`: one member per limit, `r` = whole tokens remaining, `t` =
- * seconds until at least one more token is available (0 when one is now).
+ * `RateLimit` (draft -11): one member per limit, `r` = whole tokens left,
+ * `t` = the effective window: the seconds within which the caller can use no
+ * more than `r`, which for a token bucket is the time until one more whole
+ * token is there (one emission interval when the bucket is full). Rounded up
+ * and at least 1, so a client that spends `r` and then waits `t` finds a token.
  */
 export function rateLimitHeader(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): string {
   let value = '';
   for (let i = 0; i < limits.length; i++) {
     const limit = limits[i]!;
     const decision = decisions[i]!;
-    value += `${i === 0 ? '' : ', '}"${limit.name}";r=${decision.remaining};t=${seconds(nextTokenMs(decision, limit))}`;
+    value += `${i === 0 ? '' : ', '}"${limit.name}";r=${decision.remaining};t=${effectiveWindowSeconds(decision, limit)}`;
   }
   return value;
 }
 
-/**
- * `X-RateLimit-*` for the most restrictive limit: the fewest tokens left,
- * ties broken by the longest time to refill.
- */
-export function legacyHeaders(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): HeaderPair[] {
-  let worst = 0;
-  for (let i = 1; i < decisions.length; i++) {
-    const candidate = decisions[i]!;
-    const current = decisions[worst]!;
-    if (candidate.remaining < current.remaining || (candidate.remaining === current.remaining && candidate.resetMs > current.resetMs)) {
-      worst = i;
-    }
-  }
-  return [
-    ['X-RateLimit-Limit', String(Math.floor(limits[worst]!.burst))],
-    ['X-RateLimit-Remaining', String(decisions[worst]!.remaining)],
-    ['X-RateLimit-Reset', String(seconds(decisions[worst]!.resetMs))],
-  ];
+/** Draft -11's `t` for one limit: see {@link rateLimitHeader}. */
+export function effectiveWindowSeconds(decision: RateLimitDecision, limit: BucketLimit): number {
+  return Math.max(1, wholeSeconds(nextTokenMs(decision, limit)));
 }
 
 /**
@@ -71,9 +69,10 @@ export const MAX_RETRY_AFTER_SECONDS = 2_147_483_648;
  * `Retry-After` of a denied request: whole seconds, rounded up, for the
  * slowest denying limit, from 1 to {@link MAX_RETRY_AFTER_SECONDS} (always a
  * valid delay-seconds); `undefined` when no wait can help (cost > burst).
+ * Never earlier than the denying limit's `t` (draft -11, section 6).
  */
 export function retryAfterSeconds(decisions: readonly RateLimitDecision[]): number | undefined {
   let waitMs = 0;
   for (const decision of decisions) if (!decision.allowed) waitMs = Math.max(waitMs, decision.retryAfterMs);
-  return Number.isFinite(waitMs) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, seconds(waitMs))) : undefined;
+  return Number.isFinite(waitMs) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wholeSeconds(waitMs))) : undefined;
 }

@@ -3,12 +3,20 @@ import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
 
 /**
- * Which rate-limit headers to write.
- * - `'draft'`: IETF draft-ietf-httpapi-ratelimit-headers-10 `RateLimit` + `RateLimit-Policy`.
- * - `'legacy'`: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (most restrictive limit).
- * - `'both'`, or `false` for none. `Retry-After` is always sent on a 429.
+ * Which rate-limit headers to write (see docs/headers.md for every field).
+ * - `'draft'`: IETF draft-ietf-httpapi-ratelimit-headers-11, `RateLimit-Policy`
+ *   and `RateLimit`, one member per limit.
+ * - `'draft-7'`: `RateLimit-Policy` and `RateLimit: limit=…, remaining=…, reset=…`
+ *   (draft -07, as express-rate-limit writes it).
+ * - `'draft-6'`: `RateLimit-Policy`, `RateLimit-Limit`, `RateLimit-Remaining`,
+ *   `RateLimit-Reset` (draft -06, as express-rate-limit writes it).
+ * - `'legacy'`: `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`.
+ * - `'both'`: `'draft'` and `'legacy'`; `false`: none.
+ *
+ * The single-limit formats report the most restrictive limit. `Retry-After`
+ * is always sent on a 429.
  */
-export type HeadersMode = 'draft' | 'legacy' | 'both' | false;
+export type HeadersMode = 'draft' | 'draft-7' | 'draft-6' | 'legacy' | 'both' | false;
 
 /**
  * The body of a 429 (and its `Content-Type`).

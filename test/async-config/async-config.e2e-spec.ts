@@ -28,7 +28,7 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
   const expectConfiguredDefaults = async (path: string) => {
     const first = await get(path).expect(200);
     expect(first.headers['ratelimit-policy']).toBe('"default";q=2;w=120');
-    expect(first.headers['ratelimit']).toBe('"default";r=1;t=0');
+    expect(first.headers['ratelimit']).toBe('"default";r=1;t=60');
     expect(first.headers['x-ratelimit-limit']).toBe('2');
     expect(first.headers['x-ratelimit-remaining']).toBe('1');
     expect(first.headers['x-ratelimit-reset']).toBe('60');

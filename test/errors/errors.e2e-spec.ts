@@ -70,7 +70,7 @@ describe.each(PLATFORMS)('429 responses: error formats and programmatic denials 
       const told = await get('/e/costly');
       expect(told.status).toBe(429);
       expect(told.headers['retry-after']).toBeUndefined();
-      expect(told.headers['ratelimit']).toBe('"search";r=2;t=0');
+      expect(told.headers['ratelimit']).toBe('"search";r=2;t=1');
       expect((told.body as { retryAfter: unknown }).retryAfter).toBeNull();
     });
   });

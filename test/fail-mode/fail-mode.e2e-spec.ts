@@ -119,7 +119,7 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
       store.behaviour = behaviour;
       for (let i = 0; i < 10; i++) await get('/fm/module').expect(200);
       store.behaviour = 'ok';
-      const expected = ['"default";r=2;t=0', '"default";r=1;t=0', '"default";r=0;t=1'];
+      const expected = ['"default";r=2;t=1', '"default";r=1;t=1', '"default";r=0;t=1'];
       for (const ratelimit of expected) {
         const res = await get('/fm/module').expect(200);
         expect(res.headers['ratelimit']).toBe(ratelimit);

@@ -48,8 +48,8 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
 
     it('one limit: exact RateLimit-Policy and RateLimit on 200 and 429', async () => {
       const policy = '"default";q=3;w=3';
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=0' } });
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=1;t=0' } });
+      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=1' } });
+      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=1;t=1' } });
       expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' } });
       expect(await seen('/h/one')).toEqual({
         status: 429,
@@ -67,23 +67,23 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       clock.advance(500);
       expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' } });
       clock.advance(10_000);
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=0' } });
+      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=1' } });
     });
 
     it('two limits: one member each, in declaration order, on 200 and 429', async () => {
       const policy = '"minute";q=5;w=30, "second";q=4;w=2';
       const expected = [
-        '"minute";r=4;t=0, "second";r=3;t=0',
-        '"minute";r=3;t=0, "second";r=2;t=0',
-        '"minute";r=2;t=0, "second";r=1;t=0',
-        '"minute";r=1;t=0, "second";r=0;t=1',
+        '"minute";r=4;t=6, "second";r=3;t=1',
+        '"minute";r=3;t=6, "second";r=2;t=1',
+        '"minute";r=2;t=6, "second";r=1;t=1',
+        '"minute";r=1;t=6, "second";r=0;t=1',
       ];
       for (const ratelimit of expected) {
         expect(await seen('/h/two')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit } });
       }
       expect(await seen('/h/two')).toEqual({
         status: 429,
-        headers: { 'ratelimit-policy': policy, ratelimit: '"minute";r=1;t=0, "second";r=0;t=1', 'retry-after': '1' },
+        headers: { 'ratelimit-policy': policy, ratelimit: '"minute";r=1;t=6, "second";r=0;t=1', 'retry-after': '1' },
       });
       clock.advance(500);
       expect(await seen('/h/two')).toEqual({
@@ -93,14 +93,14 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       clock.advance(1000);
       expect(await seen('/h/two')).toEqual({
         status: 429,
-        headers: { 'ratelimit-policy': policy, ratelimit: '"minute";r=0;t=5, "second";r=2;t=0', 'retry-after': '5' },
+        headers: { 'ratelimit-policy': policy, ratelimit: '"minute";r=0;t=5, "second";r=2;t=1', 'retry-after': '5' },
       });
     });
 
     it('an admitted request whose handler fails still carries the headers', async () => {
       expect(await seen('/h/throws')).toEqual({
         status: 400,
-        headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit: '"default";r=2;t=0' },
+        headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit: '"default";r=2;t=1' },
       });
     });
   });
@@ -151,8 +151,8 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
 
     it('draft and legacy headers together, on 200 and 429', async () => {
       for (const [remaining, t, reset] of [
-        [2, 0, 1],
-        [1, 0, 2],
+        [2, 1, 1],
+        [1, 1, 2],
         [0, 1, 3],
       ] as const) {
         expect(await seen('/h/one')).toEqual({
@@ -203,7 +203,7 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       ['class-level', '/hi'],
     ])('%s: the same headers as the guard writes, exactly once, on 200 and 429', async (_where, path) => {
       await boot(undefined);
-      for (const ratelimit of ['"default";r=2;t=0', '"default";r=1;t=0', '"default";r=0;t=1']) {
+      for (const ratelimit of ['"default";r=2;t=1', '"default";r=1;t=1', '"default";r=0;t=1']) {
         const res = await hit(path);
         expect({ status: res.status, headers: res.headers }).toEqual({
           status: 200,
@@ -227,7 +227,7 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
         status: 200,
         headers: {
           'ratelimit-policy': '"minute";q=5;w=30, "second";q=4;w=2',
-          ratelimit: '"minute";r=4;t=0, "second";r=3;t=0',
+          ratelimit: '"minute";r=4;t=6, "second";r=3;t=1',
           'x-ratelimit-limit': '4',
           'x-ratelimit-remaining': '3',
           'x-ratelimit-reset': '1',
@@ -242,7 +242,7 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
         const res = await hit(path);
         expect({ status: res.status, headers: res.headers }).toEqual({
           status: 200,
-          headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit: '"default";r=2;t=0' },
+          headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit: '"default";r=2;t=1' },
         });
         expectOnce(res.raw, ['ratelimit', 'ratelimit-policy']);
       }
@@ -253,7 +253,7 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       const res = await hit('/h/intercepted-throws');
       expect({ status: res.status, headers: res.headers }).toEqual({
         status: 400,
-        headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit: '"default";r=2;t=0' },
+        headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit: '"default";r=2;t=1' },
       });
       expectOnce(res.raw, ['ratelimit', 'ratelimit-policy']);
     });

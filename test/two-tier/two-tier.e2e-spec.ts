@@ -37,7 +37,7 @@ describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
     for (let i = 0; i < 3; i++) {
       const res = await request(app.getHttpServer()).get('/tt/small').expect(200);
       expect(res.headers['ratelimit-policy']).toBe('"default";q=3;w=3');
-      expect(res.headers['ratelimit']).toBe(`"default";r=${2 - i};t=${i === 2 ? 1 : 0}`);
+      expect(res.headers['ratelimit']).toBe(`"default";r=${2 - i};t=1`);
     }
     const denied = await request(app.getHttpServer()).get('/tt/small').expect(429);
     expect(denied.headers['retry-after']).toBe('1');
@@ -53,7 +53,7 @@ describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
   it('serves a leasable limit mostly locally, with the same headers and the same 429', async () => {
     for (let i = 0; i < 40; i++) {
       const res = await request(app.getHttpServer()).get('/tt/wide').expect(200);
-      expect(res.headers['ratelimit']).toBe(`"wide";r=${39 - i};t=${i === 39 ? 1 : 0}`);
+      expect(res.headers['ratelimit']).toBe(`"wide";r=${39 - i};t=1`);
     }
     const denied = await request(app.getHttpServer()).get('/tt/wide').expect(429);
     expect(denied.headers['ratelimit']).toBe('"wide";r=0;t=1');

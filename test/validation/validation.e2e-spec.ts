@@ -150,8 +150,9 @@ describe('start-up validation', () => {
 
   describe('module options: the message names the option', () => {
     it.each([
-      ["headers: 'x'", { headers: 'x' }, `RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got "x"`],
-      ['headers: true', { headers: true }, `RateLimitModule: headers must be 'draft', 'legacy', 'both' or false, got a boolean (true)`],
+      ["headers: 'x'", { headers: 'x' }, `RateLimitModule: headers must be one of 'draft', 'draft-7', 'draft-6', 'legacy', 'both', false, got "x"`],
+      ["headers: 'draft7'", { headers: 'draft7' }, `RateLimitModule: headers must be one of 'draft', 'draft-7', 'draft-6', 'legacy', 'both', false, got "draft7" (did you mean 'draft-7'?)`],
+      ['headers: true', { headers: true }, `RateLimitModule: headers must be one of 'draft', 'draft-7', 'draft-6', 'legacy', 'both', false, got a boolean (true)`],
       ["failMode: 'maybe'", { failMode: 'maybe' }, `RateLimitModule: failMode ${FAIL_MODE_PROBLEM}, got "maybe"`],
       ["failMode: 'local' on the (default) MemoryStore", { failMode: 'local' }, `RateLimitModule: failMode ${LOCAL_PROBLEM}`],
       [

@@ -1,0 +1,64 @@
+import type { RateLimitDecision } from '../algorithms/gcra.js';
+import { quota, wholeSeconds, windowSeconds, type HeaderLimit, type HeaderPair } from './rate-limit-headers.js';
+
+/**
+ * The formats that describe one limit (`X-RateLimit-*`, and the earlier IETF
+ * drafts as express-rate-limit writes them) report the most restrictive of the
+ * limits that applied: the fewest tokens left, ties broken by the longest time
+ * to refill. Their `reset` is the time until that bucket is full again: a
+ * client that reads it as "the whole quota is back then" is never wrong.
+ */
+function mostRestrictive(decisions: readonly RateLimitDecision[]): number {
+  let worst = 0;
+  for (let i = 1; i < decisions.length; i++) {
+    const candidate = decisions[i]!;
+    const current = decisions[worst]!;
+    if (candidate.remaining < current.remaining || (candidate.remaining === current.remaining && candidate.resetMs > current.resetMs)) {
+      worst = i;
+    }
+  }
+  return worst;
+}
+
+/** `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds until full) for the most restrictive limit. */
+export function legacyHeaders(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): HeaderPair[] {
+  const worst = mostRestrictive(decisions);
+  return [
+    ['X-RateLimit-Limit', String(quota(limits[worst]!))],
+    ['X-RateLimit-Remaining', String(decisions[worst]!.remaining)],
+    ['X-RateLimit-Reset', String(wholeSeconds(decisions[worst]!.resetMs))],
+  ];
+}
+
+/**
+ * draft-ietf-httpapi-ratelimit-headers-06's `RateLimit-Policy`, as
+ * express-rate-limit writes it: a List of Integers (the quota) with a `w`
+ * parameter, one member per limit.
+ */
+export function numericPolicyHeader(limits: readonly HeaderLimit[]): string {
+  let value = '';
+  for (let i = 0; i < limits.length; i++) value += `${i === 0 ? '' : ', '}${quota(limits[i]!)};w=${windowSeconds(limits[i]!)}`;
+  return value;
+}
+
+/** `'draft-6'`: `RateLimit-Limit`, `-Remaining`, `-Reset` for the most restrictive limit, and the numeric policy. */
+export function draft6Headers(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): HeaderPair[] {
+  const worst = mostRestrictive(decisions);
+  return [
+    ['RateLimit-Policy', numericPolicyHeader(limits)],
+    ['RateLimit-Limit', String(quota(limits[worst]!))],
+    ['RateLimit-Remaining', String(decisions[worst]!.remaining)],
+    ['RateLimit-Reset', String(wholeSeconds(decisions[worst]!.resetMs))],
+  ];
+}
+
+/** `'draft-7'`: one `RateLimit: limit=…, remaining=…, reset=…` Dictionary for the most restrictive limit, and the numeric policy. */
+export function draft7Headers(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): HeaderPair[] {
+  const worst = mostRestrictive(decisions);
+  const limit = quota(limits[worst]!);
+  const decision = decisions[worst]!;
+  return [
+    ['RateLimit-Policy', numericPolicyHeader(limits)],
+    ['RateLimit', `limit=${limit}, remaining=${decision.remaining}, reset=${wholeSeconds(decision.resetMs)}`],
+  ];
+}
