@@ -1,6 +1,6 @@
 import { gcraConsume, gcraPeek, gcraRefund, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
-import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
+import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
   BucketsRequest,
   ConsumeRequest,
@@ -12,12 +12,13 @@ import type {
   RefundRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
-import type { LeaseResult, RedisStore } from '../redis/index.js';
+import type { RedisStore } from '../redis/index.js';
 import { DenyCache } from './deny-cache.js';
 import { Fallback, localFallbackOf } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable, type KeyState } from './key-table.js';
-import { LeaseBook, type Reservation } from './lease-book.js';
+import { LeaseBook } from './lease-book.js';
+import { RedisRoundTrip } from './redis-round-trip.js';
 import { resolveTwoTierOptions, type TwoTierStoreOptions } from './two-tier.options.js';
 import type { TwoTierStoreStats } from './two-tier.stats.js';
 
@@ -90,12 +91,14 @@ export class TwoTierStore implements RateLimitStore {
   private readonly ownsRedis: boolean;
   private readonly time = new RelativeTime();
   // The parts this class orchestrates, a file each: per-key state (key-table.ts), leases (lease-book.ts,
-  // sized by lease-sizing.ts), holds (deny-cache.ts), returns (give-back-queue.ts), fallback.ts.
+  // sized by lease-sizing.ts), holds (deny-cache.ts), returns (give-back-queue.ts), fallback.ts, and the
+  // Redis side of a decision (redis-round-trip.ts).
   private readonly fallback: Fallback;
   private readonly giveBacks: GiveBackQueue;
   private readonly keys: KeyTable;
   private readonly leases: LeaseBook;
   private readonly denials = new DenyCache();
+  private readonly roundTrip: RedisRoundTrip;
   /** Requests whose Redis call failed: already counted when the module asks to decide them locally. */
   private readonly failed = new WeakSet<ConsumeRequest>();
   /** The RedisStore's `timeoutMs`: each request's whole budget, however many calls it waits on. */
@@ -104,7 +107,7 @@ export class TwoTierStore implements RateLimitStore {
 
   private decisionCount = 0;
   private localCount = 0;
-  /** Redis calls of the store's own: decisions, peeks, refunds, resets (give-backs and probes count theirs). */
+  /** Redis calls of the store's own beside decisions: peeks, refunds, resets (give-backs and probes count theirs). */
   private redisCallCount = 0;
 
   constructor(options: TwoTierStoreOptions) {
@@ -116,6 +119,7 @@ export class TwoTierStore implements RateLimitStore {
     this.giveBacks = new GiveBackQueue(this.redis, this.time, this.fallback);
     this.keys = new KeyTable(settings.maxKeys, settings.leaseTtlMs, settings.clock, this.giveBacks);
     this.leases = new LeaseBook(settings.leaseTtlMs, settings.maxLeaseShare, settings.clock, this.keys, this.giveBacks, this.denials);
+    this.roundTrip = new RedisRoundTrip(this.redis, this.keys, this.leases, this.giveBacks, this.fallback, this.failed);
     this.localFallback = localFallbackOf(this.fallback, (request) => this.consumeLocally(request));
   }
 
@@ -135,7 +139,7 @@ export class TwoTierStore implements RateLimitStore {
     return {
       decisions: this.decisionCount,
       localDecisions: this.localCount,
-      redisCalls: this.redisCallCount + giveBacks.calls + fallback.probes,
+      redisCalls: this.redisCallCount + this.roundTrip.calls + giveBacks.calls + fallback.probes,
       leasesTaken: leases.taken,
       leasedTokens: leases.takenTokens,
       leasesReturned: giveBacks.returned,
@@ -321,8 +325,8 @@ export class TwoTierStore implements RateLimitStore {
       if (pending) return this.join(request, now, waits, deadline, pending, later);
     }
     const left = deadline - performance.now();
-    if (left < MIN_CALL_MS) return this.timedOut(request);
-    return this.decideWithRedis(request, now, states, remote, leased ?? [], left, deadline);
+    if (left < MIN_CALL_MS) return this.roundTrip.timedOut(request);
+    return this.roundTrip.call(request, now, { states, remote, leased: leased ?? [] }, left, deadline);
   }
 
   /**
@@ -349,91 +353,9 @@ export class TwoTierStore implements RateLimitStore {
       answers = Promise.race([answers, expired]).finally(() => clearTimeout(timer));
     }
     return answers.then((ok) => {
-      if (ok === undefined || ok.includes(false)) return this.timedOut(request, ok !== undefined);
+      if (ok === undefined || ok.includes(false)) return this.roundTrip.timedOut(request, ok !== undefined);
       return this.decide(request, now, waits + 1, deadline);
     });
-  }
-
-  /** A request whose deadline passed (or whose key's call in flight failed): rejected, for the module's `failMode`. */
-  private timedOut(request: ConsumeRequest, callFailed = false): Promise<never> {
-    this.failed.add(request);
-    this.fallback.failed();
-    const why = callFailed ? 'the Redis call it waited for failed' : `no answer from Redis within ${this.timeoutMs} ms`;
-    return Promise.reject(new RateLimitStoreError(`TwoTierStore: ${why}`));
-  }
-
-  /** One Redis call for the checks lacking tokens; leased checks are charged only if it admits. */
-  private decideWithRedis(
-    request: ConsumeRequest,
-    now: number,
-    all: KeyState[],
-    remote: number[],
-    leased: number[],
-    timeoutMs: number,
-    deadline: number,
-  ): Promise<ConsumeResult> {
-    const { checks } = request;
-    const reservations: Reservation[] = leased.map((index) => this.leases.reserve(index, checks[index]!, all[index]!, now));
-    const states = remote.map((i) => all[i]!);
-    const asked = this.leases.ask(checks, remote, states);
-    // Tokens due back go first: Redis must not count them as taken when it decides.
-    this.giveBacks.flush();
-    this.redisCallCount++;
-    const call = this.redis.lease({ checks: asked, now: request.now }, timeoutMs);
-    const settle = () => {
-      for (const state of states) if (state.pending === settled) state.pending = undefined;
-    };
-    const answered = call.then(
-      (result) => {
-        settle();
-        // A write reached Redis: towards the end of a fallback.
-        this.fallback.succeeded();
-        return this.applyAnswer(request, now, remote, states, reservations, result);
-      },
-      (error: unknown) => {
-        settle();
-        for (let r = reservations.length - 1; r >= 0; r--) this.leases.unreserve(reservations[r]!);
-        this.failed.add(request);
-        this.fallback.failed();
-        throw toStoreError(error, 'TwoTierStore: Redis failed');
-      },
-    );
-    // What requests waiting on this key await: never rejects.
-    const settled: Promise<boolean> = answered.then(yes, no);
-    for (const state of states) {
-      state.pending = settled;
-      state.pendingDeadline = deadline;
-    }
-    return answered;
-  }
-
-  /** Redis answered: each asked key's view, lease and hold updated; the request's decisions. */
-  private applyAnswer(
-    request: ConsumeRequest,
-    now: number,
-    remote: number[],
-    states: KeyState[],
-    reservations: Reservation[],
-    result: LeaseResult,
-  ): ConsumeResult {
-    const { checks } = request;
-    const decisions: RateLimitDecision[] = new Array(checks.length);
-    const { allowed } = result;
-    remote.forEach((index, j) => {
-      const check = checks[index]!;
-      const state = this.keys.touch(check.key, states[j]!);
-      decisions[index] = this.leases.settle(check, state, result.decisions[j]!, result.extras[j] ?? 0, allowed, now);
-    });
-    if (allowed) {
-      for (const reservation of reservations) decisions[reservation.index] = reservation.outcome.decision;
-    } else {
-      for (let r = reservations.length - 1; r >= 0; r--) {
-        const reservation = reservations[r]!;
-        this.leases.unreserve(reservation);
-        decisions[reservation.index] = gcraPeek(reservation.state.shadowTat, now, checks[reservation.index]!.limit);
-      }
-    }
-    return { allowed, decisions };
   }
 
   /** Redis is failing: the local fallback decides for the checks lacking a lease. */
@@ -463,11 +385,4 @@ export class TwoTierStore implements RateLimitStore {
     const { decision } = gcraConsume(state.shadowTat, now, check.limit, check.cost);
     return decision.allowed ? gcraPeek(state.shadowTat, now, check.limit) : decision;
   }
-}
-
-function yes(): boolean {
-  return true;
-}
-function no(): boolean {
-  return false;
 }

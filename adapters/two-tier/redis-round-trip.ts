@@ -1,0 +1,128 @@
+import { gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
+import type { ConsumeRequest, ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
+import type { LeaseResult, RedisStore } from '../redis/index.js';
+import type { Fallback } from './fallback.js';
+import type { GiveBackQueue } from './give-back-queue.js';
+import type { KeyState, KeyTable } from './key-table.js';
+import type { LeaseBook, Reservation } from './lease-book.js';
+
+/** The checks of one request that a Redis call decides, and the state they were classified with. */
+export interface RemoteChecks {
+  /** Every check's local state, by index in the request. */
+  readonly states: readonly KeyState[];
+  /** Indexes of the checks lacking tokens: Redis is asked for them (with a lease for hot keys). */
+  readonly remote: readonly number[];
+  /** Indexes of the checks this instance's leases cover: charged only if Redis admits the rest. */
+  readonly leased: readonly number[];
+}
+
+/**
+ * TwoTierStore's Redis side of a decision: one `RedisStore.lease` call for
+ * the checks lacking tokens, the leased checks reserved meanwhile and charged
+ * only if it admits (all or nothing), each asked key's view, lease and hold
+ * updated from the answer, and the promise that requests waiting on those
+ * keys join. A failure (or a request out of time) is recorded for the
+ * fallback and rejects with {@link RateLimitStoreError}, for the module's `failMode`.
+ *
+ * @internal
+ */
+export class RedisRoundTrip {
+  /** Redis calls made for decisions. */
+  calls = 0;
+
+  constructor(
+    private readonly redis: RedisStore,
+    private readonly keys: KeyTable,
+    private readonly leases: LeaseBook,
+    private readonly giveBacks: GiveBackQueue,
+    private readonly fallback: Fallback,
+    /** Requests whose Redis call failed: the store counts them once when the module asks to decide them locally. */
+    private readonly failed: WeakSet<ConsumeRequest>,
+  ) {}
+
+  /** A request whose deadline passed (or whose key's call in flight failed): rejected, for the module's `failMode`. */
+  timedOut(request: ConsumeRequest, callFailed = false): Promise<never> {
+    this.failed.add(request);
+    this.fallback.failed();
+    const why = callFailed ? 'the Redis call it waited for failed' : `no answer from Redis within ${this.redis.timeoutMs} ms`;
+    return Promise.reject(new RateLimitStoreError(`TwoTierStore: ${why}`));
+  }
+
+  /**
+   * One Redis call within `timeoutMs`; `deadline` (`performance.now()` ms) is
+   * recorded on the asked keys, so that requests joining this call know when
+   * it gives up.
+   */
+  call(request: ConsumeRequest, now: number, checks: RemoteChecks, timeoutMs: number, deadline: number): Promise<ConsumeResult> {
+    const { remote, leased, states: all } = checks;
+    const reservations: Reservation[] = leased.map((index) => this.leases.reserve(index, request.checks[index]!, all[index]!, now));
+    const states = remote.map((i) => all[i]!);
+    const asked = this.leases.ask(request.checks, remote as number[], states);
+    // Tokens due back go first: Redis must not count them as taken when it decides.
+    this.giveBacks.flush();
+    this.calls++;
+    const call = this.redis.lease({ checks: asked, now: request.now }, timeoutMs);
+    const settle = () => {
+      for (const state of states) if (state.pending === settled) state.pending = undefined;
+    };
+    const answered = call.then(
+      (result) => {
+        settle();
+        // A write reached Redis: towards the end of a fallback.
+        this.fallback.succeeded();
+        return this.applyAnswer(request, now, remote, states, reservations, result);
+      },
+      (error: unknown) => {
+        settle();
+        for (let r = reservations.length - 1; r >= 0; r--) this.leases.unreserve(reservations[r]!);
+        this.failed.add(request);
+        this.fallback.failed();
+        throw toStoreError(error, 'TwoTierStore: Redis failed');
+      },
+    );
+    // What requests waiting on this key await: never rejects.
+    const settled: Promise<boolean> = answered.then(yes, no);
+    for (const state of states) {
+      state.pending = settled;
+      state.pendingDeadline = deadline;
+    }
+    return answered;
+  }
+
+  /** Redis answered: each asked key's view, lease and hold updated; the request's decisions. */
+  private applyAnswer(
+    request: ConsumeRequest,
+    now: number,
+    remote: readonly number[],
+    states: KeyState[],
+    reservations: Reservation[],
+    result: LeaseResult,
+  ): ConsumeResult {
+    const { checks } = request;
+    const decisions: RateLimitDecision[] = new Array(checks.length);
+    const { allowed } = result;
+    remote.forEach((index, j) => {
+      const check = checks[index]!;
+      const state = this.keys.touch(check.key, states[j]!);
+      decisions[index] = this.leases.settle(check, state, result.decisions[j]!, result.extras[j] ?? 0, allowed, now);
+    });
+    if (allowed) {
+      for (const reservation of reservations) decisions[reservation.index] = reservation.outcome.decision;
+    } else {
+      for (let r = reservations.length - 1; r >= 0; r--) {
+        const reservation = reservations[r]!;
+        this.leases.unreserve(reservation);
+        decisions[reservation.index] = gcraPeek(reservation.state.shadowTat, now, checks[reservation.index]!.limit);
+      }
+    }
+    return { allowed, decisions };
+  }
+}
+
+function yes(): boolean {
+  return true;
+}
+function no(): boolean {
+  return false;
+}
