@@ -17,6 +17,7 @@ export { clientAddress } from './keys/client-address-helper.js';
 
 // Options
 export type { RateLimitOptions, Rate, KeyStrategy, KeyFunctionResult, FailMode } from './interfaces/rate-limit-options.interface.js';
+export type { ChargeMode, RateLimitOutcome } from './policies/charge-by-outcome.js';
 export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, ErrorFormat, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
 
 // Transports (what the guard's protected hooks are given)

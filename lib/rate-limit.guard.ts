@@ -189,8 +189,8 @@ export class RateLimitGuard implements CanActivate {
         ? { limits: pending.limits, decisions: early ? [...early.decisions, ...result.decisions] : result.decisions, policy: route.staticPolicy }
         : { limits: pending.limits.slice(pending.from), decisions: result.decisions, policy: undefined };
     if (!result.allowed) return this.deny(pending, source);
-    if (route.adaptiveNames.length > 0 && exchange.request) {
-      // For the interceptor's outcome reports: each adaptive limit's bucket key.
+    if (route.reportsOutcome && exchange.request) {
+      // For the interceptor's work after the handler: each limit's check (bucket key and cost).
       (exchange.request as RequestWithRateLimit)[RATE_LIMIT_CHECKS] =
         early ? [...early.checks, ...pending.checks] : pending.from === 0 ? pending.checks : undefined;
     }

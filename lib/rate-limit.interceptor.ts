@@ -1,4 +1,4 @@
-import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Inject, Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { tap, type Observable } from 'rxjs';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
@@ -7,6 +7,10 @@ import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import { RATE_LIMIT_CHECKS, RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
+import type { CompiledRoute } from './routes/compiled-route.js';
+import { checksToRefund, failedByDefault } from './policies/charge-by-outcome.js';
+import { RateLimiter } from './rate-limiter.service.js';
+import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
 
 /**
  * Contexts whose outcome is already being reported. Nest hands every
@@ -35,8 +39,13 @@ export class RateLimitInterceptor implements NestInterceptor {
   /** Lets route compilation recognise this interceptor in `@UseInterceptors()` metadata. @internal */
   static readonly [RATE_LIMIT_INTERCEPTOR_BRAND] = true;
 
+  private readonly logger = new Logger('RateLimit');
+  /** Limits whose `isFailure` threw, already said in the log. */
+  private readonly predicateErrors = new Set<string>();
+
   constructor(
     private readonly routes: RateLimitRoutes,
+    private readonly limiter: RateLimiter,
     private readonly adaptive: AdaptiveRateProvider,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
@@ -52,24 +61,18 @@ export class RateLimitInterceptor implements NestInterceptor {
       transport.writeHeaders(response, this.options.headers, pending);
     }
 
-    const names = route.adaptiveNames;
-    if (names.length === 0 || intercepted.has(context)) return next.handle();
+    if (!route.reportsOutcome || intercepted.has(context)) return next.handle();
     intercepted.add(context);
     const startedAt = this.clock.now();
-    // The bucket keys the guard charged (absent when the store failed and the request was admitted anyway).
+    // The checks the guard charged (absent when the store failed and the request was admitted anyway).
     const checks = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_CHECKS];
     const { limits } = route;
     const report = (error: unknown) => {
-      // A clock stepped back during the request (NTP, a test clock) would give a
-      // negative latency, which the controller rightly refuses: the handler's
-      // answer must not turn into an error because of it.
-      const latencyMs = Math.max(0, this.clock.now() - startedAt);
-      // The latency also lets the controller ignore outcomes of requests admitted before its last cut.
-      const result = { error, response, latencyMs, failed: transport.failed(response, error) };
-      for (let i = 0; i < limits.length; i++) {
-        const limit = limits[i]!;
-        if (limit.adaptive) this.adaptive.reportResult(limit.name, result, checks?.[i]?.key);
-      }
+      if (route.adaptiveNames.length > 0) this.reportAdaptive(route, checks, response, error, startedAt);
+      if (!route.chargesByOutcome) return;
+      const outcome = { error, response, context, failed: failedByDefault(error, response) };
+      const refunds = checksToRefund(limits, checks, outcome, this.onPredicateError);
+      if (refunds !== undefined) this.limiter.refundUncharged(refunds);
     };
     return next.handle().pipe(
       tap({
@@ -78,4 +81,28 @@ export class RateLimitInterceptor implements NestInterceptor {
       }),
     );
   }
+
+  /** The outcome, with its latency, to the adaptive controller of each adaptive limit. */
+  private reportAdaptive(route: CompiledRoute, checks: readonly RateLimitCheck[] | undefined, response: unknown, error: unknown, startedAt: number): void {
+    // A clock stepped back during the request (NTP, a test clock) would give a
+    // negative latency, which the controller rightly refuses: the handler's
+    // answer must not turn into an error because of it.
+    const latencyMs = Math.max(0, this.clock.now() - startedAt);
+    // The latency also lets the controller ignore outcomes of requests admitted before its last cut.
+    const result = { error, response, latencyMs, failed: route.transport.failed(response, error) };
+    for (let i = 0; i < route.limits.length; i++) {
+      const limit = route.limits[i]!;
+      if (limit.adaptive) this.adaptive.reportResult(limit.name, result, checks?.[i]?.key);
+    }
+  }
+
+  /** An `isFailure` that throws leaves the request charged; said once per limit. */
+  private readonly onPredicateError = (limitName: string, error: unknown): void => {
+    if (this.predicateErrors.has(limitName)) return;
+    this.predicateErrors.add(limitName);
+    this.logger.error(
+      `RateLimit: limit "${limitName}": isFailure threw (${error instanceof Error ? error.message : String(error)}); ` +
+        'the request stays charged. Said once per limit.',
+    );
+  };
 }

@@ -96,6 +96,20 @@ export class RateLimiter implements OnApplicationShutdown {
     );
   }
 
+  /**
+   * Give `cost` tokens (default 1) back to `key`'s bucket of `limit`, never
+   * making it fuller than it would have been had they not been taken (a
+   * bucket that has refilled meanwhile stays full). For what a limit with
+   * `charge: 'failures'` does by itself, in your own code.
+   */
+  async refund(key: string, limit: ProgrammaticLimit, options: { cost?: number } = {}): Promise<RateLimitDecision> {
+    const cost = options.cost ?? 1;
+    if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.refund: cost must be a positive number, got ${describeValue(cost)}`);
+    const checks = [{ ...this.bucket(key, limit), cost }];
+    const result = await this.call(() => this.store.refund({ checks, now: this.now() }));
+    return result.decisions[0]!;
+  }
+
   /** `key`'s bucket of `limit` as it is now, without charging it. */
   async peek(key: string, limit: ProgrammaticLimit): Promise<RateLimitDecision> {
     const checks = [this.bucket(key, limit)];
@@ -137,9 +151,10 @@ export class RateLimiter implements OnApplicationShutdown {
 
   /**
    * Give back what a request was charged when a later part of its evaluation
-   * denied it (all or nothing across the parts). Nobody waits for it: a
-   * failure is logged like any store failure and otherwise ignored (the
-   * tokens stay spent, the safe side).
+   * denied it (all or nothing across the parts), or when its outcome says it
+   * should not have counted (`charge`). Nobody waits for it: a failure is
+   * logged like any store failure and otherwise ignored (the tokens stay
+   * spent, the safe side).
    *
    * @internal used by the guard
    */

@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { AdaptiveOptions } from '../adaptive/adaptive-options.interface.js';
+import type { ChargeMode, RateLimitOutcome } from '../policies/charge-by-outcome.js';
 
 /**
  * A rate: tokens per second as a number, or `'<n>/<unit>'` / `'<n>/<k><unit>'`
@@ -90,4 +91,17 @@ export interface RateLimitOptions {
   readonly failMode?: FailMode;
   /** Let the AIMD controller move the rate between bounds from downstream outcomes. */
   readonly adaptive?: AdaptiveOptions;
+  /**
+   * Which requests count: `'failures'` (e.g. login attempts) or `'successes'`
+   * give the token back after the handler when the outcome says the request
+   * should not have counted. Race-free: every request is charged when it is
+   * admitted, so concurrent requests can never get past the limit together.
+   * @default 'always'
+   */
+  readonly charge?: ChargeMode;
+  /**
+   * Decides what a failure is for `charge` (default: the handler threw, or
+   * answered 400 or more). An `isFailure` that throws leaves the request charged.
+   */
+  readonly isFailure?: (outcome: RateLimitOutcome) => boolean;
 }

@@ -7,6 +7,7 @@ import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../errors/unknown-options.js';
 import { failModeProblem } from './fail-mode.js';
+import { resolveChargePolicy } from '../policies/charge-by-outcome.js';
 import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
 
@@ -36,6 +37,8 @@ const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   scope: true,
   failMode: true,
   adaptive: true,
+  charge: true,
+  isFailure: true,
 });
 
 /**
@@ -94,6 +97,8 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     fail('adaptive.min', `must be at least ${MIN_RATE} tokens per second (one token per ${MAX_HORIZON_MS} ms, about 3,169 years), got ${adaptive.min}`);
   }
 
+  const charge = resolveChargePolicy(options.charge, options.isFailure, fail);
+
   return {
     name,
     rate,
@@ -104,6 +109,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     namespace: bucketNamespace('token-bucket', name, scope === 'shared' ? SHARED_ROUTE : context.routeId),
     failMode: options.failMode,
     adaptive,
+    charge,
   };
 }
 

@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { AdaptiveConfig } from '../adaptive/resolve-adaptive-options.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { Identify } from '../keys/key-strategy.js';
+import type { ChargePolicy } from '../policies/charge-by-outcome.js';
 import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
 
 /**
@@ -25,4 +26,6 @@ export interface ResolvedLimit {
   readonly namespace: string;
   readonly failMode: FailMode | undefined;
   readonly adaptive: AdaptiveConfig | undefined;
+  /** Set when the limit counts only failures or only successes (a refund after the handler). */
+  readonly charge: ChargePolicy | undefined;
 }

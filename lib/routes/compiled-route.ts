@@ -30,6 +30,13 @@ export interface CompiledRoute {
   readonly failMode: FailMode;
   /** Names of the adaptive limits, whose outcomes the interceptor reports. */
   readonly adaptiveNames: readonly string[];
+  /**
+   * The interceptor has work after the handler (adaptive limits, limits that
+   * count only failures or successes): the guard leaves it the bucket keys it charged.
+   */
+  readonly reportsOutcome: boolean;
+  /** Some limit counts only failures or only successes: the interceptor may give tokens back. */
+  readonly chargesByOutcome: boolean;
   /** `RateLimit-Policy` value, precomputed when no limit is adaptive (the quota cannot change). */
   readonly staticPolicy: string | undefined;
 }

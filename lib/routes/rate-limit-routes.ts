@@ -137,6 +137,8 @@ export class RateLimitRoutes implements OnModuleInit {
       // Each limit may override the module's fail mode; the strictest one wins.
       failMode: strictestFailMode(limits.map((limit) => limit.failMode ?? this.options.failMode)),
       adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
+      reportsOutcome: limits.some((limit) => limit.adaptive !== undefined || limit.charge !== undefined),
+      chargesByOutcome: limits.some((limit) => limit.charge !== undefined),
       staticPolicy: limits.some((limit) => limit.adaptive) ? undefined : policyHeader(limits),
     };
     let byHandler = this.routes.get(controller);

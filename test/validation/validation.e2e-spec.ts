@@ -78,6 +78,8 @@ describe('start-up validation', () => {
       ["scope 'global'", { rate: 1, scope: 'global' }, `scope must be 'route' or 'shared', got "global"`],
       ["failMode 'maybe'", { rate: 1, failMode: 'maybe' }, `failMode ${FAIL_MODE_PROBLEM}, got "maybe"`],
       ["failMode 'local' on the (default) MemoryStore", { rate: 1, failMode: 'local' }, `failMode ${LOCAL_PROBLEM}`],
+      ["charge 'failure'", { rate: 1, charge: 'failure' }, `charge must be 'always', 'failures' or 'successes', got "failure"`],
+      ['isFailure without charge', { rate: 1, isFailure: () => true }, "isFailure only applies with charge: 'failures' or 'successes'; this limit counts every request"],
     ])('%s', async (_case, limit, problem) => {
       await expectBootFailure({}, [controllerWith('BadController', limit)], `RateLimit: BadController.handler, limit "default": ${problem}`);
     });
@@ -264,7 +266,7 @@ describe('start-up validation', () => {
       [
         'blockDuration (not built) in defaults',
         { defaults: { rate: 1, blockDuration: 60 } },
-        'RateLimit: RateLimitModule options, limit "default": blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive)',
+        'RateLimit: RateLimitModule options, limit "default": blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure)',
       ],
       ['default: for defaults', { default: { rate: '2/min' } }, 'RateLimitModule: default is not an option (did you mean defaults?)'],
       ['trustproxy: for trustProxy', { trustproxy: true }, 'RateLimitModule: trustproxy is not an option (did you mean trustProxy?)'],

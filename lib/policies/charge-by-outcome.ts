@@ -1,0 +1,115 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { describeValue } from '../errors/option-error.js';
+import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
+import type { RateLimitCheck } from '../store/rate-limit-store.interface.js';
+
+/**
+ * Which requests a limit counts:
+ * - `'always'`: every admitted request (the default);
+ * - `'failures'`: only those whose handler failed (login attempts: a
+ *   successful login gives its token back);
+ * - `'successes'`: only those whose handler succeeded (a failed call gives
+ *   its token back).
+ */
+export type ChargeMode = 'always' | 'failures' | 'successes';
+
+/**
+ * What a handler's call came to, as `RateLimitInterceptor` sees it: the
+ * input of a limit's `isFailure` predicate.
+ *
+ * @publicApi
+ */
+export interface RateLimitOutcome {
+  /** What the handler threw (or its observable errored with); `undefined` when it completed. */
+  readonly error: unknown;
+  /** The response the transport found (Express `res`, Fastify `reply`); `undefined` where there is none (WebSocket, RPC). */
+  readonly response: unknown;
+  /** The call being judged (its request, handler and class). */
+  readonly context: ExecutionContext;
+  /**
+   * The default verdict, used when the limit has no `isFailure`: the handler
+   * threw (anything but the limiter's own `RateLimitExceededException`), or
+   * the response's status is 400 or more.
+   */
+  readonly failed: boolean;
+}
+
+/** A limit's `charge` and `isFailure`, validated. @internal */
+export interface ChargePolicy {
+  readonly mode: 'failures' | 'successes';
+  readonly isFailure: ((outcome: RateLimitOutcome) => boolean) | undefined;
+}
+
+/**
+ * Validate `charge` and `isFailure`; `undefined` for a limit that counts
+ * every request (nothing to do after the handler). Throws through `fail`.
+ */
+export function resolveChargePolicy(
+  charge: unknown,
+  isFailure: unknown,
+  fail: (option: string, problem: string) => never,
+): ChargePolicy | undefined {
+  const mode = charge ?? 'always';
+  if (mode !== 'always' && mode !== 'failures' && mode !== 'successes') {
+    fail('charge', `must be 'always', 'failures' or 'successes', got ${describeValue(charge)}`);
+  }
+  if (isFailure !== undefined && typeof isFailure !== 'function') {
+    fail('isFailure', `must be a function (outcome) => boolean, got ${describeValue(isFailure)}`);
+  }
+  if (mode === 'always') {
+    if (isFailure !== undefined) fail('isFailure', "only applies with charge: 'failures' or 'successes'; this limit counts every request");
+    return undefined;
+  }
+  return { mode: mode as ChargePolicy['mode'], isFailure: isFailure as ChargePolicy['isFailure'] };
+}
+
+/**
+ * The default verdict: a thrown error (other than the limiter's own 429), or
+ * a status of 400 or more on the response (HTTP; a transport without one has
+ * no status and fails only by throwing).
+ */
+export function failedByDefault(error: unknown, response: unknown): boolean {
+  if (error !== undefined) return !(error instanceof RateLimitExceededException);
+  const status = (response as { statusCode?: unknown } | undefined)?.statusCode;
+  return typeof status === 'number' && status >= 400;
+}
+
+/**
+ * Whether the request should stay charged, given its outcome. A predicate
+ * that throws cannot decide: the request stays charged (the safe side), and
+ * the caller says so in the log.
+ */
+export function keepsCharge(policy: ChargePolicy, outcome: RateLimitOutcome): boolean {
+  const failed = policy.isFailure ? policy.isFailure(outcome) === true : outcome.failed;
+  return policy.mode === 'failures' ? failed : !failed;
+}
+
+/**
+ * The checks to give back after a handler's outcome: those of limits with a
+ * {@link ChargePolicy} whose outcome says the request should not have
+ * counted. `undefined` when there is none (no allocation on that path).
+ * `onPredicateError` is told when an `isFailure` throws (the check stays charged).
+ */
+export function checksToRefund(
+  limits: readonly { readonly name: string; readonly charge: ChargePolicy | undefined }[],
+  checks: readonly RateLimitCheck[] | undefined,
+  outcome: RateLimitOutcome,
+  onPredicateError: (limitName: string, error: unknown) => void,
+): RateLimitCheck[] | undefined {
+  if (checks === undefined) return undefined; // not charged (a store failure admitted it): nothing to give back
+  let refunds: RateLimitCheck[] | undefined;
+  for (let i = 0; i < limits.length; i++) {
+    const { charge, name } = limits[i]!;
+    const check = checks[i];
+    if (charge === undefined || check === undefined) continue;
+    let keep: boolean;
+    try {
+      keep = keepsCharge(charge, outcome);
+    } catch (error) {
+      onPredicateError(name, error);
+      continue;
+    }
+    if (!keep) (refunds ??= []).push(check);
+  }
+  return refunds;
+}
