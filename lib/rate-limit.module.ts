@@ -61,16 +61,17 @@ const afterRouteGuardsBinding: Provider = {
 
 /**
  * With `global: false` the application binds the guard and the interceptor
- * itself; module-wide adaptive limits then adapt only where it bound the
- * interceptor. Said once at start-up rather than left to be discovered.
+ * itself; module-wide adaptive limits then adapt, and limits that charge by
+ * outcome give tokens back, only where it bound the interceptor. Said once at start-up rather than left to be discovered.
  */
 const unboundInterceptorWarning: Provider = {
   provide: 'RATE_LIMIT:UNBOUND_INTERCEPTOR_WARNING',
   useFactory: (options: ResolvedModuleOptions) => {
     if (!needsAfterHandler([...options.limits, options.defaults])) return false;
     new Logger('RateLimit').warn(
-      'RateLimitModule: global is false and the module limits or defaults are adaptive: their outcomes are only ' +
-        'reported where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere their rate never adapts',
+      'RateLimitModule: global is false and the module limits or defaults are adaptive or charge by outcome: their outcomes are only ' +
+        'handled where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere an adaptive rate never adapts and ' +
+        "charge: 'failures' / 'successes' counts every request",
     );
     return true;
   },
