@@ -25,6 +25,7 @@ import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { ConsumeResult, MaybePromise, RateLimitCheck, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
 import { isPromiseLike, settle } from './util/maybe-promise.js';
+import { RouteSkipping } from './policies/route-skipping.js';
 import type { RequestLike } from './keys/key-strategy.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
@@ -85,6 +86,8 @@ export class RateLimitGuard implements CanActivate {
   /** Lets the module recognise the guard (and subclasses) in `@UseGuards()` metadata and global guards. @internal */
   static readonly [RATE_LIMIT_GUARD_BRAND] = true;
   private readonly effective = new WeakMap<CompiledRoute, EffectiveBuckets>();
+  /** `skip` and `allowList`: which limits a call skips. */
+  private readonly skipping: RouteSkipping;
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
   private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): boolean => this.decide(pending, result);
   private readonly onFailed = (pending: PendingDecision, error: unknown): boolean => this.storeFailed(pending, error);
@@ -95,22 +98,19 @@ export class RateLimitGuard implements CanActivate {
     private readonly adaptive: AdaptiveRateProvider,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
-  ) {}
+  ) {
+    this.skipping = new RouteSkipping(options);
+  }
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
     const route = this.routes.forContext(context);
-    const count = route.limits.length;
-    if (count === 0) return true;
+    if (route.limits.length === 0) return true;
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
     const state = context as ContextWithEvaluation;
     if (state[RATE_LIMIT_EVALUATION] !== undefined) return true;
-    if (route.afterRouteGuards === count) {
-      state[RATE_LIMIT_EVALUATION] = EVALUATED;
-      return this.evaluate(context, route, 0, count, undefined);
-    }
-    const split: SplitEvaluation = { guard: this, early: undefined, finished: false };
-    state[RATE_LIMIT_EVALUATION] = split;
-    return route.afterRouteGuards === 0 ? true : this.evaluate(context, route, 0, route.afterRouteGuards, split);
+    state[RATE_LIMIT_EVALUATION] = EVALUATED;
+    if (route.skips || this.skipping.active) return this.skipping.narrow(context, route, this.start);
+    return this.start(context, route);
   }
 
   /**
@@ -120,9 +120,18 @@ export class RateLimitGuard implements CanActivate {
    * @internal
    */
   evaluateAfterRouteGuards(context: ExecutionContext, split: SplitEvaluation): MaybePromise<boolean> {
-    const route = this.routes.forContext(context);
+    const { route } = split;
     return this.evaluate(context, route, route.afterRouteGuards, route.limits.length, split);
   }
+
+  /** Evaluate the route's limits (those the call does not skip): at once, or in two parts around the route's own guards. */
+  private readonly start = (context: ExecutionContext, route: CompiledRoute): MaybePromise<boolean> => {
+    const count = route.limits.length;
+    if (route.afterRouteGuards === count) return this.evaluate(context, route, 0, count, undefined);
+    const split: SplitEvaluation = { guard: this, early: undefined, finished: false, route };
+    (context as ContextWithEvaluation)[RATE_LIMIT_EVALUATION] = split;
+    return route.afterRouteGuards === 0 ? true : this.evaluate(context, route, 0, route.afterRouteGuards, split);
+  };
 
   /** The request (for keys) and response (for headers) of the current context, as the route's transport finds them. */
   protected getRequestResponse(context: ExecutionContext, transport: RateLimitTransport): RequestResponse {

@@ -4,7 +4,7 @@ import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import { RATE_LIMIT_CHECKS, RATE_LIMIT_HEADERS, type RequestWithRateLimit } from './rate-limit.request-state.js';
+import { RATE_LIMIT_CHECKS, RATE_LIMIT_HEADERS, RATE_LIMIT_ROUTE, type RequestWithRateLimit } from './rate-limit.request-state.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
@@ -52,9 +52,11 @@ export class RateLimitInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const route = this.routes.forContext(context);
-    const { transport } = route;
+    const compiled = this.routes.forContext(context);
+    const { transport } = compiled;
     const { request, response } = transport.requestResponse(context);
+    // The route narrowed to the limits the call did not skip, when it skipped some.
+    const route = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_ROUTE] ?? compiled;
     const pending = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_HEADERS];
     if (pending) {
       (request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = undefined;

@@ -1,6 +1,7 @@
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { HeaderSource } from './headers/write-headers.js';
 import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
+import type { CompiledRoute } from './routes/compiled-route.js';
 
 /**
  * Where the guard leaves the headers for `RateLimitInterceptor` on routes
@@ -22,10 +23,22 @@ export const RATE_LIMIT_HEADERS: unique symbol = Symbol('RATE_LIMIT:HEADERS');
  */
 export const RATE_LIMIT_CHECKS: unique symbol = Symbol('RATE_LIMIT:CHECKS');
 
+/**
+ * Where the guard leaves, on the request, the route narrowed to the limits a
+ * call does not skip (`skip`): what the interceptor then works with (its
+ * checks and headers are the narrowed route's). On the request, not the
+ * execution context: Nest gives guards and interceptors different context
+ * objects. Absent when nothing was skipped.
+ *
+ * @internal
+ */
+export const RATE_LIMIT_ROUTE: unique symbol = Symbol('RATE_LIMIT:ROUTE');
+
 /** @internal */
 export interface RequestWithRateLimit {
   [RATE_LIMIT_HEADERS]?: HeaderSource;
   [RATE_LIMIT_CHECKS]?: readonly RateLimitCheck[];
+  [RATE_LIMIT_ROUTE]?: CompiledRoute;
 }
 
 /**
@@ -55,6 +68,8 @@ export interface SplitEvaluation {
   early: { readonly checks: readonly RateLimitCheck[]; readonly decisions: readonly RateLimitDecision[] } | undefined;
   /** The second part ran (the slot may be reached twice if it is bound twice). */
   finished: boolean;
+  /** The route being evaluated (narrowed to the limits the call does not skip). */
+  readonly route: CompiledRoute;
 }
 
 /** @internal */

@@ -4,7 +4,9 @@ import type { ErrorFormat, HeadersMode, RateLimitModuleOptions } from './interfa
 import type { FailMode, KeyStrategy, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { Logger } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET } from './keys/ip-address.js';
-import { compileRequestAddress, type RequestAddress } from './keys/request-address.js';
+import { compileRequestAddress, type AddressedRequest, type RequestAddress } from './keys/request-address.js';
+import { compileAddressList } from './keys/address-list.js';
+import { resolveSkip, type SkipPredicate } from './policies/skip.js';
 import { describeValue, optionError } from './errors/option-error.js';
 import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
 import { HEADER_MODES } from './headers/write-headers.js';
@@ -30,6 +32,10 @@ export interface ResolvedModuleOptions {
   readonly defaultKey: KeyStrategy;
   readonly defaults: RateLimitOptions | undefined;
   readonly limits: readonly RateLimitOptions[];
+  /** The module's `skip`: no limit applies to a call it skips. */
+  readonly skip: SkipPredicate | undefined;
+  /** The module's `allowList`, as a test of the request: no limit applies to a client it holds. */
+  readonly allowed: ((request: AddressedRequest | undefined) => boolean) | undefined;
 }
 
 
@@ -48,6 +54,8 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   trustProxy: true,
   clock: true,
   ipv6Subnet: true,
+  skip: true,
+  allowList: true,
 });
 
 /**
@@ -101,6 +109,27 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     defaultKey: options.defaults?.key ?? 'ip',
     defaults: options.defaults,
     limits: options.limits ?? [],
+    skip: resolveSkip(options.skip, fail),
+    allowed: compileAllowList(options, fail),
+  };
+}
+
+/**
+ * `allowList` as a test of the request: its client address resolved as the
+ * `'ip'` key resolves it (same `trustProxy`), IPv6 unabridged (the `'ip'` key
+ * groups it by `ipv6Subnet`; an allow list names hosts and networks).
+ */
+function compileAllowList(options: RateLimitModuleOptions, fail: (option: string, problem: string) => never): ResolvedModuleOptions['allowed'] {
+  const entries = options.allowList;
+  if (entries === undefined) return undefined;
+  if (!Array.isArray(entries)) fail('allowList', `must be a list of addresses and CIDRs, got ${describeValue(entries)}`);
+  if (entries.length === 0) return undefined;
+  const listed = compileAddressList(entries, 'allowList');
+  // Said by the 'ip' key's resolver already: this one says nothing.
+  const address = compileRequestAddress({ trustProxy: options.trustProxy, ipv6Subnet: 128, onUntrustedForward: () => undefined });
+  return (request) => {
+    const client = address(request);
+    return client !== undefined && listed(client);
   };
 }
 

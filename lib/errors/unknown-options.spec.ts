@@ -77,7 +77,7 @@ describe('rejectUnknownOptions', () => {
 
   it('lists the known names when none is close', () => {
     expect(() => rejectUnknownOptions(where, { rate: 1, blockDuration: 60 }, LIMIT)).toThrow(
-      new TypeError(`${where}: blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure)`),
+      new TypeError(`${where}: blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive)`),
     );
   });
 

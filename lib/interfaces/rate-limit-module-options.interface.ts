@@ -1,6 +1,7 @@
 import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
+import type { SkipPredicate } from '../policies/skip.js';
 
 /**
  * Which rate-limit headers to write (see docs/headers.md for every field).
@@ -70,6 +71,17 @@ export interface RateLimitModuleOptions {
    * @default 64
    */
   readonly ipv6Subnet?: number;
+  /**
+   * When it answers `true` (synchronously or not), no limit applies to the
+   * call: nothing charged, no headers (e.g. internal health checks, a list of
+   * partner API keys). One that throws or rejects does not skip, and says so once.
+   */
+  readonly skip?: SkipPredicate;
+  /**
+   * Client addresses and CIDRs no limit applies to (`'10.0.0.0/8'`, `'::1'`),
+   * the client address resolved as for the `'ip'` key (`trustProxy` included).
+   */
+  readonly allowList?: readonly string[];
   /** Milliseconds; for tests and simulations. @default Date.now */
   readonly clock?: RateLimitClock;
 }

@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { AdaptiveOptions } from '../adaptive/adaptive-options.interface.js';
 import type { ChargeMode, RateLimitOutcome } from '../policies/charge-by-outcome.js';
+import type { SkipPredicate } from '../policies/skip.js';
 
 /**
  * A rate: tokens per second as a number, or `'<n>/<unit>'` / `'<n>/<k><unit>'`
@@ -104,4 +105,10 @@ export interface RateLimitOptions {
    * answered 400 or more). An `isFailure` that throws leaves the request charged.
    */
   readonly isFailure?: (outcome: RateLimitOutcome) => boolean;
+  /**
+   * When it answers `true` (synchronously or not), this limit does not apply
+   * to the call: not charged, not in the headers. One that throws or rejects
+   * does not skip, and says so once in the log.
+   */
+  readonly skip?: SkipPredicate;
 }

@@ -1,4 +1,4 @@
-import { BlockList } from 'node:net';
+import { compileAddressList } from './address-list.js';
 import type { TrustProxy } from '../interfaces/rate-limit-module-options.interface.js';
 import { describeValue } from '../errors/option-error.js';
 import { canonicalIp } from './ip-address.js';
@@ -52,47 +52,22 @@ export function compileTrustProxy(trustProxy: TrustProxy): ClientAddressResolver
     };
   }
   if (Array.isArray(trustProxy)) {
-    const trusted = trustedList(trustProxy);
+    const isTrusted = compileAddressList(trustProxy, 'trustProxy');
     return (socket, forwarded) => {
       if (socket === undefined) return undefined;
       // Walk from the nearest hop outwards: the first address not a trusted
       // proxy is the client; anything further left was written by that client.
-      if (!isTrusted(trusted, socket)) return socket;
+      if (!isTrusted(socket)) return socket;
       let previous = socket;
       for (const entry of forwardedFromRight(forwarded, MAX_FORWARDED_ENTRIES)) {
-        const ip = canonicalIp(entry);
-        if (!ip) return previous; // not an address: the hop to its right is the client
-        if (!trusted.check(ip.address, ip.family === 4 ? 'ipv4' : 'ipv6')) return entry;
+        if (!canonicalIp(entry)) return previous; // not an address: the hop to its right is the client
+        if (!isTrusted(entry)) return entry;
         previous = entry;
       }
       return previous;
     };
   }
   throw new TypeError(`RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got ${describeValue(trustProxy)}`);
-}
-
-/** Whether `entry` is an address in the trusted list (not an address: not trusted). */
-function isTrusted(trusted: BlockList, entry: string): boolean {
-  const ip = canonicalIp(entry);
-  return ip !== undefined && trusted.check(ip.address, ip.family === 4 ? 'ipv4' : 'ipv6');
-}
-
-function trustedList(entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address, prefix, ...rest] = String(entry).split('/');
-    const ip = address === undefined ? undefined : canonicalIp(address);
-    // Digits only: Number('') is 0, and '10.0.0.0/' must not trust every address.
-    const bits = prefix === undefined ? undefined : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
-    const maxBits = ip?.family === 4 ? 32 : 128;
-    if (!ip || rest.length > 0 || (bits !== undefined && (!Number.isInteger(bits) || bits > maxBits))) {
-      throw new TypeError(`RateLimitModule: trustProxy entry ${JSON.stringify(entry)} is not an IP address or CIDR`);
-    }
-    const type = ip.family === 4 ? 'ipv4' : 'ipv6';
-    if (bits === undefined) list.addAddress(ip.address, type);
-    else list.addSubnet(ip.address, bits, type);
-  }
-  return list;
 }
 
 const COMMA = 44;

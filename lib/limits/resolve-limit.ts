@@ -8,6 +8,7 @@ import { describeValue, optionError } from '../errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../errors/unknown-options.js';
 import { failModeProblem } from './fail-mode.js';
 import { resolveChargePolicy } from '../policies/charge-by-outcome.js';
+import { resolveSkip } from '../policies/skip.js';
 import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
 
@@ -39,6 +40,7 @@ const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   adaptive: true,
   charge: true,
   isFailure: true,
+  skip: true,
 });
 
 /**
@@ -98,6 +100,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   }
 
   const charge = resolveChargePolicy(options.charge, options.isFailure, fail);
+  const skip = resolveSkip(options.skip, fail);
 
   return {
     name,
@@ -110,6 +113,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     failMode: options.failMode,
     adaptive,
     charge,
+    skip,
   };
 }
 

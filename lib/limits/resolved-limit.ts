@@ -3,6 +3,7 @@ import type { AdaptiveConfig } from '../adaptive/resolve-adaptive-options.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { Identify } from '../keys/key-strategy.js';
 import type { ChargePolicy } from '../policies/charge-by-outcome.js';
+import type { SkipPredicate } from '../policies/skip.js';
 import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
 
 /**
@@ -28,4 +29,5 @@ export interface ResolvedLimit {
   readonly adaptive: AdaptiveConfig | undefined;
   /** Set when the limit counts only failures or only successes (a refund after the handler). */
   readonly charge: ChargePolicy | undefined;
+  readonly skip: SkipPredicate | undefined;
 }

@@ -14,8 +14,12 @@ import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
  * `nestjs-holdup:local-fallback`, `nestjs-holdup:rate-change`.
  */
 
-/** How a request's rate-limit decision ended. */
-export type DecisionResult = 'admitted' | 'denied' | 'fail-open' | 'fail-closed';
+/**
+ * How a request's rate-limit decision ended. `'skipped'`: `allowList` or a
+ * `skip` predicate took limits out of the decision (`limits` names them; a
+ * call that skips some limits is also decided for the others).
+ */
+export type DecisionResult = 'admitted' | 'denied' | 'fail-open' | 'fail-closed' | 'skipped';
 
 /** Published on `nestjs-holdup:decision`, once per request the guard decided. */
 export interface DecisionEvent {

@@ -139,6 +139,7 @@ export class RateLimitRoutes implements OnModuleInit {
       adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
       reportsOutcome: limits.some((limit) => limit.adaptive !== undefined || limit.charge !== undefined),
       chargesByOutcome: limits.some((limit) => limit.charge !== undefined),
+      skips: limits.some((limit) => limit.skip !== undefined),
       staticPolicy: limits.some((limit) => limit.adaptive) ? undefined : policyHeader(limits),
     };
     let byHandler = this.routes.get(controller);
