@@ -27,6 +27,8 @@ export interface ResolvedModuleOptions {
   /** The client address of a request as every address key sees it. */
   readonly address: RequestAddress;
   readonly ipv6Subnet: number;
+  /** `trustProxy` is set (forwarded addresses count, where a transport can read them). */
+  readonly trustsProxies: boolean;
   /** What must be said once rather than per request goes here (Nest's logger, context `RateLimit`). */
   readonly warn: (message: string) => void;
   readonly defaultKey: KeyStrategy;
@@ -105,6 +107,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     clock,
     address: compileRequestAddress({ trustProxy: options.trustProxy, ipv6Subnet, onUntrustedForward: once(untrustedForwardWarning, warn) }),
     ipv6Subnet,
+    trustsProxies: options.trustProxy !== undefined && options.trustProxy !== false && options.trustProxy !== 0,
     warn,
     defaultKey: options.defaults?.key ?? 'ip',
     defaults: options.defaults,

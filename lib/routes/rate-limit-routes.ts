@@ -14,6 +14,7 @@ import { describeHandler, type HandlerKind } from '../transports/handler-kind.js
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
 import type { CompiledRoute } from './compiled-route.js';
 import { bindAfterRouteGuards, hasOwnGuards, runsAfterRouteGuards } from './after-route-guards.js';
+import { bindWsExceptionFilter } from '../transports/ws-reply.js';
 import { RouteIds } from './route-id.js';
 
 type Handler = (...args: unknown[]) => unknown;
@@ -105,6 +106,8 @@ export class RateLimitRoutes implements OnModuleInit {
     for (const wrapper of classes) {
       const target = wrapper.metatype as Type | undefined;
       if (!target?.prototype || wrapper.isAlias) continue;
+      // Gateways get no global filter from Nest: a denial from RateLimiter.enforce() needs one of its own.
+      bindWsExceptionFilter(target);
       for (const method of this.scanner.getAllMethodNames(target.prototype)) {
         const handler = target.prototype[method] as Handler;
         if (typeof handler !== 'function' || !hasOwnGuards(target, handler)) continue;

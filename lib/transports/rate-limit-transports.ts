@@ -33,7 +33,7 @@ export class RateLimitTransports {
   private readonly host: TransportHost;
 
   constructor(adapterHost: HttpAdapterHost, @Inject(RESOLVED_RATE_LIMIT_OPTIONS) options: ResolvedModuleOptions) {
-    this.host = { adapter: () => adapterHost.httpAdapter, warn: options.warn };
+    this.host = { adapter: () => adapterHost.httpAdapter, warn: options.warn, trustsProxies: options.trustsProxies };
     this.byType.set('http', new HttpTransport(this.host.adapter, options.errorFormat));
     this.byType.set('graphql', new GraphqlTransport(this.host.adapter));
   }

@@ -14,7 +14,7 @@ export interface RateLimitErrorObject {
 }
 
 /** The error object of a denial. */
-export function denialErrorObject(denial: RateLimitDenial): RateLimitErrorObject {
+export function denialErrorObject(denial: Pick<RateLimitDenial, 'retryAfter'>): RateLimitErrorObject {
   return {
     status: 'error',
     statusCode: HttpStatus.TOO_MANY_REQUESTS,

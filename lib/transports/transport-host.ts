@@ -6,4 +6,6 @@ export interface TransportHost {
   readonly adapter: () => HttpServer | undefined;
   /** Says something once (the module's logger). */
   readonly warn: (message: string) => void;
+  /** The module's `trustProxy` is set: transports that cannot read forwarded addresses say so. */
+  readonly trustsProxies: boolean;
 }
