@@ -10,6 +10,7 @@ export { RateLimitExceededException, type RateLimitExceededDetails } from './rat
 export { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 export { QUOTA_EXCEEDED_TYPE } from './errors/denial-body.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
+export { RateLimitKeyError } from './errors/rate-limit-key.error.js';
 export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
 
 // Keys: the client address as the module sees it, for key functions

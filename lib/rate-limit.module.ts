@@ -7,6 +7,7 @@ import {
   RATE_LIMIT_ASYNC_OPTIONS_TYPE,
   RATE_LIMIT_OPTIONS_TYPE,
 } from './rate-limit.module-definition.js';
+import { RateLimitMessageHandlerGuards } from './routes/message-handler-guards.js';
 import { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitInterceptor } from './rate-limit.interceptor.js';
@@ -105,7 +106,7 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
 
   private static complete(definition: DynamicModule, global = true): DynamicModule {
     const guard: Provider[] = global
-      ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor]
+      ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor, RateLimitMessageHandlerGuards]
       : [unboundInterceptorWarning, RateLimitGuardCoverage];
     return {
       ...definition,

@@ -1,3 +1,4 @@
+import { RateLimitKeyError } from '../errors/rate-limit-key.error.js';
 import type { ExecutionContext } from '@nestjs/common';
 import type { KeyStrategy } from '../interfaces/rate-limit-options.interface.js';
 import type { MaybePromise } from '../store/rate-limit-store.interface.js';
@@ -29,6 +30,8 @@ export interface KeyEnvironment {
   readonly where: string;
   /** Called when a `'user'` key found no user and fell back to the address (the caller says it once). */
   readonly onUserFallback: () => void;
+  /** Called with the message of a call that could not be keyed, before it is refused (the caller says it once). */
+  readonly onKeyError?: (message: string) => void;
 }
 
 /**
@@ -55,7 +58,7 @@ export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): 
     const address = env.address(request);
     // No address (a transport without peers, such as Redis pub/sub): an
     // error, never one bucket shared by every caller.
-    if (address === undefined) throw noAddressError(env.where);
+    if (address === undefined) throw keyError(env, noAddressMessage(env.where));
     return `ip=${address}`;
   };
   if (typeof strategy === 'function') return keyFunction(strategy, env, byAddress);
@@ -64,7 +67,7 @@ export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): 
   if (strategy === 'connection') {
     return (_context, request) => {
       const connection = connectionIdentity(request);
-      if (connection === undefined) throw noConnectionError(env.where);
+      if (connection === undefined) throw keyError(env, noConnectionMessage(env.where));
       return connection;
     };
   }
@@ -118,15 +121,20 @@ function keyFunction(
   };
 }
 
-function noAddressError(where: string): TypeError {
-  return new TypeError(
+function keyError(env: KeyEnvironment, message: string): RateLimitKeyError {
+  env.onKeyError?.(message);
+  return new RateLimitKeyError(message);
+}
+
+function noAddressMessage(where: string): string {
+  return (
     `RateLimit: ${where}: this call has no client address to key by (its transport gives none, or the connection is gone); ` +
-      "give the limit a key function (or 'header:<name>', 'user', 'connection') so that callers are told apart",
+    "give the limit a key function (or 'header:<name>', 'user', 'connection') so that callers are told apart"
   );
 }
 
-function noConnectionError(where: string): TypeError {
-  return new TypeError(`RateLimit: ${where}: key 'connection' found no connection for this call; give the limit a key function`);
+function noConnectionMessage(where: string): string {
+  return `RateLimit: ${where}: key 'connection' found no connection for this call; give the limit a key function`;
 }
 
 function describeAnswer(value: unknown): string {

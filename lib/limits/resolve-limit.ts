@@ -74,6 +74,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
 
   const keyStrategy = options.key ?? context.defaultKey;
   let userFallbackReported = false;
+  let keyErrorReported = false;
   const identify = compileKeyStrategy(keyStrategy, {
     address: context.address,
     ipv6Subnet: context.ipv6Subnet,
@@ -82,6 +83,12 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
       if (userFallbackReported) return;
       userFallbackReported = true;
       context.warn(userFallbackWarning(`${context.where}, limit "${name}"`));
+    },
+    // Refused calls: said once per limit, not once per call.
+    onKeyError: (message) => {
+      if (keyErrorReported) return;
+      keyErrorReported = true;
+      context.warn(`${message}. Such calls are refused; said once.`);
     },
   });
   if (!identify) {

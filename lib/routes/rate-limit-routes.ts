@@ -95,6 +95,17 @@ export class RateLimitRoutes implements OnModuleInit {
   }
 
   /**
+   * The `@MessagePattern` / `@EventPattern` handlers some limit applies to
+   * (declared on them, their class, or module-wide), found while providers
+   * are instantiated.
+   */
+  *limitedMessageHandlers(): IterableIterator<Handler> {
+    for (const { target, handler, kind } of this.handlers()) {
+      if (kind === 'rpc' && this.declared(target, handler, `${target.name}.${handler.name}`).length > 0) yield handler;
+    }
+  }
+
+  /**
    * Place the second part of the evaluation after the route's own guards on
    * every handler that has guards of its own and a limit keyed by user (see
    * {@link RateLimitAfterRouteGuards}). Runs while providers are instantiated:

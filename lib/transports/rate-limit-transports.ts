@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
@@ -28,7 +28,7 @@ const LOADED: Partial<Record<HandlerKind, (host: TransportHost) => Promise<RateL
  * @internal
  */
 @Injectable()
-export class RateLimitTransports {
+export class RateLimitTransports implements OnModuleDestroy {
   private readonly byType = new Map<string, RateLimitTransport>();
   private readonly host: TransportHost;
 
@@ -44,6 +44,11 @@ export class RateLimitTransports {
       const create = LOADED[kind];
       if (create !== undefined && !this.byType.has(kind)) this.byType.set(kind, await create(this.host));
     }
+  }
+
+  /** Transports that keep something for later (refused events not yet said) finish it. */
+  onModuleDestroy(): void {
+    for (const transport of this.byType.values()) (transport as { close?(): void }).close?.();
   }
 
   /** The transport of a context type (`context.getType()`). */

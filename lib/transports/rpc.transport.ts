@@ -1,4 +1,7 @@
-import type { ExecutionContext } from '@nestjs/common';
+import { IntrinsicException, type ArgumentsHost, type ExecutionContext } from '@nestjs/common';
+import { EMPTY, throwError } from 'rxjs';
+import { EventDropLog } from './event-drop-log.js';
+import { describeHandler } from './handler-kind.js';
 import type { RequestLike } from '../keys/key-strategy.js';
 import { HeaderlessTransport } from './headerless.transport.js';
 import type { RateLimitDenial, RequestResponse } from './rate-limit-transport.interface.js';
@@ -18,14 +21,21 @@ interface RpcContextLike {
  * @internal
  */
 export class RpcTransport extends HeaderlessTransport {
-  private constructor(private readonly RpcException: TransportExceptionClass) {
+  /** Refused events, said once per burst. */
+  readonly eventDrops: EventDropLog;
+
+  private constructor(
+    private readonly RpcException: TransportExceptionClass,
+    host: TransportHost,
+  ) {
     super('rpc');
+    this.eventDrops = new EventDropLog(host.warn);
   }
 
   /** Loads `RpcException` from `@nestjs/microservices` (there is a message handler, so it is installed). */
-  static async create(_host: TransportHost): Promise<RpcTransport> {
+  static async create(host: TransportHost): Promise<RpcTransport> {
     const { RpcException } = await import('@nestjs/microservices');
-    return new RpcTransport(RpcException);
+    return new RpcTransport(RpcException, host);
   }
 
   override requestResponse(context: ExecutionContext): RequestResponse {
@@ -35,15 +45,64 @@ export class RpcTransport extends HeaderlessTransport {
     return { request, response: undefined };
   }
 
-  override denialError(denial: RateLimitDenial, _context: ExecutionContext): Error {
-    return new this.RpcException(denialErrorObject(denial));
+  /**
+   * A refused message: an `RpcException` the client's `send()` rejects with.
+   * A refused event: nobody waits for it, and Nest would log every one; it is
+   * counted and said once per burst instead, and the error thrown is one Nest
+   * does not log (an `IntrinsicException`).
+   */
+  override denialError(denial: RateLimitDenial, context: ArgumentsHost): Error {
+    const error = denialErrorObject(denial);
+    if (!isEventHandler(context)) return new this.RpcException(error);
+    this.eventDrops.dropped(handlerName(context as ExecutionContext), denialNames(denial), denial.retryAfter);
+    return new RateLimitedEvent(error.message);
   }
 
-  override unavailableError(_context: ExecutionContext): Error {
+  /**
+   * A denial from application code (`RateLimiter.enforce()`), as Nest's RPC
+   * exception handling expects it from a filter: the error stream a message's
+   * client rejects with; for an event, counted and said once per burst like
+   * the guard's (an empty stream: nothing to answer, nothing for Nest to log).
+   */
+  override filterReply(denial: RateLimitDenial, host: ArgumentsHost): unknown {
+    const error = denialErrorObject(denial);
+    if (!isEventHandler(host)) return throwError(() => error);
+    this.eventDrops.dropped(handlerName(host as ExecutionContext), denialNames(denial), denial.retryAfter);
+    return EMPTY;
+  }
+
+  override unavailableError(_context: ArgumentsHost): Error {
     return new this.RpcException(unavailableErrorObject());
+  }
+
+  /** The module is shutting down: say what the open bursts of refused events counted. */
+  close(): void {
+    this.eventDrops.flush();
   }
 
   override failed(_response: unknown, error: unknown): boolean {
     return error !== undefined && !(error instanceof this.RpcException);
   }
+}
+
+/** The error a refused event is: Nest does not log an `IntrinsicException`, the module's burst log has said it. */
+class RateLimitedEvent extends IntrinsicException {}
+
+function isEventHandler(context: ArgumentsHost): boolean {
+  // An exception filter's host may know neither (Nest's RPC proxy builds it from the arguments alone).
+  const target = (context as Partial<ExecutionContext>).getClass?.();
+  const handler = (context as Partial<ExecutionContext>).getHandler?.();
+  if (typeof target !== 'function' || typeof handler !== 'function') return false;
+  return describeHandler(target, handler)?.event === true;
+}
+
+function handlerName(context: ExecutionContext): string {
+  return `${context.getClass().name}.${context.getHandler().name}`;
+}
+
+/** The names of the limits that refused (those whose decision denied). */
+function denialNames(denial: RateLimitDenial): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < denial.decisions.length; i++) if (!denial.decisions[i]!.allowed && denial.limits[i]) names.push(denial.limits[i]!.name);
+  return names;
 }
