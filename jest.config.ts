@@ -82,6 +82,10 @@ const base = {
     '^nestjs-holdup/redis$': '<rootDir>/adapters/redis/index.ts',
     '^nestjs-holdup/two-tier$': '<rootDir>/adapters/two-tier/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    // mercurius -> @fastify/static requires content-disposition 3, which is ESM only: Node 20
+    // loads it (require(esm)), jest's module runtime cannot before Node 24.9. Version 2, CommonJS
+    // with the same API, serves it in tests (GraphiQL's static files, which no test fetches); express resolves the same one.
+    '^content-disposition$': '<rootDir>/node_modules/content-disposition/dist/index.js',
   },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],

@@ -23,6 +23,7 @@ export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, Erro
 
 // Transports (what the guard's protected hooks are given)
 export type { RateLimitTransport, RequestResponse, RateLimitDenial } from './transports/rate-limit-transport.interface.js';
+export { RateLimitGraphqlError } from './transports/graphql.transport.js';
 
 // Adaptive limits (the AIMD engine itself: `nestjs-holdup/algorithms`)
 export * from './adaptive/index.js';

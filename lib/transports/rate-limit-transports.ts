@@ -35,7 +35,7 @@ export class RateLimitTransports implements OnModuleDestroy {
   constructor(adapterHost: HttpAdapterHost, @Inject(RESOLVED_RATE_LIMIT_OPTIONS) options: ResolvedModuleOptions) {
     this.host = { adapter: () => adapterHost.httpAdapter, warn: options.warn, trustsProxies: options.trustsProxies };
     this.byType.set('http', new HttpTransport(this.host.adapter, options.errorFormat));
-    this.byType.set('graphql', new GraphqlTransport(this.host.adapter));
+    this.byType.set('graphql', new GraphqlTransport(this.host.adapter, options.headers));
   }
 
   /** Build the transports of these kinds (loading their peer packages) before any route is compiled. */

@@ -47,8 +47,11 @@ describe('transports', () => {
   });
 
   it('GraphQL: the HTTP request and response from the GraphQL context (Apollo and Mercurius shapes)', () => {
-    const graphql = new GraphqlTransport(() => adapter);
+    const graphql = new GraphqlTransport(() => adapter, 'draft');
     expect(graphql.type).toBe('graphql');
+    // Apollo's default context holds only the request: Express links the response to it.
+    const req = { res: 'express-res' };
+    expect(graphql.requestResponse(contextOf({}, [{}, {}, { req }]))).toEqual({ request: req, response: 'express-res' });
     expect(graphql.requestResponse(contextOf({}, [{}, {}, { req: 'req', res: 'res' }]))).toEqual({ request: 'req', response: 'res' });
     expect(graphql.requestResponse(contextOf({}, [{}, {}, { request: 'rq', reply: 'rp' }]))).toEqual({ request: 'rq', response: 'rp' });
     expect(graphql.requestResponse(contextOf({}, []))).toEqual({ request: undefined, response: undefined });
