@@ -1,4 +1,4 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { BucketLimit } from './algorithms/gcra.js';
 import type { RateLimitClock } from './clock.js';
@@ -26,6 +26,8 @@ import type { ConsumeResult, MaybePromise, RateLimitCheck, TokenBucketLimit } fr
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
 import { isPromiseLike, settle } from './util/maybe-promise.js';
 import { RouteSkipping } from './policies/route-skipping.js';
+import { costOf } from './limits/limit-cost.js';
+import { ShadowLimits } from './policies/shadow.js';
 import type { RequestLike } from './keys/key-strategy.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
@@ -82,12 +84,14 @@ interface EffectiveBuckets {
  * @publicApi
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
+export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   /** Lets the module recognise the guard (and subclasses) in `@UseGuards()` metadata and global guards. @internal */
   static readonly [RATE_LIMIT_GUARD_BRAND] = true;
   private readonly effective = new WeakMap<CompiledRoute, EffectiveBuckets>();
   /** `skip` and `allowList`: which limits a call skips. */
   private readonly skipping: RouteSkipping;
+  /** Limits in shadow mode, decided after the others admitted. */
+  private readonly shadow: ShadowLimits;
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
   private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): boolean => this.decide(pending, result);
   private readonly onFailed = (pending: PendingDecision, error: unknown): boolean => this.storeFailed(pending, error);
@@ -100,11 +104,20 @@ export class RateLimitGuard implements CanActivate {
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {
     this.skipping = new RouteSkipping(options);
+    this.shadow = new ShadowLimits(limiter, clock, options.warn);
+  }
+
+  /** The module is shutting down: what the shadow limits counted in their open bursts is said. @internal */
+  onModuleDestroy(): void {
+    this.shadow.flush();
   }
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
     const route = this.routes.forContext(context);
-    if (route.limits.length === 0) return true;
+    if (route.limits.length === 0) {
+      if (route.shadowLimits.length > 0) this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
+      return true;
+    }
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
     const state = context as ContextWithEvaluation;
     if (state[RATE_LIMIT_EVALUATION] !== undefined) return true;
@@ -205,6 +218,7 @@ export class RateLimitGuard implements CanActivate {
     }
     if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
+    if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
     return true;
   }
 
@@ -282,19 +296,6 @@ async function checksAfterKey(
     checks[i - from] = { key: limit.namespace + (await identity), limit: buckets[i]!, cost: costOf(limit, context) };
   }
   return checks;
-}
-
-function costOf(limit: ResolvedLimit, context: ExecutionContext): number {
-  return typeof limit.cost === 'number' ? limit.cost : dynamicCost(limit, context);
-}
-
-/** A cost above the burst is left to the algorithm: denied with a reason, without `Retry-After`. */
-function dynamicCost(limit: ResolvedLimit, context: ExecutionContext): number {
-  const cost = (limit.cost as (context: ExecutionContext) => number)(context);
-  if (typeof cost !== 'number' || !Number.isFinite(cost) || cost <= 0) {
-    throw new TypeError(`RateLimit: limit "${limit.name}": the cost function returned ${String(cost)}; it must return a positive number`);
-  }
-  return cost;
 }
 
 function publishDecision(pending: PendingDecision, result: DecisionResult, answer?: ConsumeResult): void {

@@ -34,6 +34,8 @@ export interface ResolvedModuleOptions {
   readonly defaultKey: KeyStrategy;
   readonly defaults: RateLimitOptions | undefined;
   readonly limits: readonly RateLimitOptions[];
+  /** The module's `shadow`: the default of every limit's. */
+  readonly shadow: boolean;
   /** The module's `skip`: no limit applies to a call it skips. */
   readonly skip: SkipPredicate | undefined;
   /** The module's `allowList`, as a test of the request: no limit applies to a client it holds. */
@@ -58,6 +60,7 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   ipv6Subnet: true,
   skip: true,
   allowList: true,
+  shadow: true,
 });
 
 /**
@@ -112,6 +115,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     defaultKey: options.defaults?.key ?? 'ip',
     defaults: options.defaults,
     limits: options.limits ?? [],
+    shadow: options.shadow === undefined ? false : options.shadow === true ? true : options.shadow === false ? false : fail('shadow', `must be a boolean, got ${describeValue(options.shadow)}`),
     skip: resolveSkip(options.skip, fail),
     allowed: compileAllowList(options, fail),
   };

@@ -82,6 +82,8 @@ export interface RateLimitModuleOptions {
    * the client address resolved as for the `'ip'` key (`trustProxy` included).
    */
   readonly allowList?: readonly string[];
+  /** Every limit in shadow mode (decided, counted, never denying), unless it says `shadow: false`. @default false */
+  readonly shadow?: boolean;
   /** Milliseconds; for tests and simulations. @default Date.now */
   readonly clock?: RateLimitClock;
 }

@@ -111,4 +111,12 @@ export interface RateLimitOptions {
    * does not skip, and says so once in the log.
    */
   readonly skip?: SkipPredicate;
+  /**
+   * Decide and charge as usual, but never deny: a would-be denial is
+   * admitted, counted (published as `'shadow-denied'`) and said once per
+   * burst in the log. For rolling a new limit out on real traffic. A shadow
+   * limit is not in the headers.
+   * @default false (the module's `shadow`)
+   */
+  readonly shadow?: boolean;
 }

@@ -26,6 +26,8 @@ export interface LimitContext {
   readonly warn: (message: string) => void;
   /** The store can decide locally when its backend fails (allows `failMode: 'local'`). */
   readonly localFallback: boolean;
+  /** The module's `shadow`: a limit's default. */
+  readonly shadow?: boolean;
 }
 
 /** Every option of a limit (in `@RateLimit()`, the module's `limits` and `defaults`). */
@@ -41,6 +43,7 @@ const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   charge: true,
   isFailure: true,
   skip: true,
+  shadow: true,
 });
 
 /**
@@ -108,6 +111,11 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
 
   const charge = resolveChargePolicy(options.charge, options.isFailure, fail);
   const skip = resolveSkip(options.skip, fail);
+  const shadow = options.shadow ?? context.shadow ?? false;
+  if (typeof shadow !== 'boolean') fail('shadow', `must be a boolean, got ${describeValue(shadow)}`);
+  // A shadow limit is decided after the request is admitted, and nothing else happens to it.
+  if (shadow && adaptive !== undefined) fail('shadow', 'cannot be combined with adaptive: a shadow limit has no outcomes to adapt to');
+  if (shadow && charge !== undefined) fail('shadow', `cannot be combined with charge: '${charge.mode}' (its tokens would never be given back)`);
 
   return {
     name,
@@ -121,6 +129,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     adaptive,
     charge,
     skip,
+    shadow,
   };
 }
 

@@ -30,4 +30,6 @@ export interface ResolvedLimit {
   /** Set when the limit counts only failures or only successes (a refund after the handler). */
   readonly charge: ChargePolicy | undefined;
   readonly skip: SkipPredicate | undefined;
+  /** Decided and charged, never denying (evaluated after the others admitted). */
+  readonly shadow: boolean;
 }

@@ -18,8 +18,10 @@ import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
  * How a request's rate-limit decision ended. `'skipped'`: `allowList` or a
  * `skip` predicate took limits out of the decision (`limits` names them; a
  * call that skips some limits is also decided for the others).
+ * `'shadow-denied'`: shadow limits (`limits` names them) would have denied
+ * a request the others admitted; published besides its `'admitted'`.
  */
-export type DecisionResult = 'admitted' | 'denied' | 'fail-open' | 'fail-closed' | 'skipped';
+export type DecisionResult = 'admitted' | 'denied' | 'fail-open' | 'fail-closed' | 'skipped' | 'shadow-denied';
 
 /** Published on `nestjs-holdup:decision`, once per request the guard decided. */
 export interface DecisionEvent {

@@ -15,7 +15,10 @@ export interface CompiledRoute {
   readonly routeId: string;
   /** How this handler's context is met (request, headers, errors, outcomes). */
   readonly transport: RateLimitTransport;
+  /** The limits that decide (shadow limits excepted). */
   readonly limits: readonly ResolvedLimit[];
+  /** Limits in shadow mode: decided and charged after the others admitted, never denying. */
+  readonly shadowLimits: readonly ResolvedLimit[];
   /**
    * Index of the first limit evaluated after the route's own guards (limits
    * keyed by user on a route that authenticates with its own guards; they

@@ -137,15 +137,19 @@ export class RateLimitRoutes implements OnModuleInit {
     const late = runsAfterRouteGuards(handler) ? declared.filter((limit) => this.keyedByUser(limit)) : [];
     const ordered = late.length === 0 ? declared : [...declared.filter((limit) => !late.includes(limit)), ...late];
     const routeId = this.routeIds.next(controller, handler);
-    const limits = ordered.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
-    for (const limit of limits) {
+    const resolved = ordered.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
+    for (const limit of resolved) {
       if (limit.adaptive) this.adaptive.register(limit.name, limit.adaptive, limit);
     }
+    // Shadow limits never deny: they are decided after the others admitted, apart from them.
+    const limits = resolved.filter((limit) => !limit.shadow);
+    const lateEnforced = resolved.slice(resolved.length - late.length).filter((limit) => !limit.shadow).length;
     const route: CompiledRoute = {
       routeId,
       transport: this.transports.forType(transportType),
       limits,
-      afterRouteGuards: limits.length - late.length,
+      shadowLimits: resolved.filter((limit) => limit.shadow),
+      afterRouteGuards: limits.length - lateEnforced,
       buckets: limits.map((limit) => limit.bucket),
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
       // Each limit may override the module's fail mode; the strictest one wins.
@@ -193,6 +197,7 @@ export class RateLimitRoutes implements OnModuleInit {
       ipv6Subnet: this.options.ipv6Subnet,
       warn: this.options.warn,
       localFallback: this.options.store.localFallback !== undefined,
+      shadow: this.options.shadow,
     };
   }
 }

@@ -1,45 +1,35 @@
+import { BurstLog } from '../observability/burst-log.js';
+
 /**
  * Refused events (`@EventPattern`), counted and said once per burst: nobody
  * waits for an event's answer, so the log is the only place a refusal shows.
- * The first refusal of a burst is said at once; the burst ends when its
- * retry time has passed (one `unref()`'d timer per burst, not per event), and
- * the count is said then.
+ * The burst ends when its retry time has passed.
  *
  * @internal
  */
 export class EventDropLog {
-  private readonly bursts = new Map<string, { dropped: number; timer: ReturnType<typeof setTimeout> }>();
+  private readonly log: BurstLog;
 
-  constructor(private readonly warn: (message: string) => void) {}
+  constructor(warn: (message: string) => void) {
+    this.log = new BurstLog(warn);
+  }
 
   /** An event of `handler` was refused by `limits`; `retryAfter` in seconds (`undefined`: waiting cannot help). */
   dropped(handler: string, limits: readonly string[], retryAfter: number | undefined): void {
-    const burst = this.bursts.get(handler);
-    if (burst) {
-      burst.dropped++;
-      return;
-    }
-    const names = limits.map((name) => `"${name}"`).join(', ') || 'its limit';
-    this.warn(
-      `RateLimit: ${handler}: refusing events over ${names}` +
-        (retryAfter === undefined ? ' (their cost exceeds the burst)' : ` for the next ${retryAfter} s`) +
-        '; the events refused meanwhile are counted and said when this burst ends.',
-    );
-    const timer = setTimeout(() => {
-      const ended = this.bursts.get(handler);
-      this.bursts.delete(handler);
-      if (ended) this.warn(`RateLimit: ${handler}: ${ended.dropped} event(s) refused in all over ${names} in this burst.`);
-    }, Math.max(1, retryAfter ?? 60) * 1000);
-    timer.unref();
-    this.bursts.set(handler, { dropped: 1, timer });
+    this.log.occurred(handler, (retryAfter ?? 60) * 1000, () => {
+      const names = limits.map((name) => `"${name}"`).join(', ') || 'its limit';
+      return {
+        first:
+          `RateLimit: ${handler}: refusing events over ${names}` +
+          (retryAfter === undefined ? ' (their cost exceeds the burst)' : ` for the next ${retryAfter} s`) +
+          '; the events refused meanwhile are counted and said when this burst ends.',
+        summary: (count) => `RateLimit: ${handler}: ${count} event(s) refused in the last burst over ${names}.`,
+      };
+    });
   }
 
-  /** Say what the bursts still open have counted, and stop their timers (the module is shutting down). */
+  /** Say what the bursts still open have counted (the module is shutting down). */
   flush(): void {
-    for (const [handler, { dropped, timer }] of this.bursts) {
-      clearTimeout(timer);
-      this.warn(`RateLimit: ${handler}: ${dropped} event(s) refused in the last burst.`);
-    }
-    this.bursts.clear();
+    this.log.flush();
   }
 }

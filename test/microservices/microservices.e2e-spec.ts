@@ -91,7 +91,7 @@ describe('microservices', () => {
         'RateLimit: OrdersController.audit: refusing events over "audit" for the next 60 s; the events refused meanwhile are counted and said when this burst ends.',
       ]);
       await closing.shift()?.(); // closing the application says what the open burst counted
-      expect(warnings('event(s) refused')).toEqual(['RateLimit: OrdersController.audit: 4 event(s) refused in the last burst.']);
+      expect(warnings('event(s) refused')).toEqual(['RateLimit: OrdersController.audit: 4 event(s) refused in the last burst over "audit".']);
     });
 
     it('a bad limit on a message handler fails the bootstrap, with the message an HTTP route gets', async () => {

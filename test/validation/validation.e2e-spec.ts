@@ -266,7 +266,7 @@ describe('start-up validation', () => {
       [
         'blockDuration (not built) in defaults',
         { defaults: { rate: 1, blockDuration: 60 } },
-        'RateLimit: RateLimitModule options, limit "default": blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip)',
+        'RateLimit: RateLimitModule options, limit "default": blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow)',
       ],
       ['default: for defaults', { default: { rate: '2/min' } }, 'RateLimitModule: default is not an option (did you mean defaults?)'],
       ['trustproxy: for trustProxy', { trustproxy: true }, 'RateLimitModule: trustproxy is not an option (did you mean trustProxy?)'],
