@@ -11,6 +11,7 @@ export { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 export { QUOTA_EXCEEDED_TYPE } from './errors/denial-body.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 export { RateLimitKeyError } from './errors/rate-limit-key.error.js';
+export { RateLimitValueError, type DynamicRate, type DynamicBurst } from './policies/dynamic-limit.js';
 export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
 
 // Keys: the client address as the module sees it, for key functions

@@ -28,6 +28,8 @@ import { isPromiseLike, settle } from './util/maybe-promise.js';
 import { RouteSkipping } from './policies/route-skipping.js';
 import { costOf } from './limits/limit-cost.js';
 import { ShadowLimits } from './policies/shadow.js';
+import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
+import { BurstLog } from './observability/burst-log.js';
 import type { RequestLike } from './keys/key-strategy.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
@@ -47,7 +49,7 @@ interface PendingDecision {
   /** The limits evaluated now: `route.limits` (or their effective buckets) from `from` to `to`. */
   readonly from: number;
   readonly to: number;
-  readonly limits: readonly HeaderLimit[];
+  limits: readonly HeaderLimit[];
   readonly exchange: RequestResponse;
   /** Set on routes evaluated in two parts (limits keyed by user wait for the route's guards). */
   readonly split: SplitEvaluation | undefined;
@@ -92,6 +94,8 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   private readonly skipping: RouteSkipping;
   /** Limits in shadow mode, decided after the others admitted. */
   private readonly shadow: ShadowLimits;
+  /** Rate and burst functions that failed, said once per burst. */
+  private readonly dynamicErrors: BurstLog;
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
   private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): boolean => this.decide(pending, result);
   private readonly onFailed = (pending: PendingDecision, error: unknown): boolean => this.storeFailed(pending, error);
@@ -105,11 +109,13 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   ) {
     this.skipping = new RouteSkipping(options);
     this.shadow = new ShadowLimits(limiter, clock, options.warn);
+    this.dynamicErrors = new BurstLog(options.warn);
   }
 
   /** The module is shutting down: what the shadow limits counted in their open bursts is said. @internal */
   onModuleDestroy(): void {
     this.shadow.flush();
+    this.dynamicErrors.flush();
   }
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
@@ -177,9 +183,45 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
     const buckets = effective?.buckets ?? route.buckets;
     const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, split, checks: NO_CHECKS };
-    const checks = buildChecks(context, route, from, to, exchange.request, buckets);
+    if (route.dynamic) return this.evaluateDynamic(pending, split?.buckets ?? { limits: pending.limits, buckets });
+    return this.charge(pending, buckets);
+  }
+
+  private charge(pending: PendingDecision, buckets: readonly TokenBucketLimit[]): MaybePromise<boolean> {
+    const checks = buildChecks(pending.context, pending.route, pending.from, pending.to, pending.exchange.request, buckets);
     if (!isPromiseLike(checks)) return this.consume(pending, checks);
     return checks.then((built) => this.consume(pending, built));
+  }
+
+  /**
+   * A route with limits whose rate or burst is a function of the call: their
+   * buckets for this call first. A function that throws, rejects or gives a
+   * value no bucket can have is decided like a store failure (the route's
+   * fail mode), said once per burst.
+   */
+  private evaluateDynamic(pending: PendingDecision, base: CallBuckets): MaybePromise<boolean> {
+    let buckets: MaybePromise<CallBuckets>;
+    try {
+      buckets = callBuckets(pending.context, pending.route.limits, pending.from, pending.to, base);
+    } catch (error) {
+      return this.dynamicFailed(pending, error);
+    }
+    const charge = (call: CallBuckets) => {
+      pending.limits = call.limits;
+      if (pending.split) pending.split.buckets = call;
+      return this.charge(pending, call.buckets);
+    };
+    if (!isPromiseLike(buckets)) return charge(buckets);
+    return buckets.then(charge, (error: unknown) => this.dynamicFailed(pending, error));
+  }
+
+  private dynamicFailed(pending: PendingDecision, error: unknown): boolean {
+    const why = error instanceof Error ? error.message : String(error);
+    this.dynamicErrors.occurred(pending.route.routeId, 60_000, () => ({
+      first: `RateLimit: ${pending.route.routeId}: a rate or burst function failed (${why}); such calls are decided by the fail mode. Later failures are counted and said when this burst ends.`,
+      summary: (count) => `RateLimit: ${pending.route.routeId}: ${count} call(s) whose rate or burst function failed in the last burst.`,
+    }));
+    return this.storeFailed(pending, error);
   }
 
   private consume(pending: PendingDecision, checks: readonly RateLimitCheck[]): MaybePromise<boolean> {

@@ -4,7 +4,7 @@ import type { RateLimitClock } from './clock.js';
 import { describeValue, optionError } from './errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
 import { RateLimitStoreError, toStoreError } from './errors/rate-limit-store.error.js';
-import type { FailMode, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
+import type { FailMode, Rate, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { customIdentity } from './keys/key-strategy.js';
 import { resolveBucket } from './limits/resolve-bucket.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
@@ -31,7 +31,13 @@ function clockError(now: unknown): RateLimitStoreError {
 }
 
 /** A limit as the programmatic API takes it: the bucket part of {@link RateLimitOptions}. */
-export type ProgrammaticLimit = Pick<RateLimitOptions, 'name' | 'rate' | 'burst'>;
+export interface ProgrammaticLimit {
+  readonly name?: string;
+  /** Tokens per second, or a string such as `'100/min'`. */
+  readonly rate: Rate;
+  /** @default one second's worth of `rate`, at least 1 */
+  readonly burst?: number;
+}
 
 /**
  * A route limit's other options (`cost`, `key`, `scope`, ...) mean nothing

@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { AdaptiveOptions } from '../adaptive/adaptive-options.interface.js';
 import type { ChargeMode, RateLimitOutcome } from '../policies/charge-by-outcome.js';
 import type { SkipPredicate } from '../policies/skip.js';
+import type { DynamicBurst, DynamicRate } from '../policies/dynamic-limit.js';
 
 /**
  * A rate: tokens per second as a number, or `'<n>/<unit>'` / `'<n>/<k><unit>'`
@@ -68,13 +69,17 @@ export interface RateLimitOptions {
    * @default 'default'
    */
   readonly name?: string;
-  /** Refill rate: tokens per second, or a string such as `'100/min'`. */
-  readonly rate: Rate;
   /**
-   * Bucket capacity: how many requests may arrive at once.
+   * Refill rate: tokens per second, or a string such as `'100/min'`; or a
+   * function of the call giving one, synchronously or not (a plan looked up
+   * from a cache), validated each time it answers.
+   */
+  readonly rate: Rate | DynamicRate;
+  /**
+   * Bucket capacity: how many requests may arrive at once; or a function of the call.
    * @default one second's worth of `rate`, at least 1
    */
-  readonly burst?: number;
+  readonly burst?: number | DynamicBurst;
   /**
    * Tokens one request takes; a number or a (synchronous) function of the context.
    * @default 1

@@ -1,4 +1,3 @@
-import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 
 class Refused extends Error {
@@ -15,7 +14,7 @@ const fail = (option: string, problem: string): never => {
 };
 
 /** The rate and burst resolved, or what `fail` was called with. */
-function resolve(options: Pick<RateLimitOptions, 'rate' | 'burst'>): { rate: number; burst: number } | Refused {
+function resolve(options: Parameters<typeof resolveBucket>[0]): { rate: number; burst: number } | Refused {
   try {
     const { rate, burst } = resolveBucket(options, fail);
     return { rate, burst };

@@ -1,5 +1,5 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
-import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import type { Rate } from '../interfaces/rate-limit-options.interface.js';
 import { describeValue } from '../errors/option-error.js';
 import { parseRate } from './parse-rate.js';
 import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
@@ -45,7 +45,7 @@ export function horizonProblem(rate: number, burst: number): [option: 'rate' | '
  * worth of the rate, at least 1. The bucket's horizon (burst x interval)
  * must be at most {@link MAX_HORIZON_MS}. `fail(option, problem)` must throw.
  */
-export function resolveBucket(options: Pick<RateLimitOptions, 'rate' | 'burst'>, fail: (option: string, problem: string) => never): BucketLimit {
+export function resolveBucket(options: { readonly rate: Rate; readonly burst?: number }, fail: (option: string, problem: string) => never): BucketLimit {
   const rate = parseRate(options.rate);
   if (rate === undefined) {
     fail('rate', `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${describeValue(options.rate)}`);

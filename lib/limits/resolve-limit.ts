@@ -1,6 +1,6 @@
 import { compileKeyStrategy } from '../keys/key-strategy.js';
 import type { RequestAddress } from '../keys/request-address.js';
-import type { KeyStrategy, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import type { KeyStrategy, Rate, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
 import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
@@ -9,6 +9,7 @@ import { optionNames, rejectUnknownOptions } from '../errors/unknown-options.js'
 import { failModeProblem } from './fail-mode.js';
 import { resolveChargePolicy } from '../policies/charge-by-outcome.js';
 import { resolveSkip } from '../policies/skip.js';
+import { compileDynamicBucket, dynamicLimitProblem } from '../policies/dynamic-limit.js';
 import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
 
@@ -65,12 +66,18 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
   }
 
-  const { rate, burst } = resolveBucket(options, fail);
+  const dynamic = compileDynamicBucket(options.rate, options.burst, where);
+  if (dynamic !== undefined) {
+    const problem = dynamicLimitProblem(options);
+    if (problem) fail(problem[0], problem[1]);
+  }
+  // A dynamic limit's bucket is validated per call; its placeholder is never charged.
+  const { rate, burst } = dynamic === undefined ? resolveBucket(options as { rate: Rate; burst?: number }, fail) : { rate: 1, burst: 1 };
 
   const cost = options.cost ?? 1;
   if (typeof cost === 'number') {
     if (!Number.isFinite(cost) || cost <= 0) fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
-    if (cost > burst) fail('cost', `(${cost}) is larger than burst (${burst}): every request would be denied`);
+    if (dynamic === undefined && cost > burst) fail('cost', `(${cost}) is larger than burst (${burst}): every request would be denied`);
   } else if (typeof cost !== 'function') {
     fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
   }
@@ -115,6 +122,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   if (typeof shadow !== 'boolean') fail('shadow', `must be a boolean, got ${describeValue(shadow)}`);
   // A shadow limit is decided after the request is admitted, and nothing else happens to it.
   if (shadow && adaptive !== undefined) fail('shadow', 'cannot be combined with adaptive: a shadow limit has no outcomes to adapt to');
+  if (shadow && dynamic !== undefined) fail('shadow', 'cannot be combined with a rate or burst function');
   if (shadow && charge !== undefined) fail('shadow', `cannot be combined with charge: '${charge.mode}' (its tokens would never be given back)`);
 
   return {
@@ -130,6 +138,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     charge,
     skip,
     shadow,
+    dynamic,
   };
 }
 

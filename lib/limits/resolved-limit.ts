@@ -4,6 +4,7 @@ import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { Identify } from '../keys/key-strategy.js';
 import type { ChargePolicy } from '../policies/charge-by-outcome.js';
 import type { SkipPredicate } from '../policies/skip.js';
+import type { DynamicBucket } from '../policies/dynamic-limit.js';
 import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
 
 /**
@@ -32,4 +33,6 @@ export interface ResolvedLimit {
   readonly skip: SkipPredicate | undefined;
   /** Decided and charged, never denying (evaluated after the others admitted). */
   readonly shadow: boolean;
+  /** Set when `rate` or `burst` is a function of the call: the bucket of each call (then `rate`, `burst` and `bucket` are placeholders). */
+  readonly dynamic: DynamicBucket | undefined;
 }

@@ -158,7 +158,8 @@ export class RateLimitRoutes implements OnModuleInit {
       reportsOutcome: limits.some((limit) => limit.adaptive !== undefined || limit.charge !== undefined),
       chargesByOutcome: limits.some((limit) => limit.charge !== undefined),
       skips: limits.some((limit) => limit.skip !== undefined),
-      staticPolicy: limits.some((limit) => limit.adaptive) ? undefined : policyHeader(limits),
+      dynamic: limits.some((limit) => limit.dynamic !== undefined),
+      staticPolicy: limits.some((limit) => limit.adaptive || limit.dynamic) ? undefined : policyHeader(limits),
     };
     let byHandler = this.routes.get(controller);
     if (!byHandler) this.routes.set(controller, (byHandler = new Map()));
