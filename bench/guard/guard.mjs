@@ -18,6 +18,9 @@ import { MemoryStore, RateLimit, RateLimitGuard, RateLimitModule } from 'nestjs-
 const RATE = 1_000_000;
 const BURST = 1e9;
 const CLIENTS = 100_000;
+// Plans for the dynamic case: every request is on 'pro', found through its request, as an application would.
+const PLANS = { free: { rate: RATE / 2, burst: BURST / 2 }, pro: { rate: RATE, burst: BURST } };
+const planOf = (ctx) => ctx.switchToHttp().getRequest().headers['x-plan'] ?? 'pro';
 
 class NoopGuard {
   canActivate() {
@@ -84,6 +87,13 @@ async function main() {
       RateLimitGuard,
     ),
     throttler: await app([ThrottlerModule.forRoot([{ ttl: 60_000, limit: 1e9 }])], [], ThrottlerGuard),
+    // The same limit declared on the route, static, and as a plan looked up synchronously per request.
+    'holdup-route': await app([RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })], [RateLimit({ rate: RATE, burst: BURST, key: 'ip' })], RateLimitGuard),
+    'holdup-dynamic': await app(
+      [RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })],
+      [RateLimit({ rate: (ctx) => PLANS[planOf(ctx)].rate, burst: (ctx) => PLANS[planOf(ctx)].burst, key: 'ip' })],
+      RateLimitGuard,
+    ),
   };
   const clientsOf = { 'holdup-hot': 1 };
 

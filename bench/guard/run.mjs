@@ -17,6 +17,8 @@ export const GUARD_CASES = [
   { id: 'holdup-hot', label: 'holdup RateLimitGuard, headers: draft, one client' },
   { id: 'holdup-adaptive', label: 'holdup RateLimitGuard on an adaptive route (headers left to the interceptor)' },
   { id: 'throttler', label: '@nestjs/throttler ThrottlerGuard, 100k clients, ttl 60 s' },
+  { id: 'holdup-route', label: 'holdup RateLimitGuard, a static limit declared on the route, 100k clients' },
+  { id: 'holdup-dynamic', label: 'holdup RateLimitGuard, the same limit as a plan looked up synchronously per request (rate and burst functions)' },
 ];
 
 export async function runGuard() {
