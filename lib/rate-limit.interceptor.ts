@@ -55,8 +55,10 @@ export class RateLimitInterceptor implements NestInterceptor {
     const compiled = this.routes.forContext(context);
     const { transport } = compiled;
     const { request, response } = transport.requestResponse(context);
-    // The route narrowed to the limits the call did not skip, when it skipped some.
-    const route = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_ROUTE] ?? compiled;
+    // The route narrowed to the limits the call did not skip, when it skipped some (a request
+    // object may serve several calls, such as a WebSocket connection's: only this route's counts).
+    const narrowed = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_ROUTE];
+    const route = narrowed?.routeId === compiled.routeId ? narrowed : compiled;
     const pending = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_HEADERS];
     if (pending) {
       (request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = undefined;

@@ -49,7 +49,12 @@ export class RouteSkipping {
   }
 
   private startNarrowed(context: ExecutionContext, route: CompiledRoute, mask: number, start: Start): MaybePromise<boolean> {
-    if (mask === 0) return start(context, route);
+    if (mask === 0) {
+      // A request object serving several calls (a WebSocket connection's) may hold an earlier call's narrowing.
+      const request = route.transport.requestResponse(context).request as RequestWithRateLimit | undefined;
+      if (request?.[RATE_LIMIT_ROUTE] !== undefined) request[RATE_LIMIT_ROUTE] = undefined;
+      return start(context, route);
+    }
     publishSkipped(route, route.limits.filter((_limit, i) => (mask & (1 << i)) !== 0).map((limit) => limit.name));
     const narrowed = narrowRoute(route, mask);
     if (narrowed.limits.length === 0) return true;

@@ -143,6 +143,10 @@ export class RateLimitRoutes implements OnModuleInit {
     }
     // Shadow limits never deny: they are decided after the others admitted, apart from them.
     const limits = resolved.filter((limit) => !limit.shadow);
+    // A call's skipped limits are a bit mask (policies/skip.ts).
+    if (limits.length > 30 && limits.some((limit) => limit.skip !== undefined)) {
+      throw new TypeError(`RateLimit: ${where}: a route with skip predicates may have at most 30 limits, got ${limits.length}`);
+    }
     const lateEnforced = resolved.slice(resolved.length - late.length).filter((limit) => !limit.shadow).length;
     const route: CompiledRoute = {
       routeId,

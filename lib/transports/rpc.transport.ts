@@ -2,8 +2,8 @@ import { IntrinsicException, type ArgumentsHost, type ExecutionContext } from '@
 import { EMPTY, throwError } from 'rxjs';
 import { EventDropLog } from './event-drop-log.js';
 import { describeHandler } from './handler-kind.js';
-import type { RequestLike } from '../keys/key-strategy.js';
 import { HeaderlessTransport } from './headerless.transport.js';
+import { requestOfSocket } from './socket-request.js';
 import type { RateLimitDenial, RequestResponse } from './rate-limit-transport.interface.js';
 import { denialErrorObject, unavailableErrorObject, type TransportExceptionClass } from './transport-error.js';
 import type { TransportHost } from './transport-host.js';
@@ -41,8 +41,7 @@ export class RpcTransport extends HeaderlessTransport {
   override requestResponse(context: ExecutionContext): RequestResponse {
     const rpc = context.switchToRpc().getContext<RpcContextLike | undefined>();
     const socket = typeof rpc?.getSocketRef === 'function' ? rpc.getSocketRef()?.socket : undefined;
-    const request: RequestLike | undefined = socket ? { socket } : undefined;
-    return { request, response: undefined };
+    return { request: socket ? requestOfSocket(socket) : undefined, response: undefined };
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { ArgumentsHost, ExecutionContext } from '@nestjs/common';
 import type { RequestLike } from '../keys/key-strategy.js';
 import { HeaderlessTransport } from './headerless.transport.js';
+import { requestOfSocket } from './socket-request.js';
 import type { RateLimitDenial, RequestResponse } from './rate-limit-transport.interface.js';
 import { denialErrorObject, unavailableErrorObject, type RateLimitErrorObject, type TransportExceptionClass } from './transport-error.js';
 import type { TransportHost } from './transport-host.js';
@@ -93,7 +94,6 @@ export class WsTransport extends HeaderlessTransport {
           'X-Forwarded-For cannot be read, so trustProxy does not apply and such connections are keyed by their socket address. Said once.',
       );
     }
-    return { socket };
+    return requestOfSocket(socket);
   }
 }
-

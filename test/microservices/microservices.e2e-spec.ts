@@ -69,6 +69,13 @@ describe('microservices', () => {
       expect(await outcome(b.send('quote', 'x'))).toEqual({ ok: { item: 'x', price: 42 } });
     });
 
+    it("charge: 'failures' over TCP: successes give their token back, the first failure spends it", async () => {
+      const client = tcpClient(await tcpMicroservice());
+      for (let i = 0; i < 3; i++) expect(await firstValueFrom(client.send('redeem', 'valid'))).toBe('redeemed');
+      await expect(firstValueFrom(client.send('redeem', 'forged'))).rejects.toEqual({ status: 'error', message: 'invalid code' });
+      await expect(firstValueFrom(client.send('redeem', 'valid'))).rejects.toEqual(TOO_MANY(60));
+    });
+
     it('through ClientProxy: firstValueFrom(client.send(...)) rejects with the error object', async () => {
       const client = tcpClient(await tcpMicroservice());
       await firstValueFrom(client.send('quote', 'a'));

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { EventPattern, MessagePattern, Payload, RpcException } from '@nestjs/microservices';
 import { RateLimit, RateLimiter } from 'nestjs-holdup';
 
 /** What the event handler saw, for the tests. */
@@ -28,6 +28,14 @@ export class OrdersController {
   @EventPattern('audit')
   audit(@Payload() entry: unknown) {
     received.push(entry);
+  }
+
+  /** Only failed redemptions count (charge by outcome over TCP). */
+  @RateLimit({ name: 'redeem', rate: '1/min', burst: 1, charge: 'failures' })
+  @MessagePattern('redeem')
+  redeem(@Payload() code: string) {
+    if (code !== 'valid') throw new RpcException('invalid code');
+    return 'redeemed';
   }
 
   /** An HTTP route of the same hybrid application. */
