@@ -5,7 +5,7 @@
  * (refusals counted and said once per burst), and hybrid applications with
  * both `inheritAppConfig` settings (limits enforced exactly once).
  */
-import { createServer } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { Logger, type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
@@ -17,12 +17,9 @@ import { sharedRedisUrl } from '../utils/redis-harness.js';
 import { TcpMessageClient } from '../utils/tcp-message-client.js';
 import { BadMessageController, KeyedController, OrdersController, received } from './orders.controller.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** The port a TCP microservice listens on (it was given port 0). */
+function portOf(microservice: INestMicroservice): number {
+  return (microservice.unwrap<Server>().address() as AddressInfo).port;
 }
 
 const TOO_MANY = (retryAfter: number) => ({ status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter });
@@ -42,13 +39,13 @@ describe('microservices', () => {
   });
   const warnings = (containing: string) => warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(containing));
 
+  /** A TCP microservice on a port the system picks (port 0: no race with other suites' servers); its port. */
   const tcpMicroservice = async (options?: RateLimitModuleOptions) => {
-    const port = await freePort();
     const moduleRef = await Test.createTestingModule({ imports: [rateLimit(options)], controllers: [OrdersController] }).compile();
-    const app: INestMicroservice = moduleRef.createNestMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
+    const app: INestMicroservice = moduleRef.createNestMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port: 0 } });
     await app.listen();
     closing.push(() => app.close());
-    return port;
+    return portOf(app);
   };
   const tcpClient = (port: number): ClientProxy => {
     const client = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
@@ -103,7 +100,7 @@ describe('microservices', () => {
 
     it('a bad limit on a message handler fails the bootstrap, with the message an HTTP route gets', async () => {
       const moduleRef = await Test.createTestingModule({ imports: [rateLimit()], controllers: [BadMessageController] }).compile();
-      const app = moduleRef.createNestMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port: await freePort() } });
+      const app = moduleRef.createNestMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port: 0 } });
       await expect(app.listen()).rejects.toThrow('RateLimit: BadMessageController.bad, limit "default": rate must be');
       await app.close().catch(() => undefined);
     });
@@ -143,14 +140,13 @@ describe('microservices', () => {
 
   describe.each([false, true])('hybrid application (HTTP + TCP), inheritAppConfig: %s', (inheritAppConfig) => {
     it('the limits of message handlers are enforced, exactly once per call; the HTTP routes keep theirs', async () => {
-      const port = await freePort();
       const moduleRef = await Test.createTestingModule({ imports: [rateLimit()], controllers: [OrdersController] }).compile();
       const app: INestApplication = moduleRef.createNestApplication({ logger: false });
-      app.connectMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port } }, { inheritAppConfig });
+      const microservice: INestMicroservice = app.connectMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port: 0 } }, { inheritAppConfig });
       await app.startAllMicroservices();
       await app.init();
       closing.push(() => app.close());
-      const client = tcpClient(port);
+      const client = tcpClient(portOf(microservice));
       // Burst 2: exactly two admitted (a call charged twice would admit one).
       expect(await firstValueFrom(client.send('quote', 'a'))).toEqual({ item: 'a', price: 42 });
       expect(await firstValueFrom(client.send('quote', 'b'))).toEqual({ item: 'b', price: 42 });
