@@ -28,6 +28,7 @@ import { isPromiseLike, settle } from './util/maybe-promise.js';
 import { RouteSkipping } from './policies/route-skipping.js';
 import { costOf } from './limits/limit-cost.js';
 import { ShadowLimits } from './policies/shadow.js';
+import { penalize } from './policies/penalty.js';
 import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
 import { BurstLog } from './observability/burst-log.js';
 import type { RequestLike } from './keys/key-strategy.js';
@@ -54,6 +55,8 @@ interface PendingDecision {
   /** Set on routes evaluated in two parts (limits keyed by user wait for the route's guards). */
   readonly split: SplitEvaluation | undefined;
   checks: readonly RateLimitCheck[];
+  /** The clock reading the store decided at. */
+  now: number;
 }
 
 /** Placeholder until the checks are built (no array allocated for it). */
@@ -182,7 +185,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const exchange = this.getRequestResponse(context, route.transport);
     const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
     const buckets = effective?.buckets ?? route.buckets;
-    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, split, checks: NO_CHECKS };
+    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, split, checks: NO_CHECKS, now: 0 };
     if (route.dynamic) return this.evaluateDynamic(pending, split?.buckets ?? { limits: pending.limits, buckets });
     return this.charge(pending, buckets);
   }
@@ -226,17 +229,19 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
   private consume(pending: PendingDecision, checks: readonly RateLimitCheck[]): MaybePromise<boolean> {
     pending.checks = checks;
+    pending.now = this.clock.now();
     let answer: MaybePromise<ConsumeResult>;
     try {
-      answer = this.limiter.evaluate({ checks, now: this.clock.now() }, pending.route.failMode);
+      answer = this.limiter.evaluate({ checks, now: pending.now }, pending.route.failMode);
     } catch (error) {
       return this.storeFailed(pending, error);
     }
     return settle(answer, pending, this.onDecided, this.onFailed);
   }
 
-  private decide(pending: PendingDecision, result: ConsumeResult): boolean {
+  private decide(pending: PendingDecision, answer: ConsumeResult): boolean {
     const { route, exchange, split } = pending;
+    const result = !answer.allowed && route.blocks ? this.penalize(pending, answer) : answer;
     if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {
       // First of two parts: the headers wait for the second, which reports every limit.
@@ -262,6 +267,14 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
     if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
     return true;
+  }
+
+  /** `blockDuration`: the keys of limits that denied are blocked (not awaited); the answer says until when. */
+  private penalize(pending: PendingDecision, answer: ConsumeResult): ConsumeResult {
+    const penalties = penalize(pending.route.limits, pending.from, pending.checks, answer.decisions, pending.now);
+    if (penalties === undefined) return answer;
+    this.limiter.applyBlocks(penalties.blocks, pending.now);
+    return { allowed: false, decisions: penalties.decisions };
   }
 
   private deny(pending: PendingDecision, source: HeaderSource): never {

@@ -9,7 +9,7 @@ import { customIdentity } from './keys/key-strategy.js';
 import { resolveBucket } from './limits/resolve-bucket.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
 import { bucketNamespace } from './store/bucket-key.js';
-import type { BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+import type { BlockCheck, BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
 import { rateLimitChannels } from './observability/rate-limit-channels.js';
 import { isPromiseLike } from './util/maybe-promise.js';
@@ -114,6 +114,38 @@ export class RateLimiter implements OnApplicationShutdown {
     const checks = [{ ...this.bucket(key, limit), cost }];
     const result = await this.call(() => this.store.refund({ checks, now: this.now() }));
     return result.decisions[0]!;
+  }
+
+  /**
+   * Block `key`'s bucket of `limit` for `durationMs` (a penalty): every
+   * request denied until then, with a `Retry-After` that says so; a bucket
+   * blocked longer stays so. Rejects when the store cannot block.
+   */
+  async block(key: string, limit: ProgrammaticLimit, durationMs: number): Promise<RateLimitDecision> {
+    if (!Number.isFinite(durationMs) || durationMs <= 0) throw new TypeError(`RateLimiter.block: durationMs must be a positive number, got ${describeValue(durationMs)}`);
+    const block = this.store.block?.bind(this.store);
+    if (block === undefined) throw new TypeError('RateLimiter.block: the store cannot block a bucket (it has no block())');
+    const { key: bucketKey, limit: bucket } = this.bucket(key, limit);
+    const result = await this.call(() => block({ checks: [{ key: bucketKey, limit: bucket, durationMs }], now: this.now() }));
+    return result.decisions[0]!;
+  }
+
+  /**
+   * Apply the blocks of a denial (`blockDuration`). Nobody waits for it: a
+   * failure is logged like any store failure (the key is then only denied, not blocked).
+   *
+   * @internal used by the guard
+   */
+  applyBlocks(checks: readonly BlockCheck[], now: number): void {
+    const block = this.store.block?.bind(this.store);
+    if (block === undefined) return;
+    let answer: MaybePromise<unknown>;
+    try {
+      answer = this.call(() => block({ checks, now }));
+    } catch {
+      return; // logged by call()
+    }
+    if (isPromiseLike(answer)) answer.then(undefined, () => undefined);
   }
 
   /** `key`'s bucket of `limit` as it is now, without charging it. */

@@ -1,8 +1,9 @@
 import { algorithmOf } from '../../lib/algorithms/algorithm.js';
+import { gcraBlock } from '../../lib/algorithms/gcra.js';
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import { consumeAllOrNothing, type BucketStates } from '../../lib/store/all-or-nothing.js';
-import type {
+import type { BlockRequest,
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
@@ -131,6 +132,17 @@ export class MemoryStore implements RateLimitStore {
       return algorithm.peek(state, now, check.limit);
     });
     return { allowed: true, decisions };
+  }
+
+  block(request: BlockRequest): ConsumeResult {
+    const now = this.time.relative(request.now);
+    const decisions = request.checks.map((check) => {
+      const shard = this.shardOf(check.key);
+      const tat = gcraBlock(shard.entries.get(check.key), now, check.limit, check.durationMs);
+      this.store(shard, check.key, tat);
+      return algorithmOf(check.limit).peek(tat, now, check.limit);
+    });
+    return { allowed: false, decisions };
   }
 
   reset(request: BucketsRequest): void {

@@ -44,14 +44,14 @@ describe('RedisStore scripts', () => {
     client.eval(SCRIPTS[script].source, 1, key, ...argv) as Promise<(string | number)[]>;
 
   it('has one script per operation, each documenting its KEYS and ARGV', () => {
-    expect(Object.keys(SCRIPTS).sort()).toEqual(['consume', 'evaluate', 'lease', 'peek', 'refund']);
+    expect(Object.keys(SCRIPTS).sort()).toEqual(['block', 'consume', 'evaluate', 'lease', 'peek', 'refund']);
     for (const script of Object.values(SCRIPTS)) {
       expect(script.source.startsWith(`--[[\n  ${script.name}: `)).toBe(true);
       expect(script.source).toContain('KEYS[i]');
       expect(script.source).toContain('ARGV[1]   now');
       expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
     }
-    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(5);
+    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(6);
   });
 
   it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {

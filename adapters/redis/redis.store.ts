@@ -1,5 +1,6 @@
 import { describeValue } from '../../lib/errors/option-error.js';
 import type {
+  BlockRequest,
   BucketRef,
   BucketsRequest,
   ConsumeRequest,
@@ -15,7 +16,7 @@ import type { RedisClient } from './redis-client.interface.js';
 import { redisKey } from './redis-keys.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redis-store-options.js';
 import { toConsumeResult, toLeaseResult, type ScriptAnswer } from './script-reply.js';
-import { CONSUME, LEASE, PEEK, REFUND, ScriptRunner, type Bucket, type Operation } from './script-runner.js';
+import { BLOCK, CONSUME, LEASE, PEEK, REFUND, ScriptRunner, type Bucket, type Operation } from './script-runner.js';
 import { groupBySlot, pick } from './slot-groups.js';
 
 export { DEFAULT_REDIS_TIMEOUT_MS, type RedisStoreOptions } from './redis-store-options.js';
@@ -151,6 +152,14 @@ export class RedisStore implements RateLimitStore {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
     return this.guard.run('refund', () => this.perSlot(REFUND, this.buckets(checks), now));
+  }
+
+  /** Blocks each bucket for its duration (`block.lua`): one call per Cluster slot. */
+  block(request: BlockRequest): Promise<ConsumeResult> {
+    const { checks, now } = request;
+    if (checks.length === 0) return Promise.resolve({ allowed: false, decisions: [] });
+    const buckets = checks.map((check) => ({ redisKey: redisKey(this.keyPrefix, check.key), rate: check.limit.rate, burst: check.limit.burst, cost: check.durationMs }));
+    return this.guard.run('block', () => this.perSlot(BLOCK, buckets, now));
   }
 
   peek(request: BucketsRequest): Promise<ConsumeResult> {

@@ -23,6 +23,8 @@ export interface Bucket {
 export type Operation =
   | { readonly script: 'consume' | 'lease'; readonly receipts: boolean }
   | { readonly script: 'evaluate' | 'peek' }
+  /** A penalty: each bucket's `cost` carries its block duration (ms). */
+  | { readonly script: 'block' }
   | { readonly script: 'refund'; readonly receipts?: readonly Receipt[] };
 
 export const CONSUME: Operation = { script: 'consume', receipts: false };
@@ -31,6 +33,7 @@ export const LEASE: Operation = { script: 'lease', receipts: false };
 export const LEASE_WITH_RECEIPTS: Operation = { script: 'lease', receipts: true };
 export const EVALUATE: Operation = { script: 'evaluate' };
 export const PEEK: Operation = { script: 'peek' };
+export const BLOCK: Operation = { script: 'block' };
 /** A refund without receipts: TAT -= cost x interval. */
 export const REFUND: Operation = { script: 'refund' };
 
@@ -94,6 +97,10 @@ export class ScriptRunner {
         break;
       case 'peek':
         for (const b of buckets) args.push(String(b.rate), String(b.burst));
+        break;
+      case 'block':
+        args.push(this.paddingArg);
+        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
         break;
       case 'refund': {
         args.push(this.paddingArg);

@@ -1,7 +1,8 @@
-import { gcraConsume, gcraPeek, gcraRefund, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import { gcraBlock, gcraConsume, gcraPeek, gcraRefund, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
+  BlockRequest,
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
@@ -223,6 +224,26 @@ export class TwoTierStore implements RateLimitStore {
     this.giveBacks.flush();
     this.redisCallCount++;
     return this.redis.refund(request);
+  }
+
+  /**
+   * Blocks the Redis buckets (a penalty) and this instance's view of them:
+   * a lease held here goes back first (the bucket is to be empty), and the
+   * key's next decision asks Redis. Rejects when Redis cannot be reached.
+   */
+  block(request: BlockRequest): MaybePromise<ConsumeResult> {
+    if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: block called after close()'));
+    const now = this.time.relative(request.now);
+    for (const check of request.checks) {
+      const state = this.keys.get(check.key);
+      if (state === undefined) continue;
+      if (state.leaseMs > 0) this.keys.release(check.key, state);
+      state.shadowTat = gcraBlock(state.shadowTat, now, check.limit, check.durationMs);
+      this.denials.clear(state);
+    }
+    this.giveBacks.flush();
+    this.redisCallCount++;
+    return this.redis.block(request);
   }
 
   /**

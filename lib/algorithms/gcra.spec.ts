@@ -1,6 +1,7 @@
 import { gcraScenarios, type GcraScenario } from '../../test/utils/gcra-scenarios.js';
 import {
   emissionIntervalMs,
+  gcraBlock,
   gcraConsume,
   gcraPeek,
   gcraRefund,
@@ -392,5 +393,23 @@ describe('gcraRefund', () => {
     expect(gcraRefund(empty, 0, limit, 50)).toBeUndefined();
     expect(gcraRefund(empty, 450, limit, 1)).toBeUndefined(); // half a token short of full: one back fills it
     expect(gcraRefund(undefined, 0, limit, 3)).toBeUndefined();
+  });
+});
+
+describe('gcraBlock', () => {
+  const limit: BucketLimit = { rate: 10, burst: 5 }; // a token every 100 ms
+
+  it('empty until the end of the block, one token then, refilling at the rate after', () => {
+    const tat = gcraBlock(undefined, 0, limit, 60_000);
+    expect(tat).toBe(60_400);
+    expect(gcraConsume(tat, 59_999, limit, 1).decision).toMatchObject({ allowed: false, retryAfterMs: 1 });
+    const first = gcraConsume(tat, 60_000, limit, 1);
+    expect(first.decision).toMatchObject({ allowed: true, remaining: 0 });
+    expect(gcraConsume(first.tat, 60_000, limit, 1).decision).toMatchObject({ allowed: false, retryAfterMs: 100 });
+  });
+
+  it('never shortens a block, and a bucket in the past counts from now', () => {
+    expect(gcraBlock(90_000, 0, limit, 1000)).toBe(90_000);
+    expect(gcraBlock(-5, 1000, limit, 1000)).toBe(2400);
   });
 });

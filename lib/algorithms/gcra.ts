@@ -133,6 +133,19 @@ export function gcraPeek(tat: number | undefined, now: number, limit: BucketLimi
 }
 
 /**
+ * The TAT of a bucket blocked for `durationMs` from `now` (a penalty): empty
+ * until `now + durationMs`, when one token is back, then refilling at its
+ * rate. Never earlier than the bucket already is (a block only extends), so
+ * blocking twice is blocking once.
+ */
+export function gcraBlock(tat: number | undefined, now: number, limit: BucketLimit, durationMs: number): number {
+  const interval = emissionIntervalMs(limit);
+  const blocked = now + durationMs + (limit.burst - 1) * interval;
+  const current = tat === undefined || tat < now ? now : tat;
+  return Math.max(current, blocked);
+}
+
+/**
  * Milliseconds until the bucket holds one more whole token than
  * `decision.remaining`: the window within which the caller can spend no more
  * than what it has (draft-ietf-httpapi-ratelimit-headers-11's `t`). For a full

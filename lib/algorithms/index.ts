@@ -9,6 +9,7 @@ export {
   gcraRefund,
   emissionIntervalMs,
   nextTokenMs,
+  gcraBlock,
   type BucketLimit,
   type GcraOutcome,
 } from './gcra.js';

@@ -124,4 +124,11 @@ export interface RateLimitOptions {
    * @default false (the module's `shadow`)
    */
   readonly shadow?: boolean;
+  /**
+   * A penalty: once a request is denied by this limit, its key is blocked
+   * for this long (milliseconds, or `'15min'`, `'1h'`...): every request
+   * denied until then, `Retry-After` and `t` saying when it ends; then the
+   * bucket refills at its rate. A blocked key costs what a denied one costs.
+   */
+  readonly blockDuration?: number | string;
 }

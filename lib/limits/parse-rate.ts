@@ -1,6 +1,7 @@
 import type { Rate } from '../interfaces/rate-limit-options.interface.js';
 
-const UNIT_MS: Readonly<Record<string, number>> = {
+/** Milliseconds per unit, for rates and durations. */
+export const UNIT_MS: Readonly<Record<string, number>> = {
   ms: 1,
   s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
   m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,

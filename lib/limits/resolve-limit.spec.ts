@@ -29,8 +29,8 @@ describe('resolveLimit: unknown option names', () => {
     [{ rate: 1, Key: 'user' }, 'limit "default": Key is not an option (did you mean key?)'],
     [{ rate: 1, failmode: 'closed' }, 'limit "default": failmode is not an option (did you mean failMode?)'],
     [
-      { rate: 1, blockDuration: 60 },
-      'limit "default": blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow)',
+      { rate: 1, penalty: 60 },
+      'limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow, blockDuration)',
     ],
     [{ rate: 100, adaptive: { mni: 5 } }, 'limit "default": adaptive.mni is not an option (did you mean min?)'],
   ])('%j is refused', (limit, message) => {

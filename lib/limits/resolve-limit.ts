@@ -10,6 +10,7 @@ import { failModeProblem } from './fail-mode.js';
 import { resolveChargePolicy } from '../policies/charge-by-outcome.js';
 import { resolveSkip } from '../policies/skip.js';
 import { compileDynamicBucket, dynamicLimitProblem } from '../policies/dynamic-limit.js';
+import { resolveBlockDuration } from '../policies/penalty.js';
 import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
 
@@ -29,6 +30,8 @@ export interface LimitContext {
   readonly localFallback: boolean;
   /** The module's `shadow`: a limit's default. */
   readonly shadow?: boolean;
+  /** The store can block a bucket (allows `blockDuration`). */
+  readonly storeBlocks?: boolean;
 }
 
 /** Every option of a limit (in `@RateLimit()`, the module's `limits` and `defaults`). */
@@ -45,6 +48,7 @@ const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   isFailure: true,
   skip: true,
   shadow: true,
+  blockDuration: true,
 });
 
 /**
@@ -123,6 +127,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   // A shadow limit is decided after the request is admitted, and nothing else happens to it.
   if (shadow && adaptive !== undefined) fail('shadow', 'cannot be combined with adaptive: a shadow limit has no outcomes to adapt to');
   if (shadow && dynamic !== undefined) fail('shadow', 'cannot be combined with a rate or burst function');
+  const blockMs = resolveBlockDuration(options.blockDuration, { rate, burst, dynamic: dynamic !== undefined, shadow, storeBlocks: context.storeBlocks !== false }, fail);
   if (shadow && charge !== undefined) fail('shadow', `cannot be combined with charge: '${charge.mode}' (its tokens would never be given back)`);
 
   return {
@@ -139,6 +144,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     skip,
     shadow,
     dynamic,
+    blockMs,
   };
 }
 

@@ -35,4 +35,6 @@ export interface ResolvedLimit {
   readonly shadow: boolean;
   /** Set when `rate` or `burst` is a function of the call: the bucket of each call (then `rate`, `burst` and `bucket` are placeholders). */
   readonly dynamic: DynamicBucket | undefined;
+  /** `blockDuration` in milliseconds: the penalty after a denial. */
+  readonly blockMs: number | undefined;
 }

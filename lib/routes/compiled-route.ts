@@ -42,6 +42,8 @@ export interface CompiledRoute {
   readonly chargesByOutcome: boolean;
   /** Some limit's rate or burst is a function of the call: its bucket is computed per call. */
   readonly dynamic: boolean;
+  /** Some limit has a `blockDuration`: a denial may block its key. */
+  readonly blocks: boolean;
   /** Some limit has a `skip` predicate: each call narrows the route to the limits it does not skip. */
   readonly skips: boolean;
   /** `RateLimit-Policy` value, precomputed when no limit is adaptive (the quota cannot change). */

@@ -163,6 +163,7 @@ export class RateLimitRoutes implements OnModuleInit {
       chargesByOutcome: limits.some((limit) => limit.charge !== undefined),
       skips: limits.some((limit) => limit.skip !== undefined),
       dynamic: limits.some((limit) => limit.dynamic !== undefined),
+      blocks: limits.some((limit) => limit.blockMs !== undefined),
       staticPolicy: limits.some((limit) => limit.adaptive || limit.dynamic) ? undefined : policyHeader(limits),
     };
     let byHandler = this.routes.get(controller);
@@ -203,6 +204,7 @@ export class RateLimitRoutes implements OnModuleInit {
       warn: this.options.warn,
       localFallback: this.options.store.localFallback !== undefined,
       shadow: this.options.shadow,
+      storeBlocks: typeof this.options.store.block === 'function',
     };
   }
 }

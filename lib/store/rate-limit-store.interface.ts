@@ -84,6 +84,19 @@ export interface BucketsRequest {
  */
 export type RefundRequest = ConsumeRequest;
 
+/** One bucket to block (a penalty), in a {@link BlockRequest}. */
+export interface BlockCheck extends BucketRef {
+  /** How long the bucket stays empty from `now` (> 0 ms). */
+  readonly durationMs: number;
+}
+
+/** What {@link RateLimitStore.block} is asked. */
+export interface BlockRequest {
+  readonly checks: readonly BlockCheck[];
+  /** Milliseconds, from the module's clock. */
+  readonly now: number;
+}
+
 /** A value, or a promise of it: stores that can answer synchronously should. */
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -136,6 +149,14 @@ export interface RateLimitStore {
   refund(request: RefundRequest): MaybePromise<ConsumeResult>;
   /** Forget the buckets: they are full again. */
   reset(request: BucketsRequest): MaybePromise<void>;
+  /**
+   * Block each bucket for its `durationMs` (a penalty): empty until then, one
+   * token back at its end, refilling at the rate afterwards; a bucket already
+   * blocked longer stays so. Answers each bucket afterwards, like {@link peek}.
+   * Optional: the module refuses `blockDuration` at start-up with a store
+   * that has none.
+   */
+  block?(request: BlockRequest): MaybePromise<ConsumeResult>;
   /** Release resources (timers, connections the store owns). Idempotent. */
   close(): MaybePromise<void>;
 }

@@ -7,31 +7,13 @@
  */
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { ManualClock, MemoryStore, RateLimitModule, type RateLimitStore } from 'nestjs-holdup';
-import { RedisStore } from 'nestjs-holdup/redis';
-import { TwoTierStore } from 'nestjs-holdup/two-tier';
+import { ManualClock, RateLimitModule } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { connectSharedClient } from '../utils/redis-client.js';
-import { uniquePrefix } from '../utils/redis-harness.js';
+import { ALL_STORES, storesOfKind } from '../utils/stores.js';
 import { ChargeController, gate } from './charge.controller.js';
 
-const STORE_KINDS = ['memory', 'redis', 'two-tier'] as const;
-
-describe.each(STORE_KINDS)('charge by outcome (%s store)', (kind) => {
-  let client: Redis;
-  beforeAll(async () => {
-    if (kind !== 'memory') client = await connectSharedClient();
-  });
-  afterAll(async () => {
-    if (kind !== 'memory') await client.quit();
-  });
-
-  const makeStore = (label: string): RateLimitStore => {
-    const options = { client, keyPrefix: uniquePrefix(label), time: 'client', expiryPaddingMs: 60_000, timeoutMs: 5_000 } as const;
-    if (kind === 'memory') return new MemoryStore();
-    return kind === 'redis' ? new RedisStore(options) : new TwoTierStore(options);
-  };
+describe.each(ALL_STORES)('charge by outcome (%s store)', (kind) => {
+  const makeStore = storesOfKind(kind);
 
   describe.each(PLATFORMS)('%s', (platform) => {
     let app: INestApplication;

@@ -232,6 +232,24 @@ export function describeStoreContract(
       expect((await store.refund({ checks: [check(key('never-seen'), 10, 5, 3)], now: T0 })).decisions[0]).toMatchObject({ remaining: 5 });
     });
 
+    it('blocks a bucket for a duration (a penalty): empty until then, one token back at its end, never shortened', async () => {
+      const c = check(key(), 10, 5); // one token every 100 ms
+      expect(store.block).toBeDefined();
+      const blocked = await store.block!({ checks: [{ key: c.key, limit: c.limit, durationMs: 60_000 }], now: T0 });
+      expect(blocked.decisions[0]).toMatchObject({ remaining: 0, resetMs: 60_400 });
+      expect((await consume(T0 + 59_999, c)).decisions[0]).toMatchObject({ allowed: false, retryAfterMs: 1 });
+      // A shorter block does not shorten it.
+      await store.block!({ checks: [{ key: c.key, limit: c.limit, durationMs: 1000 }], now: T0 + 30_000 });
+      expect((await consume(T0 + 59_999, c)).allowed).toBe(false);
+      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({ allowed: false, retryAfterMs: 100 });
+      // Blocking a bucket never charged: empty from now.
+      const fresh = check(key('fresh'), 10, 5);
+      await store.block!({ checks: [{ key: fresh.key, limit: fresh.limit, durationMs: 500 }], now: T0 });
+      expect((await consume(T0 + 499, fresh)).allowed).toBe(false);
+      expect((await consume(T0 + 500, fresh)).allowed).toBe(true);
+    });
+
     it('keeps keys apart, however alike, long or strange they are', async () => {
       const long = 'x'.repeat(10_000);
       const base = key();

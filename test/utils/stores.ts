@@ -1,5 +1,7 @@
 import { MemoryStore, type RateLimitStore } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
+import { TwoTierStore } from 'nestjs-holdup/two-tier';
+import type { Redis } from 'ioredis';
 import { connectSharedClient } from './redis-client.js';
 import { uniquePrefix } from './redis-harness.js';
 
@@ -32,4 +34,35 @@ export async function makeStore(kind: StoreKind, label: string): Promise<StoreFi
       await client.quit();
     },
   };
+}
+
+/** The three built-in stores, for scenarios that must hold on the two-tier store too. */
+export const ALL_STORES = ['memory', 'redis', 'two-tier'] as const;
+export type AnyStoreKind = (typeof ALL_STORES)[number];
+
+/**
+ * A fresh store of `kind` on a shared `client` (unused for memory), client
+ * time on the test's clock, its own key prefix. Closing the application
+ * closes the store, never the client.
+ */
+export function storeOnClient(kind: AnyStoreKind, client: Redis | undefined, label: string): RateLimitStore {
+  if (kind === 'memory') return new MemoryStore();
+  const options = { client: client!, keyPrefix: uniquePrefix(label), time: 'client', expiryPaddingMs: 60_000, timeoutMs: 5_000 } as const;
+  return kind === 'redis' ? new RedisStore(options) : new TwoTierStore(options);
+}
+
+/**
+ * In a `describe` block: one shared Redis client for the block (none for the
+ * memory store), opened before its tests and quit after; returns the store
+ * factory of {@link storeOnClient} for that kind.
+ */
+export function storesOfKind(kind: AnyStoreKind): (label: string) => RateLimitStore {
+  let client: Redis | undefined;
+  beforeAll(async () => {
+    if (kind !== 'memory') client = await connectSharedClient();
+  });
+  afterAll(async () => {
+    await client?.quit();
+  });
+  return (label) => storeOnClient(kind, client, label);
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BLOCK_LUA } from './block.lua.js';
 import { CONSUME_LUA } from './consume.lua.js';
 import { EVALUATE_LUA } from './evaluate.lua.js';
 import { LEASE_LUA } from './lease.lua.js';
@@ -6,7 +7,7 @@ import { PEEK_LUA } from './peek.lua.js';
 import { REFUND_LUA } from './refund.lua.js';
 
 /** The store's Lua scripts, one per operation (see each file's header for its KEYS, ARGV and reply). */
-export type ScriptName = 'consume' | 'evaluate' | 'peek' | 'refund' | 'lease';
+export type ScriptName = 'consume' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block';
 
 /** A script as the store sends it: by SHA1 (`EVALSHA`), by source when Redis lost it (`EVAL`). */
 export interface RedisScript {
@@ -26,4 +27,5 @@ export const SCRIPTS: Readonly<Record<ScriptName, RedisScript>> = {
   peek: script('peek', PEEK_LUA),
   refund: script('refund', REFUND_LUA),
   lease: script('lease', LEASE_LUA),
+  block: script('block', BLOCK_LUA),
 };

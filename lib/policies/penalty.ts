@@ -1,0 +1,55 @@
+import { gcraBlock, gcraConsume, type RateLimitDecision } from '../algorithms/gcra.js';
+import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
+import { describeValue } from '../errors/option-error.js';
+import { parseDuration } from '../limits/parse-duration.js';
+import type { ResolvedLimit } from '../limits/resolved-limit.js';
+import type { BlockCheck, RateLimitCheck } from '../store/rate-limit-store.interface.js';
+
+/** Validate `blockDuration`; its milliseconds, or `undefined` when the limit has none. Throws through `fail`. */
+export function resolveBlockDuration(
+  value: unknown,
+  limit: { readonly rate: number; readonly burst: number; readonly dynamic: boolean; readonly shadow: boolean; readonly storeBlocks: boolean },
+  fail: (option: string, problem: string) => never,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDuration(value);
+  if (ms === undefined) fail('blockDuration', `must be a positive number of milliseconds or a duration such as '15min', got ${describeValue(value)}`);
+  if (limit.shadow) fail('blockDuration', 'means nothing on a shadow limit, which never denies');
+  if (!limit.storeBlocks) fail('blockDuration', 'needs a store that can block a bucket (RateLimitStore.block); this one cannot');
+  // A block no longer than a token's interval is what any denial already is: it would only cost a store call.
+  if (!limit.dynamic && ms! <= 1000 / limit.rate) {
+    fail('blockDuration', `(${ms} ms) must be longer than the interval between two tokens (${1000 / limit.rate} ms), or it blocks nothing`);
+  }
+  return ms;
+}
+
+/** What a denial turns into when its limits block: the decisions to answer, and the blocks to apply. */
+export interface Penalties {
+  readonly decisions: readonly RateLimitDecision[];
+  readonly blocks: readonly BlockCheck[];
+}
+
+/**
+ * Apply `blockDuration` to a denied evaluation: every limit that denied (by
+ * its limit, not by a cost above the burst) and has a `blockDuration` blocks
+ * its key, unless the key is blocked already (its bucket further than its
+ * capacity ahead: a blocked key costs what a denied one costs); the
+ * decisions answered are the blocked buckets', so `Retry-After` and `t` say
+ * when the block ends. Pure: the caller applies the blocks.
+ */
+export function penalize(limits: readonly ResolvedLimit[], from: number, checks: readonly RateLimitCheck[], decisions: readonly RateLimitDecision[], now: number): Penalties | undefined {
+  let answered: RateLimitDecision[] | undefined;
+  let blocks: BlockCheck[] | undefined;
+  for (let i = 0; i < decisions.length; i++) {
+    const durationMs = limits[from + i]?.blockMs;
+    const decision = decisions[i]!;
+    const check = checks[i];
+    if (durationMs === undefined || check === undefined || decision.allowed || decision.reason !== 'limit') continue;
+    const interval = 1000 / check.limit.rate;
+    if (decision.resetMs > check.limit.burst * interval * (1 + TOKEN_EPSILON)) continue; // blocked already
+    const tat = gcraBlock(now + decision.resetMs, now, check.limit, durationMs);
+    (answered ??= decisions.slice())[i] = gcraConsume(tat, now, check.limit, check.cost).decision;
+    (blocks ??= []).push({ key: check.key, limit: check.limit, durationMs });
+  }
+  return answered === undefined ? undefined : { decisions: answered, blocks: blocks! };
+}
