@@ -1,6 +1,6 @@
 /**
  * Dynamic limits (rate and burst as functions of the call, sync or async),
- * on Express and Fastify, memory and Redis stores: each call gets its plan's
+ * on Express and Fastify, memory, Redis and two-tier stores: each call gets its plan's
  * bucket, the headers show the quota that applied, a plan change keeps what
  * was consumed, and a bad value is decided by the fail mode, said once.
  */
@@ -9,20 +9,19 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { jest } from '@jest/globals';
 import { ManualClock, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { makeStore, STORES, type StoreFixture } from '../utils/stores.js';
+import { ALL_STORES, storesOfKind } from '../utils/stores.js';
 import { PlansController } from './plans.controller.js';
 
-describe.each(STORES)('dynamic limits (%s store)', (storeKind) => {
+describe.each(ALL_STORES)('dynamic limits (%s store)', (storeKind) => {
+  const makeStore = storesOfKind(storeKind);
   describe.each(PLATFORMS)('%s', (platform) => {
     let app: INestApplication | undefined;
-    let fixture: StoreFixture;
     let clock: ManualClock;
     let warn: jest.SpiedFunction<Logger['warn']>;
 
     const boot = async (options: RateLimitModuleOptions = {}) => {
       clock = new ManualClock(1_700_000_000_000);
-      fixture = await makeStore(storeKind, `dynamic-${platform}`);
-      app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: fixture.store, ...options })], controllers: [PlansController] });
+      app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`dynamic-${storeKind}-${platform}`), ...options })], controllers: [PlansController] });
     };
     beforeEach(() => {
       warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
@@ -30,7 +29,6 @@ describe.each(STORES)('dynamic limits (%s store)', (storeKind) => {
     afterEach(async () => {
       await app?.close();
       app = undefined;
-      await fixture?.release();
       warn.mockRestore();
     });
     const get = (path: string, plan?: string, from = '203.0.113.1') =>
