@@ -294,6 +294,7 @@ function publishDecision(pending: PendingDecision, result: DecisionResult, answe
     route: route.routeId,
     transport: route.transport.type,
     limits: route.limits.slice(pending.from, pending.to).map((limit) => limit.name),
+    bursts: route.limits.slice(pending.from, pending.to).map((limit) => limit.bucket.burst),
     result,
     decisions: answer?.decisions ?? [],
   });

@@ -10,6 +10,7 @@ import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown
 import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
+import { resolveMetricsOptions, type ResolvedMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
 
 /**
  * Module options after validation, with defaults filled in.
@@ -30,6 +31,8 @@ export interface ResolvedModuleOptions {
   readonly defaultKey: KeyStrategy;
   readonly defaults: RateLimitOptions | undefined;
   readonly limits: readonly RateLimitOptions[];
+  /** `undefined` when no exporter is configured. */
+  readonly metrics: ResolvedMetricsOptions | undefined;
 }
 
 
@@ -48,6 +51,7 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   trustProxy: true,
   clock: true,
   ipv6Subnet: true,
+  metrics: true,
 });
 
 /**
@@ -88,8 +92,10 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   if (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128) {
     fail('ipv6Subnet', `must be a prefix length, an integer from 1 to 128, got ${describeValue(ipv6Subnet)}`);
   }
+  const metrics = resolveMetricsOptions(options.metrics);
   const warn = (message: string) => logger.warn(message);
   return {
+    metrics,
     store,
     headers,
     errorFormat,

@@ -1,6 +1,7 @@
 import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
+import type { RateLimitMetricsOptions } from '../observability/metrics/metrics-options.interface.js';
 
 /**
  * Which rate-limit headers to write (see docs/headers.md for every field).
@@ -72,6 +73,11 @@ export interface RateLimitModuleOptions {
   readonly ipv6Subnet?: number;
   /** Milliseconds; for tests and simulations. @default Date.now */
   readonly clock?: RateLimitClock;
+  /**
+   * Export the limiter's metrics through OpenTelemetry and/or prom-client
+   * (README "Observability"). @default none: nothing is measured
+   */
+  readonly metrics?: RateLimitMetricsOptions;
 }
 
 /**
