@@ -45,6 +45,6 @@ describe.each(PLATFORMS)('metrics: Redis store duration (%s)', (platform) => {
     expect(sum).toBeLessThan(1);
     const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'rate_limiting_store_duration_seconds');
     expect(metric?.type).toBe('histogram');
-    expect(metric?.values.find((v) => v.metricName === 'rate_limiting_store_duration_seconds_count' && v.labels.store === 'redis')?.value).toBe(4);
+    expect(metric?.values.find((v) => (v as { metricName?: string }).metricName === 'rate_limiting_store_duration_seconds_count' && v.labels.store === 'redis')?.value).toBe(4);
   });
 });
