@@ -23,8 +23,18 @@ export async function openTelemetryBackend(meterProvider: MeterProviderLike | un
         const histogram = meter.createHistogram(spec.name, { ...options, advice: { explicitBucketBoundaries: STORE_DURATION_BUCKETS } });
         return (value, attributes) => histogram.record(value, otelAttributes(attributes));
       }
-      const counter = meter.createCounter(spec.name, options);
-      return (value, attributes) => counter.add(value, otelAttributes(attributes));
+      // Counted here, reported when the reader collects: the SDK's add()
+      // hashes the attributes on every call, which cost more than the guard
+      // itself (docs/benchmarks.md); a map lookup on a reused attribute object
+      // does not. Cumulative totals are what an observable counter reports.
+      const totals = new Map<MetricAttributes, number>();
+      const counter = meter.createObservableCounter(spec.name, options);
+      const callback = (result: { observe(value: number, attributes?: Attributes): void }) => {
+        for (const [attributes, value] of totals) result.observe(value, otelAttributes(attributes));
+      };
+      counter.addCallback(callback);
+      detach.push(() => counter.removeCallback(callback));
+      return (value, attributes) => totals.set(attributes, (totals.get(attributes) ?? 0) + value);
     },
     observe(spec: InstrumentSpec, read: () => Iterable<Observation>): void {
       const options = { unit: spec.unit, description: spec.description };

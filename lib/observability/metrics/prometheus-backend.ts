@@ -29,10 +29,22 @@ export async function prometheusBackend(registry: PrometheusRegistryLike, prefix
     instrument(spec: InstrumentSpec): MetricRecord {
       if (spec.kind === 'histogram') {
         const histogram = new client.Histogram({ ...claim(spec), buckets: STORE_DURATION_BUCKETS });
-        return (value, labels) => histogram.observe(labels, value);
+        const children = new WeakMap<object, { observe(value: number): void }>();
+        return (value, labels) => {
+          let child = children.get(labels);
+          if (child === undefined) children.set(labels, (child = histogram.labels(labels)));
+          child.observe(value);
+        };
       }
       const counter = new client.Counter(claim(spec));
-      return (value, labels) => counter.inc(labels, value);
+      // One child per attribute object (the subscriber reuses them): inc(labels)
+      // would hash the labels on every call.
+      const children = new WeakMap<object, { inc(value: number): void }>();
+      return (value, labels) => {
+        let child = children.get(labels);
+        if (child === undefined) children.set(labels, (child = counter.labels(labels)));
+        child.inc(value);
+      };
     },
     observe(spec: InstrumentSpec, read: () => Iterable<Observation>): void {
       // A Gauge for both kinds: prom-client's Counter cannot be set, and the
