@@ -35,8 +35,10 @@ export type {
   DecisionResult,
   StoreFailureEvent,
   LocalFallbackEvent,
+  StoreCallEvent,
   RateLimitChannelEvents,
 } from './observability/rate-limit-channels.js';
+export type { RateLimitMetricsOptions, MeterProviderLike, PrometheusRegistryLike } from './observability/metrics/metrics-options.interface.js';
 
 // Store contract (for custom stores; the math they need: `nestjs-holdup/algorithms`), clock
 export type * from './store/rate-limit-store.interface.js';

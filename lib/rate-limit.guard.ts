@@ -123,10 +123,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
     const route = this.routes.forContext(context);
-    if (route.limits.length === 0) {
-      if (route.shadowLimits.length > 0) this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
-      return true;
-    }
+    if (route.limits.length === 0) return this.onlyShadow(context, route);
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
     const state = context as ContextWithEvaluation;
     if (state[RATE_LIMIT_EVALUATION] !== undefined) return true;
@@ -149,11 +146,19 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   /** Evaluate the route's limits (those the call does not skip): at once, or in two parts around the route's own guards. */
   private readonly start = (context: ExecutionContext, route: CompiledRoute): MaybePromise<boolean> => {
     const count = route.limits.length;
+    // Every enforced limit skipped for this call: the shadow limits are still decided.
+    if (count === 0) return this.onlyShadow(context, route);
     if (route.afterRouteGuards === count) return this.evaluate(context, route, 0, count, undefined);
     const split: SplitEvaluation = { guard: this, early: undefined, finished: false, route };
     (context as ContextWithEvaluation)[RATE_LIMIT_EVALUATION] = split;
     return route.afterRouteGuards === 0 ? true : this.evaluate(context, route, 0, route.afterRouteGuards, split);
   };
+
+  /** A route (or a call's narrowing of one) with nothing to enforce: admitted; its shadow limits are decided all the same. */
+  private onlyShadow(context: ExecutionContext, route: CompiledRoute): true {
+    if (route.shadowLimits.length > 0) this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
+    return true;
+  }
 
   /** The request (for keys) and response (for headers) of the current context, as the route's transport finds them. */
   protected getRequestResponse(context: ExecutionContext, transport: RateLimitTransport): RequestResponse {
@@ -355,10 +360,13 @@ async function checksAfterKey(
 
 function publishDecision(pending: PendingDecision, result: DecisionResult, answer?: ConsumeResult): void {
   const { route } = pending;
+  const whole = pending.from === 0 && pending.to === route.limits.length;
   rateLimitChannels.decision.publish({
     route: route.routeId,
     transport: route.transport.type,
-    limits: route.limits.slice(pending.from, pending.to).map((limit) => limit.name),
+    // The whole route (the common case) publishes the arrays compiled with it; one part of a split route slices them.
+    limits: whole ? route.limitNames : route.limitNames.slice(pending.from, pending.to),
+    bursts: whole ? route.limitBursts : route.limitBursts.slice(pending.from, pending.to),
     result,
     decisions: answer?.decisions ?? [],
   });

@@ -18,6 +18,7 @@ import { needsAfterHandler } from './routes/after-handler.js';
 import { RateLimitGuardCoverage } from './routes/guard-coverage.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import { RateLimitTransports } from './transports/rate-limit-transports.js';
+import { RateLimitMetricsExporter } from './observability/metrics/rate-limit-metrics.exporter.js';
 
 /** Everything the guard and the interceptor need, wherever they are bound. */
 const SHARED_PROVIDERS: Provider[] = [
@@ -30,6 +31,7 @@ const SHARED_PROVIDERS: Provider[] = [
   AdaptiveRateProvider,
   RateLimitGuard,
   RateLimitInterceptor,
+  RateLimitMetricsExporter,
 ];
 
 /**

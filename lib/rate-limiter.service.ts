@@ -216,22 +216,30 @@ export class RateLimiter implements OnApplicationShutdown {
    * recovered from (`recover`) or thrown as a {@link RateLimitStoreError}.
    */
   private call<T>(operation: () => MaybePromise<T>, failMode?: FailMode, recover?: () => T): MaybePromise<T> {
+    // The clock is read only while a metrics exporter listens; -1 means nobody does.
+    const start = rateLimitChannels.storeCall.hasSubscribers ? performance.now() : -1;
     let answer: MaybePromise<T>;
     try {
       answer = operation();
     } catch (error) {
+      if (start >= 0) publishStoreCall(start, true);
       return this.failed(error, failMode, recover);
     }
     if (!isPromiseLike(answer)) {
+      if (start >= 0) publishStoreCall(start, false);
       this.failures.succeeded();
       return answer;
     }
     return answer.then(
       (value) => {
+        if (start >= 0) publishStoreCall(start, false);
         this.failures.succeeded();
         return value;
       },
-      (error: unknown) => this.failed(error, failMode, recover),
+      (error: unknown) => {
+        if (start >= 0) publishStoreCall(start, true);
+        return this.failed(error, failMode, recover);
+      },
     );
   }
 
@@ -288,4 +296,9 @@ interface ResolvedProgrammaticLimit {
   readonly name: string;
   readonly limit: TokenBucketLimit;
   readonly namespace: string;
+}
+
+/** A store call's duration, for the metrics exporters. */
+function publishStoreCall(start: number, failed: boolean): void {
+  rateLimitChannels.storeCall.publish({ durationSeconds: (performance.now() - start) / 1000, failed });
 }

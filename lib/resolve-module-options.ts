@@ -12,6 +12,7 @@ import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown
 import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
+import { resolveMetricsOptions, type ResolvedMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
 
 /**
  * Module options after validation, with defaults filled in.
@@ -40,6 +41,8 @@ export interface ResolvedModuleOptions {
   readonly skip: SkipPredicate | undefined;
   /** The module's `allowList`, as a test of the request: no limit applies to a client it holds. */
   readonly allowed: ((request: AddressedRequest | undefined) => boolean) | undefined;
+  /** `undefined` when no exporter is configured. */
+  readonly metrics: ResolvedMetricsOptions | undefined;
 }
 
 
@@ -61,6 +64,7 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   skip: true,
   allowList: true,
   shadow: true,
+  metrics: true,
 });
 
 /**
@@ -101,8 +105,10 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   if (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128) {
     fail('ipv6Subnet', `must be a prefix length, an integer from 1 to 128, got ${describeValue(ipv6Subnet)}`);
   }
+  const metrics = resolveMetricsOptions(options.metrics);
   const warn = (message: string) => logger.warn(message);
   return {
+    metrics,
     store,
     headers,
     errorFormat,

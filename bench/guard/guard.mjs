@@ -13,6 +13,18 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { MemoryStore, RateLimit, RateLimitGuard, RateLimitModule } from 'nestjs-holdup';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { Registry } from 'prom-client';
+
+// A reader collected on demand, as a pull exporter (Prometheus) would be.
+class OnDemandReader extends MetricReader {
+  onForceFlush() {
+    return Promise.resolve();
+  }
+  onShutdown() {
+    return Promise.resolve();
+  }
+}
 
 // Never denies, even one client at the ~1M calls/s a tight loop reaches.
 const RATE = 1_000_000;
@@ -75,6 +87,7 @@ async function main() {
   const calls = Number(callsArg);
   const repetitions = Number(repetitionsArg);
 
+  const holdupWith = (metrics) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate: RATE, burst: BURST, key: 'ip' }, headers: 'draft', metrics })];
   const holdup = (headers) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate: RATE, burst: BURST, key: 'ip' }, headers })];
   const setups = {
     noop: await app([], [], NoopGuard),
@@ -95,9 +108,28 @@ async function main() {
       RateLimitGuard,
     ),
   };
+  // Metrics cases: their exporters subscribe to process-wide channels, which
+  // would make every other case publish too, so each is created just before
+  // its run and closed after (outside the timing).
+  const lazy = {
+    'holdup-otel': () => app(holdupWith({ openTelemetry: { meterProvider: new MeterProvider({ readers: [new OnDemandReader()] }) } }), [], RateLimitGuard),
+    'holdup-prom': () => app(holdupWith({ prometheus: { registry: new Registry() } }), [], RateLimitGuard),
+  };
   const clientsOf = { 'holdup-hot': 1 };
 
   async function run(id, n) {
+    if (lazy[id]) {
+      setups[id] = await lazy[id]();
+      try {
+        return await timed(id, n);
+      } finally {
+        await setups[id].application.close();
+      }
+    }
+    return timed(id, n);
+  }
+
+  async function timed(id, n) {
     const { guard, Hello } = setups[id];
     const handler = Hello.prototype.hello;
     const clients = clientsOf[id] ?? CLIENTS;
@@ -115,7 +147,7 @@ async function main() {
   }
 
   // BENCH_GUARD_ONLY=holdup: one case (used by the profile in guard/profile.mjs).
-  const ids = process.env.BENCH_GUARD_ONLY ? process.env.BENCH_GUARD_ONLY.split(',') : Object.keys(setups);
+  const ids = process.env.BENCH_GUARD_ONLY ? process.env.BENCH_GUARD_ONLY.split(',') : [...Object.keys(setups), ...Object.keys(lazy)];
   for (const id of ids) await run(id, Math.min(calls, 50_000)); // warm-up
   const samples = Object.fromEntries(ids.map((id) => [id, []]));
   for (let rep = 0; rep < repetitions; rep++) {
@@ -125,13 +157,15 @@ async function main() {
   // What the guards wrote, as a check that headers really were produced.
   const headers = {};
   for (const id of ids) {
+    if (lazy[id]) setups[id] = await lazy[id]();
     const response = reply();
     const context = new ExecutionContextHost([request(0), response, undefined], setups[id].Hello, setups[id].Hello.prototype.hello);
     context.setType('http');
     await setups[id].guard.canActivate(context);
     headers[id] = Object.keys(response.headers);
+    if (lazy[id]) await setups[id].application.close();
   }
-  for (const { application } of Object.values(setups)) await application.close();
+  for (const [id, { application }] of Object.entries(setups)) if (!lazy[id]) await application.close();
   process.stdout.write(JSON.stringify({ calls, repetitions, clients: CLIENTS, samples, headers }) + '\n');
 }
 

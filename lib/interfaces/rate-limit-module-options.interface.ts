@@ -2,6 +2,7 @@ import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
 import type { SkipPredicate } from '../policies/skip.js';
+import type { RateLimitMetricsOptions } from '../observability/metrics/metrics-options.interface.js';
 
 /**
  * Which rate-limit headers to write (see docs/headers.md for every field).
@@ -86,6 +87,11 @@ export interface RateLimitModuleOptions {
   readonly shadow?: boolean;
   /** Milliseconds; for tests and simulations. @default Date.now */
   readonly clock?: RateLimitClock;
+  /**
+   * Export the limiter's metrics through OpenTelemetry and/or prom-client
+   * (README "Observability"). @default none: nothing is measured
+   */
+  readonly metrics?: RateLimitMetricsOptions;
 }
 
 /**

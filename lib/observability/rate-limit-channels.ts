@@ -11,7 +11,8 @@ import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
  *
  * Channel names are part of the public surface:
  * `nestjs-holdup:decision`, `nestjs-holdup:store-failure`,
- * `nestjs-holdup:local-fallback`, `nestjs-holdup:rate-change`.
+ * `nestjs-holdup:local-fallback`, `nestjs-holdup:rate-change`,
+ * `nestjs-holdup:store-call`.
  */
 
 /**
@@ -32,6 +33,8 @@ export interface DecisionEvent {
   /** Names of the limits that applied, in order. */
   readonly limits: readonly string[];
   readonly result: DecisionResult;
+  /** Each limit's configured burst, in the order of `limits` (for "near the limit"; adaptive limits report their configured burst). */
+  readonly bursts?: readonly number[];
   /** One per limit; empty when the store failed. */
   readonly decisions: readonly RateLimitDecision[];
 }
@@ -49,12 +52,23 @@ export interface LocalFallbackEvent {
   readonly afterFailure: boolean;
 }
 
+/**
+ * Published on `nestjs-holdup:store-call` after every store call the limiter
+ * made, only while somebody subscribes (the clock is read only then).
+ */
+export interface StoreCallEvent {
+  /** Seconds from the call to its answer (or its failure). */
+  readonly durationSeconds: number;
+  readonly failed: boolean;
+}
+
 /** The channels, created once (`channel()` returns the same object for a name). @internal */
 export const rateLimitChannels = {
   decision: channel('nestjs-holdup:decision'),
   storeFailure: channel('nestjs-holdup:store-failure'),
   localFallback: channel('nestjs-holdup:local-fallback'),
   rateChange: channel('nestjs-holdup:rate-change'),
+  storeCall: channel('nestjs-holdup:store-call'),
 } as const;
 
 /** Event types by channel, for subscribers. */
@@ -63,4 +77,5 @@ export interface RateLimitChannelEvents {
   'nestjs-holdup:store-failure': StoreFailureEvent;
   'nestjs-holdup:local-fallback': LocalFallbackEvent;
   'nestjs-holdup:rate-change': AdaptiveRateChange;
+  'nestjs-holdup:store-call': StoreCallEvent;
 }

@@ -57,7 +57,7 @@ export class RouteSkipping {
     }
     publishSkipped(route, route.limits.filter((_limit, i) => (mask & (1 << i)) !== 0).map((limit) => limit.name));
     const narrowed = narrowRoute(route, mask);
-    if (narrowed.limits.length === 0) return true;
+    if (narrowed.limits.length === 0) return start(context, narrowed);
     const request = route.transport.requestResponse(context).request as RequestWithRateLimit | undefined;
     if (request) request[RATE_LIMIT_ROUTE] = narrowed;
     return start(context, narrowed);

@@ -75,7 +75,9 @@ export class ShadowLimits {
     if (result.allowed) return;
     const denied = route.shadowLimits.filter((_limit, i) => result.decisions[i]?.allowed === false).map((limit) => limit.name);
     if (rateLimitChannels.decision.hasSubscribers) {
-      rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits: denied, result: 'shadow-denied', decisions: result.decisions });
+      // `limits` and `decisions` stay parallel: the denied shadow limits and their decisions.
+      const decisions = result.decisions.filter((decision) => !decision.allowed);
+      rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits: denied, result: 'shadow-denied', decisions });
     }
     let retryMs = 0;
     for (const decision of result.decisions) if (!decision.allowed) retryMs = Math.max(retryMs, decision.retryAfterMs);

@@ -79,6 +79,8 @@ export function narrowRoute(route: CompiledRoute, mask: number): CompiledRoute {
     ...route,
     limits,
     buckets: kept.map((i) => route.buckets[i]!),
+    limitNames: limits.map((limit) => limit.name),
+    limitBursts: limits.map((limit) => limit.bucket.burst),
     afterRouteGuards: kept.filter((i) => i < route.afterRouteGuards).length,
     adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
     reportsOutcome: limits.some((limit) => limit.adaptive !== undefined || limit.charge !== undefined),

@@ -46,6 +46,9 @@ export interface CompiledRoute {
   readonly blocks: boolean;
   /** Some limit has a `skip` predicate: each call narrows the route to the limits it does not skip. */
   readonly skips: boolean;
+  /** `limits`' names and configured bursts, in order: what the decision channel publishes, built once. */
+  readonly limitNames: readonly string[];
+  readonly limitBursts: readonly number[];
   /** `RateLimit-Policy` value, precomputed when no limit is adaptive (the quota cannot change). */
   readonly staticPolicy: string | undefined;
 }

@@ -155,6 +155,8 @@ export class RateLimitRoutes implements OnModuleInit {
       shadowLimits: resolved.filter((limit) => limit.shadow),
       afterRouteGuards: limits.length - lateEnforced,
       buckets: limits.map((limit) => limit.bucket),
+      limitNames: limits.map((limit) => limit.name),
+      limitBursts: limits.map((limit) => limit.bucket.burst),
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
       // Each limit may override the module's fail mode; the strictest one wins.
       failMode: strictestFailMode(limits.map((limit) => limit.failMode ?? this.options.failMode)),

@@ -1,0 +1,50 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { TwoTierStoreStats } from '../../../adapters/two-tier/two-tier.stats.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from '../../rate-limit.providers.js';
+import type { ResolvedModuleOptions } from '../../resolve-module-options.js';
+import type { MetricsBackend } from './metrics-backend.js';
+import { MetricsSubscriber } from './metrics-subscriber.js';
+import { openTelemetryBackend } from './open-telemetry-backend.js';
+import { prometheusBackend } from './prometheus-backend.js';
+import { storeKind } from './store-kind.js';
+
+/**
+ * Starts the configured metrics exporters when the module initialises
+ * (loading their peers, which fails the bootstrap when one is missing) and
+ * stops them when it is destroyed, so that apps created one after another in
+ * one process do not pile up subscribers. With no `metrics` option it does
+ * nothing: no channel has a subscriber, and the request path pays nothing.
+ *
+ * @internal
+ */
+@Injectable()
+export class RateLimitMetricsExporter implements OnModuleInit, OnModuleDestroy {
+  private subscriber: MetricsSubscriber | undefined;
+
+  constructor(@Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'metrics' | 'store'>) {}
+
+  async onModuleInit(): Promise<void> {
+    const { metrics, store } = this.options;
+    if (metrics === undefined) return;
+    const backends: MetricsBackend[] = [];
+    try {
+      if (metrics.openTelemetry) backends.push(await openTelemetryBackend(metrics.openTelemetry.meterProvider ?? undefined));
+      if (metrics.prometheus) backends.push(await prometheusBackend(metrics.prometheus.registry, metrics.prometheus.prefix));
+      const stats = (store as { stats?: () => TwoTierStoreStats }).stats;
+      this.subscriber = new MetricsSubscriber(backends, {
+        storeKind: storeKind(store),
+        twoTierStats: storeKind(store) === 'two-tier' && typeof stats === 'function' ? () => stats.call(store) : undefined,
+      });
+    } catch (error) {
+      // What was registered before the failure is removed, so a retry does not find it taken.
+      for (const backend of backends) backend.close();
+      throw error;
+    }
+    this.subscriber.start();
+  }
+
+  onModuleDestroy(): void {
+    this.subscriber?.stop();
+    this.subscriber = undefined;
+  }
+}
