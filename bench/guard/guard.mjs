@@ -112,6 +112,8 @@ async function main() {
   // would make every other case publish too, so each is created just before
   // its run and closed after (outside the timing).
   const lazy = {
+    // The baseline of the metrics cases: the same app, created the same way, without metrics.
+    'holdup-fresh': () => app(holdupWith(undefined), [], RateLimitGuard),
     'holdup-otel': () => app(holdupWith({ openTelemetry: { meterProvider: new MeterProvider({ readers: [new OnDemandReader()] }) } }), [], RateLimitGuard),
     'holdup-prom': () => app(holdupWith({ prometheus: { registry: new Registry() } }), [], RateLimitGuard),
   };
