@@ -216,20 +216,21 @@ export class RateLimiter implements OnApplicationShutdown {
    * recovered from (`recover`) or thrown as a {@link RateLimitStoreError}.
    */
   private call<T>(operation: () => MaybePromise<T>, failMode?: FailMode, recover?: () => T): MaybePromise<T> {
-    // The clock is read only while a metrics exporter listens; -1 means nobody does.
-    const start = rateLimitChannels.storeCall.hasSubscribers ? performance.now() : -1;
     let answer: MaybePromise<T>;
     try {
       answer = operation();
     } catch (error) {
-      if (start >= 0) publishStoreCall(start, true);
       return this.failed(error, failMode, recover);
     }
     if (!isPromiseLike(answer)) {
-      if (start >= 0) publishStoreCall(start, false);
       this.failures.succeeded();
       return answer;
     }
+    // Only calls that wait for an answer (a round trip) are timed, from the
+    // moment the request is handed off, and only while a metrics exporter
+    // listens (-1: nobody does). A synchronous answer costs less than reading
+    // the clock twice would.
+    const start = rateLimitChannels.storeCall.hasSubscribers ? performance.now() : -1;
     return answer.then(
       (value) => {
         if (start >= 0) publishStoreCall(start, false);

@@ -54,10 +54,12 @@ export interface LocalFallbackEvent {
 
 /**
  * Published on `nestjs-holdup:store-call` after every store call the limiter
- * made, only while somebody subscribes (the clock is read only then).
+ * waited for (a promise: a round trip), only while somebody subscribes (the
+ * clock is read only then). Synchronous answers (the memory store, the
+ * two-tier store's local decisions) are not timed.
  */
 export interface StoreCallEvent {
-  /** Seconds from the call to its answer (or its failure). */
+  /** Seconds from the request's hand-off (the store's promise) to its answer or failure. */
   readonly durationSeconds: number;
   readonly failed: boolean;
 }

@@ -46,5 +46,8 @@ describe.each(PLATFORMS)('metrics: Redis store duration (%s)', (platform) => {
     const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'rate_limiting_store_duration_seconds');
     expect(metric?.type).toBe('histogram');
     expect(metric?.values.find((v) => (v as { metricName?: string }).metricName === 'rate_limiting_store_duration_seconds_count' && v.labels.store === 'redis')?.value).toBe(4);
+    const text = await registry.metrics();
+    expect(text).toContain('rate_limiting_store_duration_seconds_bucket{store="redis",outcome="success",le="+Inf"} 4');
+    expect(text).toMatch(/# TYPE rate_limiting_store_duration_seconds histogram/);
   });
 });

@@ -1,3 +1,4 @@
+import type { HistogramSeries } from './duration-histogram.js';
 import type { InstrumentSpec } from './instruments.js';
 
 /** Attribute values of one measurement, by attribute key without the namespace. */
@@ -9,18 +10,26 @@ export interface Observation {
   readonly attributes: MetricAttributes;
 }
 
-/** Adds to a counter or records a histogram value. */
+/** Records one histogram value. */
 export type MetricRecord = (value: number, attributes: MetricAttributes) => void;
 
 /**
- * What an exporter provides: synchronous instruments the subscriber calls per
- * event, and observable ones it reads only when the exporter collects.
+ * What an exporter provides. Everything the request path counts is kept by
+ * the subscriber and read when the exporter collects, so that a decision
+ * never pays an exporter's own bookkeeping (attribute hashing, label lookup).
  */
 export interface MetricsBackend {
-  /** A counter or histogram. */
-  instrument(spec: InstrumentSpec): MetricRecord;
-  /** An observable gauge or counter, read at collection time. */
+  /**
+   * A counter (`counter`, `observable-counter`: cumulative totals) or a gauge
+   * (`observable-gauge`), whose values `read` gives at collection time.
+   */
   observe(spec: InstrumentSpec, read: () => Iterable<Observation>): void;
-  /** Detaches what can be detached (observable callbacks); instruments stay registered. */
+  /**
+   * A histogram. A backend that reads buckets at collection time reads them
+   * from `read` and answers `undefined`; one that cannot (OpenTelemetry has no
+   * asynchronous histogram) answers the function to call with each value.
+   */
+  histogram(spec: InstrumentSpec, read: () => Iterable<HistogramSeries>): MetricRecord | undefined;
+  /** Detaches what can be detached (observable callbacks, registered metrics). */
   close(): void;
 }

@@ -1,4 +1,4 @@
-import type { Attributes, Meter, MeterProvider } from '@opentelemetry/api';
+import type { Attributes, Meter, MeterProvider, ObservableResult } from '@opentelemetry/api';
 import { attributeKey, STORE_DURATION_BUCKETS, type InstrumentSpec } from './instruments.js';
 import type { MetricAttributes, MetricsBackend, Observation, MetricRecord } from './metrics-backend.js';
 import type { MeterProviderLike } from './metrics-options.interface.js';
@@ -9,7 +9,10 @@ const METER_NAME = 'nestjs-holdup';
 
 /**
  * Instruments on an OpenTelemetry meter: the given provider, or the global
- * one (`@opentelemetry/api`'s no-op until an SDK registers one).
+ * one (`@opentelemetry/api`'s no-op until an SDK registers one). Counts are
+ * reported by observable instruments, read when the SDK's reader collects:
+ * the SDK's synchronous `add()` hashes the attributes on every call, which
+ * costs more than the guard's whole decision (docs/observability.md).
  */
 export async function openTelemetryBackend(meterProvider: MeterProviderLike | undefined): Promise<MetricsBackend> {
   const api = await loadPeer('metrics.openTelemetry', '@opentelemetry/api', () => import('@opentelemetry/api'));
@@ -17,33 +20,21 @@ export async function openTelemetryBackend(meterProvider: MeterProviderLike | un
   const meter: Meter = provider.getMeter(METER_NAME);
   const detach: (() => void)[] = [];
   return {
-    instrument(spec: InstrumentSpec): MetricRecord {
-      const options = { unit: spec.unit, description: spec.description };
-      if (spec.kind === 'histogram') {
-        const histogram = meter.createHistogram(spec.name, { ...options, advice: { explicitBucketBoundaries: STORE_DURATION_BUCKETS } });
-        return (value, attributes) => histogram.record(value, otelAttributes(attributes));
-      }
-      // Counted here, reported when the reader collects: the SDK's add()
-      // hashes the attributes on every call, which cost more than the guard
-      // itself (docs/benchmarks.md); a map lookup on a reused attribute object
-      // does not. Cumulative totals are what an observable counter reports.
-      const totals = new Map<MetricAttributes, number>();
-      const counter = meter.createObservableCounter(spec.name, options);
-      const callback = (result: { observe(value: number, attributes?: Attributes): void }) => {
-        for (const [attributes, value] of totals) result.observe(value, otelAttributes(attributes));
-      };
-      counter.addCallback(callback);
-      detach.push(() => counter.removeCallback(callback));
-      return (value, attributes) => totals.set(attributes, (totals.get(attributes) ?? 0) + value);
-    },
     observe(spec: InstrumentSpec, read: () => Iterable<Observation>): void {
       const options = { unit: spec.unit, description: spec.description };
-      const observable = spec.kind === 'observable-counter' ? meter.createObservableCounter(spec.name, options) : meter.createObservableGauge(spec.name, options);
-      const callback = (result: { observe(value: number, attributes?: Attributes): void }) => {
+      const isCounter = spec.kind === 'counter' || spec.kind === 'observable-counter';
+      const observable = isCounter ? meter.createObservableCounter(spec.name, options) : meter.createObservableGauge(spec.name, options);
+      const callback = (result: ObservableResult) => {
         for (const { value, attributes } of read()) result.observe(value, otelAttributes(attributes));
       };
       observable.addCallback(callback);
       detach.push(() => observable.removeCallback(callback));
+    },
+    histogram(spec: InstrumentSpec): MetricRecord {
+      // No asynchronous histogram in OpenTelemetry: each value is recorded as
+      // it comes (only store calls that waited for a promise are timed).
+      const histogram = meter.createHistogram(spec.name, { unit: spec.unit, description: spec.description, advice: { explicitBucketBoundaries: STORE_DURATION_BUCKETS } });
+      return (value, attributes) => histogram.record(value, otelAttributes(attributes));
     },
     close(): void {
       for (const remove of detach.splice(0)) remove();

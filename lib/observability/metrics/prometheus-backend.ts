@@ -1,14 +1,24 @@
 import { optionError } from '../../errors/option-error.js';
+import type { HistogramSeries } from './duration-histogram.js';
 import { prometheusName, STORE_DURATION_BUCKETS, type InstrumentSpec } from './instruments.js';
-import type { MetricsBackend, Observation, MetricRecord } from './metrics-backend.js';
+import type { MetricAttributes, MetricsBackend, Observation } from './metrics-backend.js';
 import type { PrometheusRegistryLike } from './metrics-options.interface.js';
 import { loadPeer } from './load-peer.js';
 
+/** What a collected metric sets its values through (prom-client's `this` in `collect`). */
+interface Collecting {
+  reset(): void;
+  set?(labels: MetricAttributes, value: number): void;
+  inc?(labels: MetricAttributes, value: number): void;
+}
+
 /**
  * Instruments registered on the user's prom-client registry, with
- * Prometheus names (`rate_limiting_requests_total`, `…_seconds`). A name the
- * registry already holds fails the bootstrap (two modules on one registry);
- * `close()` removes this exporter's metrics so the registry can be reused.
+ * Prometheus names (`rate_limiting_requests_total`, `…_seconds`). Values are
+ * read from the subscriber when the registry is scraped (`collect`), never
+ * written per request. A name the registry already holds fails the bootstrap
+ * (two modules on one registry); `close()` removes this exporter's metrics so
+ * the registry can be reused.
  */
 export async function prometheusBackend(registry: PrometheusRegistryLike, prefix: string): Promise<MetricsBackend> {
   const client = await loadPeer('metrics.prometheus', 'prom-client', () => import('prom-client'));
@@ -26,39 +36,53 @@ export async function prometheusBackend(registry: PrometheusRegistryLike, prefix
     return { name, help: `${spec.description} (${spec.unit})`, labelNames: [...spec.attributes], registers: [registry as never] };
   };
   return {
-    instrument(spec: InstrumentSpec): MetricRecord {
-      if (spec.kind === 'histogram') {
-        const histogram = new client.Histogram({ ...claim(spec), buckets: STORE_DURATION_BUCKETS });
-        const children = new WeakMap<object, { observe(value: number): void }>();
-        return (value, labels) => {
-          let child = children.get(labels);
-          if (child === undefined) children.set(labels, (child = histogram.labels(labels)));
-          child.observe(value);
-        };
-      }
-      const counter = new client.Counter(claim(spec));
-      // One child per attribute object (the subscriber reuses them): inc(labels)
-      // would hash the labels on every call.
-      const children = new WeakMap<object, { inc(value: number): void }>();
-      return (value, labels) => {
-        let child = children.get(labels);
-        if (child === undefined) children.set(labels, (child = counter.labels(labels)));
-        child.inc(value);
-      };
-    },
     observe(spec: InstrumentSpec, read: () => Iterable<Observation>): void {
-      // A Gauge for both kinds: prom-client's Counter cannot be set, and the
-      // `_total` name (from the spec's kind) tells Prometheus it only grows.
-      new client.Gauge({
+      const isCounter = spec.kind === 'counter' || spec.kind === 'observable-counter';
+      const options = {
         ...claim(spec),
-        collect(this: { reset(): void; set(labels: Observation['attributes'], value: number): void }) {
+        collect(this: Collecting) {
           this.reset();
-          for (const { value, attributes } of read()) this.set(attributes, value);
+          for (const { value, attributes } of read()) {
+            if (isCounter) this.inc!(attributes, value);
+            else this.set!(attributes, value);
+          }
         },
-      });
+      };
+      if (isCounter) new client.Counter(options);
+      else new client.Gauge(options);
+    },
+    histogram(spec: InstrumentSpec, read: () => Iterable<HistogramSeries>): undefined {
+      const { name, help } = claim(spec);
+      registry.registerMetric(collectedHistogram(name, help, read) as never);
+      return undefined;
     },
     close(): void {
       for (const name of registered.splice(0)) registry.removeSingleMetric(name);
+    },
+  };
+}
+
+/**
+ * A histogram prom-client's registry serialises like its own (`get()` in its
+ * format: `_bucket` with `le`, `_sum`, `_count`), whose buckets are the
+ * subscriber's: prom-client's `Histogram` cannot be given counts, only values.
+ */
+function collectedHistogram(name: string, help: string, read: () => Iterable<HistogramSeries>) {
+  const bounds = [...STORE_DURATION_BUCKETS.map(String), '+Inf'];
+  return {
+    name,
+    help,
+    type: 'histogram',
+    aggregator: 'sum',
+    reset(): void {},
+    get() {
+      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+      for (const series of read()) {
+        series.buckets.forEach((value, i) => values.push({ labels: { ...series.attributes, le: bounds[i]! }, value, metricName: `${name}_bucket` }));
+        values.push({ labels: { ...series.attributes }, value: series.sum, metricName: `${name}_sum` });
+        values.push({ labels: { ...series.attributes }, value: series.count, metricName: `${name}_count` });
+      }
+      return Promise.resolve({ name, help, type: 'histogram', values, aggregator: 'sum' });
     },
   };
 }
