@@ -41,6 +41,28 @@ class NoopGuard {
 }
 Reflect.decorate([Injectable()], NoopGuard);
 
+// The floor of issue 14: a hand-written lazy-refill bucket per client address
+// in a Map, writing one header, as a team would write it without a library.
+class FloorGuard {
+  buckets = new Map();
+  canActivate(context) {
+    const http = context.switchToHttp();
+    const now = Date.now();
+    const key = http.getRequest().ip;
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) this.buckets.set(key, (bucket = { tokens: BURST, at: now }));
+    else {
+      bucket.tokens = Math.min(BURST, bucket.tokens + ((now - bucket.at) * RATE) / 1000);
+      bucket.at = now;
+    }
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    http.getResponse().header('RateLimit', `"default";r=${Math.floor(bucket.tokens)};t=1`);
+    return true;
+  }
+}
+Reflect.decorate([Injectable()], FloorGuard);
+
 function controller(routeDecorators = []) {
   class HelloController {
     hello() {
@@ -91,6 +113,7 @@ async function main() {
   const holdup = (headers) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate: RATE, burst: BURST, key: 'ip' }, headers })];
   const setups = {
     noop: await app([], [], NoopGuard),
+    floor: await app([], [], FloorGuard),
     holdup: await app(holdup('draft'), [], RateLimitGuard),
     'holdup-noheaders': await app(holdup(false), [], RateLimitGuard),
     'holdup-hot': await app(holdup('draft'), [], RateLimitGuard),

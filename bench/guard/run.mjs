@@ -12,6 +12,7 @@ export const GUARD_SETTINGS = QUICK
 
 export const GUARD_CASES = [
   { id: 'noop', label: 'a guard that returns true (floor: context, await)' },
+  { id: 'floor', label: 'a hand-written lazy-refill bucket per client in a Map, writing one header (floor of issue 14), 100k clients' },
   { id: 'holdup', label: 'holdup RateLimitGuard, headers: draft, 100k clients' },
   { id: 'holdup-noheaders', label: 'holdup RateLimitGuard, headers: false, 100k clients' },
   { id: 'holdup-hot', label: 'holdup RateLimitGuard, headers: draft, one client' },

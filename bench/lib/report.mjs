@@ -239,6 +239,8 @@ function observations(results) {
       `Guard alone: holdup's canActivate takes ${fmt(g.holdup.nsPerCallMedian)} ns per request (${fmt(g.holdup.nsAboveNoop)} ns above a no-op guard; ` +
         `${fmt(g['holdup-noheaders'].nsAboveNoop)} ns without headers, ${fmt(g['holdup-hot'].nsAboveNoop)} ns for one hot client, ${fmt(g['holdup-adaptive'].nsAboveNoop)} ns on an adaptive route), ` +
         `@nestjs/throttler's ${fmt(g.throttler.nsPerCallMedian)} ns (${x(g.throttler.timesOurs)} ours above the floor).` +
+        (g.floor ? ` Target (issue 14): at most 2× a guard running a hand-written bucket and writing one header: measured ${x(g.holdup.nsPerCallMedian / g.floor.nsPerCallMedian)} (${fmt(g.floor.nsPerCallMedian)} ns), ${g.holdup.nsPerCallMedian <= 2 * g.floor.nsPerCallMedian ? 'met' : 'not met'}.` : '') +
+        (g['holdup-otel'] ? ` Metrics (issue 13 target: at most +10 % of the guard's own cost): OpenTelemetry ${fmt(100 * g['holdup-otel'].metricsOverhead, 1)} %, prom-client ${fmt(100 * g['holdup-prom'].metricsOverhead, 1)} %, ${Math.max(g['holdup-otel'].metricsOverhead, g['holdup-prom'].metricsOverhead) <= 0.1 ? 'met' : 'not met'}.` : '') +
         (fastifyBase
           ? ` Against the ${fmt(fastifyBase.cpuMicrosPerRequestMedian, 1)} µs of CPU a Fastify hello-world request costs here, our guard's own work is ` +
             `${fmt((100 * g.holdup.nsAboveNoop) / 1000 / fastifyBase.cpuMicrosPerRequestMedian, 1)} % of a request, i.e. an expected ratio of about ` +

@@ -1,4 +1,5 @@
-import { addressIdentity, canonicalIp, ipIdentity } from './ip-address.js';
+import { isIPv4 } from 'node:net';
+import { addressIdentity, canonicalIp, ipIdentity, isPlainIpv4 } from './ip-address.js';
 
 describe('canonicalIp', () => {
   describe('IPv4', () => {
@@ -124,5 +125,30 @@ describe('ipIdentity', () => {
   it('undefined for what is not an address', () => {
     expect(ipIdentity('unknown')).toBeUndefined();
     expect(ipIdentity('')).toBeUndefined();
+  });
+});
+
+describe('isPlainIpv4 (the fast path) agrees with net.isIPv4', () => {
+  it.each(['1.2.3.4', '0.0.0.0', '255.255.255.255', '10.0.0.1', '192.168.100.200'])('%s is one', (value) => {
+    expect(isPlainIpv4(value)).toBe(true);
+  });
+
+  it.each(['01.2.3.4', '1.2.3.04', '256.1.1.1', '1.2.3', '1.2.3.4.5', '1..2.3', '.1.2.3', '1.2.3.', ' 1.2.3.4', '1.2.3.4:80', '1.2.3.4 ', '::1', '1000.1.1.1', '1.2.3.a', ''])(
+    '%j is not',
+    (value) => {
+      expect(isPlainIpv4(value)).toBe(false);
+    },
+  );
+
+  it('on 20,000 random strings over digits and dots', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const alphabet = '0123456789....25';
+    for (let n = 0; n < 20_000; n++) {
+      let value = '';
+      const length = 5 + Math.floor(random() * 12);
+      for (let i = 0; i < length; i++) value += alphabet[Math.floor(random() * alphabet.length)];
+      expect([value, isPlainIpv4(value)]).toEqual([value, isIPv4(value)]);
+    }
   });
 });
