@@ -3,7 +3,7 @@ export { RateLimitModule } from './rate-limit.module.js';
 export { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
 export { RateLimitGuard, type RateLimitStoreFailure } from './rate-limit.guard.js';
 export { RateLimitInterceptor } from './rate-limit.interceptor.js';
-export { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
+export { RateLimiter, type AcquireOptions, type ProgrammaticLimit } from './rate-limiter.service.js';
 export { RateLimit } from './decorators/rate-limit.decorator.js';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator.js';
 export { RateLimitExceededException, type RateLimitExceededDetails } from './rate-limit-exceeded.exception.js';
@@ -43,7 +43,7 @@ export type { RateLimitMetricsOptions, MeterProviderLike, PrometheusRegistryLike
 // Store contract (for custom stores; the math they need: `nestjs-holdup/algorithms`), clock
 export type * from './store/rate-limit-store.interface.js';
 export type { RateLimitDecision, DenyReason } from './algorithms/rate-limit-decision.js';
-export { ManualClock, systemClock, type RateLimitClock } from './clock.js';
+export { ManualClock, systemClock, type ClockTimer, type RateLimitClock } from './clock.js';
 
 // Default store
 export { MemoryStore, type MemoryStoreOptions } from '../adapters/memory/index.js';

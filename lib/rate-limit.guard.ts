@@ -32,6 +32,9 @@ import { penalize } from './policies/penalty.js';
 import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
 import { BurstLog } from './observability/burst-log.js';
 import type { RequestLike } from './keys/key-strategy.js';
+import { reservingBucket } from './policies/delay/reservation.js';
+import { delayedAdmission } from './policies/delay/delayed-admission.js';
+import { TokenWaits } from './policies/delay/token-waits.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
 export interface RateLimitStoreFailure {
@@ -99,8 +102,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   private readonly shadow: ShadowLimits;
   /** Rate and burst functions that failed, said once per burst. */
   private readonly dynamicErrors: BurstLog;
+  /** Requests waiting for the token they reserved (`maxDelay`). */
+  private readonly waits: TokenWaits;
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
-  private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): boolean => this.decide(pending, result);
+  private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): MaybePromise<boolean> => this.decide(pending, result);
   private readonly onFailed = (pending: PendingDecision, error: unknown): boolean => this.storeFailed(pending, error);
 
   constructor(
@@ -113,12 +118,14 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     this.skipping = new RouteSkipping(options);
     this.shadow = new ShadowLimits(limiter, clock, options.warn);
     this.dynamicErrors = new BurstLog(options.warn);
+    this.waits = new TokenWaits(limiter, options.warn);
   }
 
   /** The module is shutting down: what the shadow limits counted in their open bursts is said. @internal */
   onModuleDestroy(): void {
     this.shadow.flush();
     this.dynamicErrors.flush();
+    this.waits.close();
   }
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
@@ -241,18 +248,27 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     } catch (error) {
       return this.storeFailed(pending, error);
     }
-    return settle(answer, pending, this.onDecided, this.onFailed);
+    // A waiting admission (maxDelay) is a promise inside the store's: promises flatten.
+    return settle(answer, pending, this.onDecided, this.onFailed) as MaybePromise<boolean>;
   }
 
-  private decide(pending: PendingDecision, answer: ConsumeResult): boolean {
+  private decide(pending: PendingDecision, answer: ConsumeResult): MaybePromise<boolean> {
     const { route, exchange, split } = pending;
-    const result = !answer.allowed && route.blocks ? this.penalize(pending, answer) : answer;
+    let result = !answer.allowed && route.blocks ? this.penalize(pending, answer) : answer;
+    let wait = 0;
+    if (route.delays) {
+      const delayed = delayedAdmission(route.limits, pending.from, pending.checks, result.allowed, result.decisions);
+      result = { allowed: result.allowed, decisions: delayed.decisions };
+      wait = delayed.waitMs;
+    }
+    const queued = wait > 0 ? this.waits.enqueue(wait) : undefined;
+    if (wait > 0 && queued === undefined) result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
     if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {
       // First of two parts: the headers wait for the second, which reports every limit.
       if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
       else this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
-      return true;
+      return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
     }
     const early = split?.early;
     if (early && !result.allowed) this.limiter.refundUncharged(early.checks); // all or nothing, across both parts
@@ -271,7 +287,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
     if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
-    return true;
+    return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
   }
 
   /** `blockDuration`: the keys of limits that denied are blocked (not awaited); the answer says until when. */
@@ -305,14 +321,21 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       return cached;
     }
     const sources = route.limits.map((limit): BucketLimit => (limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit));
-    const buckets = route.limits.map((limit, i): TokenBucketLimit =>
+    const real = route.limits.map((limit, i): TokenBucketLimit =>
       limit.adaptive ? { algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst } : limit.bucket,
     );
-    const limits = route.limits.map((limit, i): HeaderLimit => (limit.adaptive ? { name: limit.name, ...buckets[i]! } : limit));
+    const buckets = real.map((bucket, i) => reservingBucket(bucket, route.limits[i]!.maxDelayMs));
+    const limits = route.limits.map((limit, i): HeaderLimit => (limit.adaptive ? { name: limit.name, ...real[i]! } : limit));
     const built = { sources, limits, buckets };
     this.effective.set(route, built);
     return built;
   }
+}
+
+/** What the evaluation charged so far: this part's checks, and the first part's on a split route. */
+function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[] {
+  const early = pending.split?.early;
+  return early && early.checks !== pending.checks ? [...early.checks, ...pending.checks] : pending.checks;
 }
 
 /**

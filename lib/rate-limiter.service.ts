@@ -16,6 +16,9 @@ import { isPromiseLike } from './util/maybe-promise.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import { realDecision, reservingBucket, waitMs } from './policies/delay/reservation.js';
+import { MAX_WAITING, WaitQueue } from './policies/delay/wait-queue.js';
+import { MAX_DELAY_MS } from './policies/delay/max-delay.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
 /**
@@ -37,6 +40,28 @@ export interface ProgrammaticLimit {
   readonly rate: Rate;
   /** @default one second's worth of `rate`, at least 1 */
   readonly burst?: number;
+}
+
+/** What {@link RateLimiter.acquire} takes besides the key and the limit. */
+export interface AcquireOptions {
+  /** Tokens to wait for. @default 1 */
+  readonly cost?: number;
+  /** The longest the caller will wait, in milliseconds (at most one hour). @default 60_000 */
+  readonly maxWaitMs?: number;
+  /** Aborting it stops the wait, rejects with its reason, and gives the reserved tokens back. */
+  readonly signal?: AbortSignal;
+}
+
+const DEFAULT_MAX_WAIT_MS = 60_000;
+
+function acquireOptions(options: AcquireOptions): { cost: number; maxWaitMs: number } {
+  const cost = options.cost ?? 1;
+  if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.acquire: cost must be a positive number, got ${describeValue(cost)}`);
+  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  if (!Number.isFinite(maxWaitMs) || maxWaitMs < 0 || maxWaitMs > MAX_DELAY_MS) {
+    throw new TypeError(`RateLimiter.acquire: maxWaitMs must be a number of milliseconds from 0 to ${MAX_DELAY_MS}, got ${describeValue(maxWaitMs)}`);
+  }
+  return { cost, maxWaitMs };
 }
 
 /**
@@ -64,7 +89,9 @@ export class RateLimiter implements OnApplicationShutdown {
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'>,
-  ) {}
+  ) {
+    this.waits = new WaitQueue(clock);
+  }
 
   /**
    * Take `cost` tokens (default 1) from `key`'s bucket of `limit`.
@@ -148,6 +175,76 @@ export class RateLimiter implements OnApplicationShutdown {
     if (isPromiseLike(answer)) answer.then(undefined, () => undefined);
   }
 
+  /**
+   * Wait for `cost` tokens (default 1) of `key`'s bucket of `limit`: resolves
+   * when the caller may proceed, with the decision. The tokens are reserved
+   * at once, in the store (shared with every process using it), so callers
+   * are served in order and never over the rate, with no polling. Rejects
+   * with a {@link RateLimitExceededException} at once when the tokens cannot
+   * be had within `maxWaitMs` (default 60 s, at most one hour), and with
+   * `signal`'s reason when it aborts; either way nothing stays reserved.
+   *
+   * ```ts
+   * await this.limiter.acquire('partner-api', { rate: '10/s', burst: 10 }, { maxWaitMs: 5_000 });
+   * return fetch(url);
+   * ```
+   */
+  async acquire(key: string, limit: ProgrammaticLimit, options: AcquireOptions = {}): Promise<RateLimitDecision> {
+    const { cost, maxWaitMs } = acquireOptions(options);
+    options.signal?.throwIfAborted();
+    const { key: bucketKey, limit: bucket } = this.bucket(key, limit);
+    const { name } = this.resolve(limit);
+    const reserving = reservingBucket(bucket, maxWaitMs);
+    const checks = [{ key: bucketKey, limit: reserving, cost }];
+    const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
+    const decision = realDecision(result.decisions[0]!, reserving, maxWaitMs);
+    if (!result.allowed) {
+      const retryAfter = retryAfterSeconds([decision]);
+      throw new RateLimitExceededException(retryAfter, [decision], `No token within maxWaitMs (${maxWaitMs} ms)`, {
+        limits: [{ name, rate: bucket.rate, burst: bucket.burst }],
+        errorFormat: this.options.errorFormat,
+      });
+    }
+    const wait = waitMs(result.decisions[0]!, reserving, maxWaitMs);
+    if (wait > 0) await this.waitReserved(wait, checks, options.signal);
+    return decision;
+  }
+
+  /**
+   * The queue of requests waiting for a reserved token: `acquire()`'s and
+   * the guard's (`maxDelay`), one timer for all.
+   *
+   * @internal
+   */
+  readonly waits: WaitQueue;
+
+  private waitReserved(delayMs: number, checks: readonly RateLimitCheck[], signal: AbortSignal | undefined): Promise<void> {
+    const queued = this.waits.wait(delayMs);
+    if (queued === undefined) {
+      this.refundUncharged(checks);
+      return Promise.reject(new RateLimitStoreError(`RateLimiter.acquire: ${MAX_WAITING} callers are waiting already, the most one process holds`));
+    }
+    if (signal === undefined) return queued.done;
+    return new Promise<void>((resolve, reject) => {
+      // Rejected once the tokens are back (or the store failed to take them, logged): a caller
+      // retrying at once then finds them.
+      const onAbort = () => {
+        queued.cancel();
+        void Promise.resolve()
+          .then(() => this.call(() => this.store.refund({ checks, now: this.now() })))
+          .then(
+            () => reject(signal.reason),
+            () => reject(signal.reason),
+          );
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      void queued.done.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
   /** `key`'s bucket of `limit` as it is now, without charging it. */
   async peek(key: string, limit: ProgrammaticLimit): Promise<RateLimitDecision> {
     const checks = [this.bucket(key, limit)];
@@ -207,6 +304,8 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // Nobody is left hanging: waiting callers proceed (their tokens are theirs).
+    this.waits.drain();
     await this.store.close();
   }
 

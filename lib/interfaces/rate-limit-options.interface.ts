@@ -131,4 +131,14 @@ export interface RateLimitOptions {
    * bucket refills at its rate. A blocked key costs what a denied one costs.
    */
   readonly blockDuration?: number | string;
+  /**
+   * Smooth bursts instead of refusing them: a request this limit would deny
+   * but could admit within `maxDelay` (milliseconds, or `'500ms'`, `'2s'`...)
+   * reserves its token at once and waits for it; later requests queue behind
+   * it, in order, never over the rate. Beyond `maxDelay` it is denied as
+   * usual. A client that goes away while waiting gives its token back.
+   * At most one hour.
+   * @default 0 (never wait)
+   */
+  readonly maxDelay?: number | string;
 }

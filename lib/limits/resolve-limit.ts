@@ -10,6 +10,7 @@ import { failModeProblem } from './fail-mode.js';
 import { resolveChargePolicy } from '../policies/charge-by-outcome.js';
 import { resolveSkip } from '../policies/skip.js';
 import { compileDynamicBucket, dynamicLimitProblem } from '../policies/dynamic-limit.js';
+import { resolveMaxDelay } from '../policies/delay/max-delay.js';
 import { resolveBlockDuration } from '../policies/penalty.js';
 import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
@@ -49,6 +50,7 @@ const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   skip: true,
   shadow: true,
   blockDuration: true,
+  maxDelay: true,
 });
 
 /**
@@ -128,6 +130,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   if (shadow && adaptive !== undefined) fail('shadow', 'cannot be combined with adaptive: a shadow limit has no outcomes to adapt to');
   if (shadow && dynamic !== undefined) fail('shadow', 'cannot be combined with a rate or burst function');
   const blockMs = resolveBlockDuration(options.blockDuration, { rate, burst, dynamic: dynamic !== undefined, shadow, storeBlocks: context.storeBlocks !== false }, fail);
+  const maxDelayMs = resolveMaxDelay(options.maxDelay, { rate, shadow, dynamic: dynamic !== undefined }, fail);
   if (shadow && charge !== undefined) fail('shadow', `cannot be combined with charge: '${charge.mode}' (its tokens would never be given back)`);
 
   return {
@@ -145,6 +148,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     shadow,
     dynamic,
     blockMs,
+    maxDelayMs,
   };
 }
 

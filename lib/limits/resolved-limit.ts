@@ -37,4 +37,6 @@ export interface ResolvedLimit {
   readonly dynamic: DynamicBucket | undefined;
   /** `blockDuration` in milliseconds: the penalty after a denial. */
   readonly blockMs: number | undefined;
+  /** `maxDelay` in milliseconds (0: never wait): the store is given the reserving bucket (`policies/delay/reservation.ts`). */
+  readonly maxDelayMs: number;
 }

@@ -85,6 +85,7 @@ export function narrowRoute(route: CompiledRoute, mask: number): CompiledRoute {
     adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
     reportsOutcome: limits.some((limit) => limit.adaptive !== undefined || limit.charge !== undefined),
     chargesByOutcome: limits.some((limit) => limit.charge !== undefined),
+    delays: limits.some((limit) => limit.maxDelayMs > 0),
     staticPolicy: route.staticPolicy === undefined ? undefined : policyHeader(limits),
     skips: false,
   };

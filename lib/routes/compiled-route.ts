@@ -44,6 +44,8 @@ export interface CompiledRoute {
   readonly dynamic: boolean;
   /** Some limit has a `blockDuration`: a denial may block its key. */
   readonly blocks: boolean;
+  /** Some limit has a `maxDelay`: its check charges the reserving bucket, and an admitted request may wait. */
+  readonly delays: boolean;
   /** Some limit has a `skip` predicate: each call narrows the route to the limits it does not skip. */
   readonly skips: boolean;
   /** `limits`' names and configured bursts, in order: what the decision channel publishes, built once. */

@@ -11,6 +11,7 @@ import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_META
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import { describeHandler, type HandlerKind } from '../transports/handler-kind.js';
+import { reservingBucket } from '../policies/delay/reservation.js';
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
 import type { CompiledRoute } from './compiled-route.js';
 import { bindAfterRouteGuards, hasOwnGuards, runsAfterRouteGuards } from './after-route-guards.js';
@@ -154,7 +155,7 @@ export class RateLimitRoutes implements OnModuleInit {
       limits,
       shadowLimits: resolved.filter((limit) => limit.shadow),
       afterRouteGuards: limits.length - lateEnforced,
-      buckets: limits.map((limit) => limit.bucket),
+      buckets: limits.map((limit) => reservingBucket(limit.bucket, limit.maxDelayMs)),
       limitNames: limits.map((limit) => limit.name),
       limitBursts: limits.map((limit) => limit.bucket.burst),
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
@@ -166,6 +167,7 @@ export class RateLimitRoutes implements OnModuleInit {
       skips: limits.some((limit) => limit.skip !== undefined),
       dynamic: limits.some((limit) => limit.dynamic !== undefined),
       blocks: limits.some((limit) => limit.blockMs !== undefined),
+      delays: limits.some((limit) => limit.maxDelayMs > 0),
       staticPolicy: limits.some((limit) => limit.adaptive || limit.dynamic) ? undefined : policyHeader(limits),
     };
     let byHandler = this.routes.get(controller);

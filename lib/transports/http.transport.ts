@@ -30,6 +30,18 @@ export class HttpTransport implements RateLimitTransport {
     return { request: http.getRequest(), response: http.getResponse() };
   }
 
+  /** The response closing before it was sent: Express's response, or Fastify's `reply.raw`, a Node `ServerResponse`. */
+  onClientGone(exchange: RequestResponse, listener: () => void): () => void {
+    const response = exchange.response as (NodeResponse & { raw?: NodeResponse }) | undefined;
+    const raw = response?.raw ?? response;
+    if (raw === undefined || typeof raw.once !== 'function') return noop;
+    const onClose = () => {
+      if (!raw.writableEnded) listener();
+    };
+    raw.once('close', onClose);
+    return () => raw.off('close', onClose);
+  }
+
   writeHeaders(response: unknown, mode: HeadersMode, source: HeaderSource, retryAfter?: number): void {
     const adapter = this.adapter();
     if (response === undefined || !adapter) return;
@@ -79,3 +91,12 @@ function statusOf(response: unknown): number {
   const status = (response as { statusCode?: unknown } | undefined)?.statusCode;
   return typeof status === 'number' ? status : 200;
 }
+
+/** The part of a Node `ServerResponse` {@link HttpTransport.onClientGone} watches. */
+interface NodeResponse {
+  readonly writableEnded: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+}
+
+function noop(): void {}

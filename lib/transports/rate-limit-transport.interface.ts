@@ -60,4 +60,11 @@ export interface RateLimitTransport {
    * one {@link requestResponse} found.
    */
   failed(response: unknown, error: unknown): boolean;
+  /**
+   * Call `listener` if the client goes away before its response is sent (a
+   * request waiting for its token under `maxDelay` then gives it back).
+   * Answers the function that stops listening. Optional: transports without
+   * a connection to watch never call it.
+   */
+  onClientGone?(exchange: RequestResponse, listener: () => void): () => void;
 }

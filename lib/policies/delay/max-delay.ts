@@ -1,0 +1,24 @@
+import { describeValue } from '../../errors/option-error.js';
+import { parseDuration } from '../../limits/parse-duration.js';
+
+/** The longest `maxDelay`: a request held longer than an hour is a typo (`'15d'`), not a design. */
+export const MAX_DELAY_MS = 3_600_000;
+
+/**
+ * Validate `maxDelay`; its milliseconds, 0 when the limit has none. Throws
+ * through `fail`, naming the option.
+ */
+export function resolveMaxDelay(
+  value: unknown,
+  limit: { readonly rate: number; readonly shadow: boolean; readonly dynamic: boolean },
+  fail: (option: string, problem: string) => never,
+): number {
+  if (value === undefined || value === 0) return 0;
+  const ms = parseDuration(value);
+  if (ms === undefined) fail('maxDelay', `must be a positive number of milliseconds or a duration such as '500ms', got ${describeValue(value)}`);
+  if (ms! > MAX_DELAY_MS) fail('maxDelay', `(${ms} ms) must be at most ${MAX_DELAY_MS} ms (one hour): a request held longer is better refused`);
+  if (limit.shadow) fail('maxDelay', 'means nothing on a shadow limit, which never makes a request wait');
+  // The reservation is in the bucket the store is given, built once per bucket; a bucket built per call has no room for it yet.
+  if (limit.dynamic) fail('maxDelay', 'cannot be combined with a rate or burst function (yet): give the limit a fixed rate and burst');
+  return ms!;
+}

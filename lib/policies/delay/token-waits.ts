@@ -1,0 +1,61 @@
+import { BurstLog } from '../../observability/burst-log.js';
+import type { RateLimiter } from '../../rate-limiter.service.js';
+import type { CompiledRoute } from '../../routes/compiled-route.js';
+import type { ConsumeResult, RateLimitCheck } from '../../store/rate-limit-store.interface.js';
+import type { RequestResponse } from '../../transports/rate-limit-transport.interface.js';
+import type { Wait, WaitQueue } from './wait-queue.js';
+
+/**
+ * The guard's side of `maxDelay`: admitted requests that reserved a token
+ * wait for it in one {@link WaitQueue}; a client that goes away gives its
+ * tokens back; past the queue's bound a request is refused (and what it
+ * reserved given back), said once per burst.
+ */
+export class TokenWaits {
+  private readonly queue: WaitQueue;
+  private readonly refusals: BurstLog;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    warn: (message: string) => void,
+  ) {
+    this.queue = limiter.waits;
+    this.refusals = new BurstLog(warn);
+  }
+
+  /** A place in the queue for `waitMs`, or `undefined` when it is full. */
+  enqueue(waitMs: number): Wait | undefined {
+    return this.queue.wait(waitMs);
+  }
+
+  /** Resolves `true` when the wait is over, `false` if the client went away first (its `checks` are refunded). */
+  waitFor(route: CompiledRoute, exchange: RequestResponse, queued: Wait, checks: readonly RateLimitCheck[]): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const stopWatching = route.transport.onClientGone?.(exchange, () => {
+        queued.cancel();
+        this.limiter.refundUncharged(checks);
+        resolve(false);
+      });
+      void queued.done.then(() => {
+        stopWatching?.();
+        resolve(true);
+      });
+    });
+  }
+
+  /** The queue is full: the request is denied (retry when its wait would be over) and its `checks` refunded. */
+  refuse(route: CompiledRoute, result: ConsumeResult, waitMs: number, checks: readonly RateLimitCheck[]): ConsumeResult {
+    this.limiter.refundUncharged(checks);
+    this.refusals.occurred('maxDelay', 10_000, () => ({
+      first: `RateLimit: ${route.routeId}: ${this.queue.size} requests are waiting for a token (maxDelay), the most one process holds; this one is refused. Later refusals are counted and said when this burst ends.`,
+      summary: (count) => `RateLimit: ${count} request(s) refused in the last burst because too many were waiting for a token (maxDelay).`,
+    }));
+    const decisions = result.decisions.map((decision) => (decision.allowed ? { ...decision, allowed: false, retryAfterMs: waitMs, reason: 'limit' as const } : decision));
+    return { allowed: false, decisions };
+  }
+
+  /** Module shutdown: the refusal count is said (the limiter releases the waiting requests). */
+  close(): void {
+    this.refusals.flush();
+  }
+}
