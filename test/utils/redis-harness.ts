@@ -79,7 +79,7 @@ interface Instance {
   hasExited(): boolean;
 }
 
-function spawnGuarded(binary: string, args: readonly string[]): Promise<Instance> {
+export function spawnGuarded(binary: string, args: readonly string[]): Promise<Instance> {
   const guardian = spawn('/bin/sh', ['-c', GUARDIAN, binary, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
   guardian.unref();
   (guardian.stdin as unknown as net.Socket).unref();
@@ -100,11 +100,11 @@ function spawnGuarded(binary: string, args: readonly string[]): Promise<Instance
       guardian.stdout!.destroy();
       resolve({ guardian, pid: Number(output.slice(0, newline)), exited, hasExited: () => done });
     });
-    void exited.then(() => reject(new Error('redis-server guardian exited before reporting a PID')));
+    void exited.then(() => reject(new Error(`${path.basename(binary)} guardian exited before reporting a PID`)));
   });
 }
 
-function onPath(name: string): string | undefined {
+export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
