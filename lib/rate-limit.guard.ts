@@ -22,7 +22,7 @@ import { RateLimiter } from './rate-limiter.service.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
-import type { ConsumeResult, MaybePromise, RateLimitCheck, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+import type { ConsumeResult, MaybePromise, RateLimitCheck, StoreLimit } from './store/rate-limit-store.interface.js';
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
 import { isPromiseLike, settle } from './util/maybe-promise.js';
 import { RouteSkipping } from './policies/route-skipping.js';
@@ -72,7 +72,7 @@ interface EffectiveBuckets {
   /** For the headers: each limit's name with its bucket as it is now. */
   readonly limits: readonly HeaderLimit[];
   /** For the store. */
-  readonly buckets: readonly TokenBucketLimit[];
+  readonly buckets: readonly StoreLimit[];
 }
 
 /**
@@ -202,7 +202,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     return this.charge(pending, buckets);
   }
 
-  private charge(pending: PendingDecision, buckets: readonly TokenBucketLimit[]): MaybePromise<boolean> {
+  private charge(pending: PendingDecision, buckets: readonly StoreLimit[]): MaybePromise<boolean> {
     const checks = buildChecks(pending.context, pending.route, pending.from, pending.to, pending.exchange.request, buckets);
     if (!isPromiseLike(checks)) return this.consume(pending, checks);
     return checks.then((built) => this.consume(pending, built));
@@ -321,11 +321,11 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       return cached;
     }
     const sources = route.limits.map((limit): BucketLimit => (limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit));
-    const real = route.limits.map((limit, i): TokenBucketLimit =>
+    const real = route.limits.map((limit, i): StoreLimit =>
       limit.adaptive ? { algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst } : limit.bucket,
     );
     const buckets = real.map((bucket, i) => reservingBucket(bucket, route.limits[i]!.maxDelayMs));
-    const limits = route.limits.map((limit, i): HeaderLimit => (limit.adaptive ? { name: limit.name, ...real[i]! } : limit));
+    const limits = route.limits.map((limit, i): HeaderLimit => (limit.adaptive ? { name: limit.name, rate: sources[i]!.rate, burst: sources[i]!.burst } : limit));
     const built = { sources, limits, buckets };
     this.effective.set(route, built);
     return built;
@@ -349,7 +349,7 @@ function buildChecks(
   from: number,
   to: number,
   request: unknown,
-  buckets: readonly TokenBucketLimit[],
+  buckets: readonly StoreLimit[],
 ): MaybePromise<RateLimitCheck[]> {
   const checks: RateLimitCheck[] = new Array(to - from);
   for (let i = from; i < to; i++) {
@@ -367,7 +367,7 @@ async function checksAfterKey(
   at: number,
   to: number,
   request: unknown,
-  buckets: readonly TokenBucketLimit[],
+  buckets: readonly StoreLimit[],
   checks: RateLimitCheck[],
   pendingIdentity: Promise<string>,
   from: number,

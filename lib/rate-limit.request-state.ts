@@ -1,6 +1,6 @@
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { HeaderSource } from './headers/write-headers.js';
-import type { RateLimitCheck, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+import type { RateLimitCheck, StoreLimit } from './store/rate-limit-store.interface.js';
 import type { HeaderLimit } from './headers/rate-limit-headers.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 
@@ -72,7 +72,7 @@ export interface SplitEvaluation {
   /** The route being evaluated (narrowed to the limits the call does not skip). */
   readonly route: CompiledRoute;
   /** The first part's buckets, on routes whose rate or burst depends on the call. */
-  buckets?: { readonly limits: readonly HeaderLimit[]; readonly buckets: readonly TokenBucketLimit[] };
+  buckets?: { readonly limits: readonly HeaderLimit[]; readonly buckets: readonly StoreLimit[] };
 }
 
 /** @internal */

@@ -367,7 +367,7 @@ export class RateLimiter implements OnApplicationShutdown {
     return now;
   }
 
-  private bucket(key: string, limit: ProgrammaticLimit): BucketRef {
+  private bucket(key: string, limit: ProgrammaticLimit): BucketRef & { readonly limit: TokenBucketLimit } {
     const resolved = this.resolve(limit);
     return { key: resolved.namespace + customIdentity(key, this.options.ipv6Subnet), limit: resolved.limit };
   }

@@ -1,3 +1,4 @@
+import { expiryOf, type BucketState } from '../../lib/algorithms/algorithm.js';
 import { SweptMap } from '../../lib/store/swept-map.js';
 
 /** Buckets compared when one must be evicted (see {@link BucketShard.evictClosestToFull}). */
@@ -5,7 +6,7 @@ export const EVICTION_CANDIDATES = 8;
 
 /**
  * One slice of the memory store: bucket key → stored state (GCRA theoretical
- * arrival time), kept in charge order (a charged key moves to the end), with
+ * arrival time, or a window's state: compared by {@link expiryOf}), kept in charge order (a charged key moves to the end), with
  * an incremental sweep and, at the cap, eviction of the bucket closest to
  * full among a few candidates taken from the least recently charged end.
  *
@@ -16,7 +17,7 @@ export const EVICTION_CANDIDATES = 8;
  *
  * @internal
  */
-export class BucketShard extends SweptMap<string, number> {
+export class BucketShard extends SweptMap<string, BucketState> {
   /** Eviction candidates held over from earlier evictions (the first {@link held} slots). */
   private readonly candidates: (string | undefined)[] = new Array<string | undefined>(EVICTION_CANDIDATES).fill(undefined);
   private held = 0;
@@ -27,12 +28,12 @@ export class BucketShard extends SweptMap<string, number> {
    * full bucket and an absent key decide the same. Stops early at the end of
    * a pass (the next call starts a new one). Returns the entries examined.
    */
-  sweep(now: number, steps: number): number {
+  sweep(now: number, steps: number, origin = 0): number {
     for (let examined = 0; examined < steps; examined++) {
       const key = this.nextToSweep();
       if (key === undefined) return examined;
-      const tat = this.entries.get(key);
-      if (tat !== undefined && tat <= now) this.entries.delete(key);
+      const state = this.entries.get(key);
+      if (state !== undefined && expiryOf(state, origin) <= now) this.entries.delete(key);
     }
     return steps;
   }
@@ -51,7 +52,7 @@ export class BucketShard extends SweptMap<string, number> {
    * call: at most 2 x {@link EVICTION_CANDIDATES} cursor steps and
    * {@link EVICTION_CANDIDATES} lookups, whatever the shard's size.
    */
-  evictClosestToFull(now: number, except?: string): boolean {
+  evictClosestToFull(now: number, except?: string, origin = 0): boolean {
     const candidates = this.candidates;
     // Forget candidates that left meanwhile (swept, reset, refunded to full).
     for (let i = 0; i < this.held; ) {
@@ -66,7 +67,7 @@ export class BucketShard extends SweptMap<string, number> {
     let pick = -1;
     let earliest = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.held; i++) {
-      const tat = this.entries.get(candidates[i]!)!;
+      const tat = expiryOf(this.entries.get(candidates[i]!)!, origin);
       if (pick === -1 || tat < earliest) {
         pick = i;
         earliest = tat;

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
-import type { ConsumeRequest, ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type { ConsumeRequest, ConsumeResult, RateLimitCheck, TokenBucketRequest } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from './memory.store.js';
 import { BucketShard } from './bucket-shard.js';
 import { seededRandom } from '../../lib/adaptive/seeded-random.js';
@@ -183,7 +183,7 @@ describe('MemoryStore', () => {
       const store = new MemoryStore({ maxKeys: 1_000_000 });
       const reference = new Map<string, number>();
       // Reference semantics, never deleting anything.
-      const referenceConsume = ({ checks, now }: ConsumeRequest): ConsumeResult => {
+      const referenceConsume = ({ checks, now }: TokenBucketRequest): ConsumeResult => {
         const outcomes = checks.map((c) => gcraConsume(reference.get(c.key), now, c.limit, c.cost));
         const allowed = outcomes.every((o) => o.decision.allowed);
         const decisions = outcomes.map((o, i): RateLimitDecision =>

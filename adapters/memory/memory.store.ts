@@ -1,4 +1,4 @@
-import { algorithmOf } from '../../lib/algorithms/algorithm.js';
+import { algorithmOf, type BucketState } from '../../lib/algorithms/algorithm.js';
 import { gcraBlock } from '../../lib/algorithms/gcra.js';
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
@@ -11,6 +11,7 @@ import type { BlockRequest,
   RefundRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
+import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { BucketShard } from './bucket-shard.js';
 
 /** Options of {@link MemoryStore}. */
@@ -40,7 +41,8 @@ const MAX_SHARDS = 256;
 const HASHED_SUFFIX = 24;
 
 /**
- * In-process store: bucket key → GCRA theoretical arrival time (one number).
+ * In-process store: bucket key → GCRA theoretical arrival time (one number),
+ * or a window's state (start, end, counts: `lib/algorithms/window-state.ts`).
  *
  * - O(1) per decision, no timer at all (so nothing to `unref`, nothing pinning
  *   async contexts), one number per key.
@@ -106,30 +108,33 @@ export class MemoryStore implements RateLimitStore {
     const now = this.time.relative(request.now);
     this.now = now;
     this.sweep(now);
-    if (checks.length !== 1) return consumeAllOrNothing(this.states, checks, now);
+    const origin = this.time.origin;
+    if (checks.length !== 1) return consumeAllOrNothing(this.states, checks, now, origin);
     // The common case, without the bookkeeping of the all-or-nothing path.
     const check = checks[0]!;
     const shard = this.shardOf(check.key);
-    const outcome = algorithmOf(check.limit).consume(shard.entries.get(check.key), now, check.limit, check.cost);
-    if (outcome.decision.allowed) this.store(shard, check.key, outcome.tat);
+    const outcome = algorithmOf(check.limit).consume(shard.entries.get(check.key), now, check.limit, check.cost, origin);
+    if (outcome.decision.allowed) this.store(shard, check.key, outcome.state);
     return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
   }
 
   peek(request: BucketsRequest): ConsumeResult {
     const now = this.time.relative(request.now);
-    const decisions = request.checks.map((check) => algorithmOf(check.limit).peek(this.states.read(check.key), now, check.limit));
+    const origin = this.time.origin;
+    const decisions = request.checks.map((check) => algorithmOf(check.limit).peek(this.states.read(check.key), now, check.limit, origin));
     return { allowed: true, decisions };
   }
 
   refund(request: RefundRequest): ConsumeResult {
     const now = this.time.relative(request.now);
+    const origin = this.time.origin;
     const decisions = request.checks.map((check) => {
       const algorithm = algorithmOf(check.limit);
       const shard = this.shardOf(check.key);
-      const state = algorithm.refund(shard.entries.get(check.key), now, check.limit, check.cost);
+      const state = algorithm.refund(shard.entries.get(check.key), now, check.limit, check.cost, origin);
       if (state !== undefined) shard.entries.set(check.key, state);
       else if (shard.delete(check.key)) this.count--;
-      return algorithm.peek(state, now, check.limit);
+      return algorithm.peek(state, now, check.limit, origin);
     });
     return { allowed: true, decisions };
   }
@@ -137,10 +142,13 @@ export class MemoryStore implements RateLimitStore {
   block(request: BlockRequest): ConsumeResult {
     const now = this.time.relative(request.now);
     const decisions = request.checks.map((check) => {
+      const { limit } = check;
+      // Refused at start-up (resolve-limit.ts): a window has no refill to block.
+      if (isWindowLimit(limit)) throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
       const shard = this.shardOf(check.key);
-      const tat = gcraBlock(shard.entries.get(check.key), now, check.limit, check.durationMs);
+      const tat = gcraBlock(shard.entries.get(check.key) as number | undefined, now, limit, check.durationMs);
       this.store(shard, check.key, tat);
-      return algorithmOf(check.limit).peek(tat, now, check.limit);
+      return algorithmOf(limit).peek(tat, now, limit, 0);
     });
     return { allowed: false, decisions };
   }
@@ -154,14 +162,14 @@ export class MemoryStore implements RateLimitStore {
     this.count = 0;
   }
 
-  private store(shard: BucketShard, key: string, tat: number): void {
-    if (!shard.set(key, tat)) return;
+  private store(shard: BucketShard, key: string, state: BucketState): void {
+    if (!shard.set(key, state)) return;
     if (++this.count <= this.maxKeys) return;
     // Over the cap by the key just added: evict from its shard (never the key
     // itself), else from any other.
     for (let i = 0; i <= this.shardMask; i++) {
       const victim = i === 0 ? shard : this.shards[(this.sweepShard + i) & this.shardMask]!;
-      if (victim.evictClosestToFull(this.now, key)) {
+      if (victim.evictClosestToFull(this.now, key, this.time.origin)) {
         this.count--;
         this.evicted++;
         return;
@@ -189,7 +197,7 @@ export class MemoryStore implements RateLimitStore {
     for (let hop = 0; budget > 0 && hop < SWEEP_HOPS; hop++) {
       const shard = this.shards[this.sweepShard]!;
       const before = shard.size;
-      const examined = shard.sweep(now, budget);
+      const examined = shard.sweep(now, budget, this.time.origin);
       this.count -= before - shard.size;
       budget -= examined;
       if (examined === 0 || budget > 0) this.sweepShard = (this.sweepShard + 1) & this.shardMask;

@@ -1,4 +1,6 @@
+import { calendarBoundaries } from '../../lib/algorithms/calendar-window.js';
 import { describeValue } from '../../lib/errors/option-error.js';
+import { isWindowLimit, type StoreLimit } from '../../lib/store/rate-limit-store.interface.js';
 import type {
   BlockRequest,
   BucketRef,
@@ -23,8 +25,10 @@ export { DEFAULT_REDIS_TIMEOUT_MS, type RedisStoreOptions } from './redis-store-
 export type { LeaseCheck, LeaseRequest, LeaseResult } from './lease.interface.js';
 
 /**
- * Redis store: GCRA in Lua, one script per operation (`scripts/`), one round
- * trip per decision.
+ * Redis store: GCRA and the window algorithms in Lua, one script per
+ * operation (`scripts/`), one round trip per decision; checks of different
+ * algorithms in one request go in the same script call, all or nothing.
+ * Window limits cannot be leased or blocked (refused at start-up).
  *
  * - Scripts are called by SHA (`EVALSHA`); after a Redis restart, failover
  *   or `SCRIPT FLUSH` the `NOSCRIPT` reply is answered with one `EVAL`, which
@@ -112,7 +116,7 @@ export class RedisStore implements RateLimitStore {
   consume(request: ConsumeRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
-    return this.guard.run('consume', () => this.charge('consume', this.buckets(checks), now).then(toConsumeResult));
+    return this.guard.run('consume', () => this.charge('consume', this.buckets(checks, now), now).then(toConsumeResult));
   }
 
   /**
@@ -135,7 +139,9 @@ export class RedisStore implements RateLimitStore {
       const buckets = checks.map((check) => {
         const maxExtra = Math.floor(check.maxExtra);
         if (!(maxExtra >= 0)) throw new TypeError(`RedisStore: lease maxExtra must be a number >= 0, got ${describeValue(check.maxExtra)}`);
-        return { redisKey: redisKey(this.keyPrefix, check.key), rate: check.limit.rate, burst: check.limit.burst, cost: check.cost, maxExtra };
+        const { limit } = check;
+        if (isWindowLimit(limit)) throw new TypeError(`RedisStore: a ${limit.algorithm} limit cannot be leased (windows have no tokens to lend)`);
+        return { redisKey: redisKey(this.keyPrefix, check.key), rate: limit.rate, burst: limit.burst, cost: check.cost, maxExtra };
       });
       return this.charge('lease', buckets, now).then(toLeaseResult);
     }, Math.min(timeoutMs, this.timeoutMs));
@@ -151,22 +157,28 @@ export class RedisStore implements RateLimitStore {
   refund(request: RefundRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
-    return this.guard.run('refund', () => this.perSlot(REFUND, this.buckets(checks), now));
+    return this.guard.run('refund', () => this.perSlot(REFUND, this.buckets(checks, now), now));
   }
 
   /** Blocks each bucket for its duration (`block.lua`): one call per Cluster slot. */
   block(request: BlockRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: false, decisions: [] });
-    const buckets = checks.map((check) => ({ redisKey: redisKey(this.keyPrefix, check.key), rate: check.limit.rate, burst: check.limit.burst, cost: check.durationMs }));
-    return this.guard.run('block', () => this.perSlot(BLOCK, buckets, now));
+    return this.guard.run('block', () => {
+      const buckets = checks.map(({ key, limit, durationMs }) => {
+        // Refused at start-up (resolve-limit.ts): a window has no refill to block.
+        if (isWindowLimit(limit)) throw new TypeError(`RedisStore: block is not supported for ${limit.algorithm} limits`);
+        return { redisKey: redisKey(this.keyPrefix, key), rate: limit.rate, burst: limit.burst, cost: durationMs };
+      });
+      return this.perSlot(BLOCK, buckets, now);
+    });
   }
 
   peek(request: BucketsRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
     // No atomicity to keep across slots when nothing is written.
-    return this.guard.run('peek', () => this.perSlot(PEEK, this.buckets(checks), now));
+    return this.guard.run('peek', () => this.perSlot(PEEK, this.buckets(checks, now), now));
   }
 
   reset(request: BucketsRequest): Promise<void> {
@@ -189,13 +201,14 @@ export class RedisStore implements RateLimitStore {
     this.guard.close();
   }
 
-  private buckets(checks: readonly BucketRef[] | readonly RateLimitCheck[]): Bucket[] {
-    return checks.map((check) => ({
-      redisKey: redisKey(this.keyPrefix, check.key),
-      rate: check.limit.rate,
-      burst: check.limit.burst,
-      cost: 'cost' in check ? check.cost : 0,
-    }));
+  private buckets(checks: readonly BucketRef[] | readonly RateLimitCheck[], now: number): Bucket[] {
+    return checks.map((check) => {
+      const { limit } = check;
+      const cost = 'cost' in check ? check.cost : 0;
+      const key = redisKey(this.keyPrefix, check.key);
+      if (!isWindowLimit(limit)) return { redisKey: key, rate: limit.rate, burst: limit.burst, cost };
+      return { redisKey: key, rate: 0, burst: limit.quota, cost, spec: windowSpec(limit, now) };
+    });
   }
 
   /** Consume or lease: one call when the buckets share a slot, else the multi-slot protocol. */
@@ -211,6 +224,18 @@ export class RedisStore implements RateLimitStore {
     if (groups === undefined || groups.length === 1) return toConsumeResult(await this.scripts.run(op, buckets, now));
     return eachSlot(this.scripts, op, buckets, groups, now);
   }
+}
+
+/**
+ * A window's spec for the scripts (`scripts/window.lua.ts`). Calendar
+ * boundaries are computed here from the caller's `now` (Lua has no time
+ * zone database): the window before, the current one, and the next, so
+ * that a script on Redis server time finds its own.
+ */
+function windowSpec(limit: Exclude<StoreLimit, { algorithm: 'token-bucket' }>, now: number): string {
+  if (limit.algorithm === 'sliding-window') return `s${limit.windowMs}`;
+  if (limit.calendar === undefined) return `f${limit.windowMs}`;
+  return `c${calendarBoundaries(now, limit.calendar).join(',')}`;
 }
 
 function keyOf(bucket: Bucket): string {

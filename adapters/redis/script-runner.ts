@@ -5,8 +5,12 @@ import { SCRIPTS } from './scripts/index.js';
 /** A check with its Redis key, as the scripts are given it. */
 export interface Bucket {
   readonly redisKey: string;
+  /** Token bucket: its rate. A window: 0 (its `spec` goes in the rate's place). */
   readonly rate: number;
+  /** Token bucket: its burst. A window: its quota. */
   readonly burst: number;
+  /** A window's spec (`scripts/window.lua.ts`): `f<ms>`, `s<ms>`, `c<b0>,<b1>,<b2>,<b3>`. */
+  readonly spec?: string;
   /** Tokens to charge (consume, evaluate, lease) or give back (refund); unused by peek. */
   readonly cost: number;
   /** Lease only: whole tokens wanted beyond the cost. */
@@ -75,7 +79,7 @@ export class ScriptRunner {
       reply = await this.client.eval(script.source, count, ...args);
     }
     const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
-    return parseReply(reply, count, op.script === 'lease', receipts);
+    return parseReply(reply, count, op.script === 'lease', receipts, buckets.some(isWindow));
   }
 
   /** `KEYS` then `ARGV`, as each script's header lays them out. */
@@ -86,17 +90,17 @@ export class ScriptRunner {
     switch (op.script) {
       case 'consume':
         args.push(this.paddingArg, op.receipts ? '1' : '0');
-        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
+        for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
         break;
       case 'lease':
         args.push(this.paddingArg, op.receipts ? '1' : '0');
         for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost), String(b.maxExtra ?? 0));
         break;
       case 'evaluate':
-        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
+        for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
         break;
       case 'peek':
-        for (const b of buckets) args.push(String(b.rate), String(b.burst));
+        for (const b of buckets) args.push(rateArg(b), String(b.burst));
         break;
       case 'block':
         args.push(this.paddingArg);
@@ -107,13 +111,22 @@ export class ScriptRunner {
         const receipts = op.receipts;
         buckets.forEach((b, i) => {
           const receipt = receipts?.[i];
-          args.push(String(b.rate), String(b.burst), String(b.cost), receipt?.written ?? '', receipt?.previous ?? '');
+          args.push(rateArg(b), String(b.burst), String(b.cost), receipt?.written ?? '', receipt?.previous ?? '');
         });
         break;
       }
     }
     return args;
   }
+}
+
+/** The rate's argument: a window's spec in its place. */
+function rateArg(bucket: Bucket): string {
+  return bucket.spec ?? String(bucket.rate);
+}
+
+function isWindow(bucket: Bucket): boolean {
+  return bucket.spec !== undefined;
 }
 
 function isNoScript(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import { emissionIntervalMs, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
-import type { RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interface.js';
 import type { KeyState } from './key-table.js';
 
 /**
@@ -27,7 +27,7 @@ export class DenyCache {
   hits = 0;
 
   /** True while `check` is held: no Redis call for it before its wait is over. */
-  active(check: RateLimitCheck, state: KeyState, now: number): boolean {
+  active(check: TokenBucketCheck, state: KeyState, now: number): boolean {
     return (
       state.denyUntil > now &&
       check.cost >= state.denyCost &&
@@ -37,7 +37,7 @@ export class DenyCache {
   }
 
   /** What a held check reports: the bucket as last seen, and the wait left as `retryAfterMs`. */
-  decision(check: RateLimitCheck, state: KeyState, now: number): RateLimitDecision {
+  decision(check: TokenBucketCheck, state: KeyState, now: number): RateLimitDecision {
     const view = gcraPeek(state.shadowTat, now, check.limit);
     return {
       allowed: false,
@@ -49,7 +49,7 @@ export class DenyCache {
   }
 
   /** Redis denied `check`: hold it for `waitMs` (its retry time, and for a hot key its hold). */
-  holdAfterDenial(check: RateLimitCheck, state: KeyState, now: number, waitMs: number): void {
+  holdAfterDenial(check: TokenBucketCheck, state: KeyState, now: number, waitMs: number): void {
     state.denyUntil = now + waitMs;
     state.denyCost = check.cost;
   }
@@ -59,7 +59,7 @@ export class DenyCache {
    * `tokens` more have refilled (none: until now), so that the next call
    * takes a batch rather than the token or two that trickled in.
    */
-  holdAfterShortLease(check: RateLimitCheck, state: KeyState, now: number, tokens: number): void {
+  holdAfterShortLease(check: TokenBucketCheck, state: KeyState, now: number, tokens: number): void {
     state.denyUntil = now + Math.max(0, tokens) * emissionIntervalMs(check.limit);
     state.denyCost = check.cost;
   }

@@ -7,6 +7,7 @@ import type {
   RateLimitCheck,
   StoreLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
+import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from '../memory/index.js';
 import type { RedisStore } from '../redis/index.js';
 
@@ -37,6 +38,9 @@ export const RECOVERY_SUCCESSES = 2;
  * failing again) resumes them where they were instead of handing out a
  * fresh local burst at every switch. Kept buckets cost nothing: a bucket
  * left alone refills, exactly as a forgotten one would be.
+ *
+ * **Windows.** A window limit is enforced here with `quota x share` per
+ * window, strictly (a cost above it is denied while the fallback lasts).
  *
  * **Local share.** A limit `{ rate, burst }` is enforced here as
  * `{ rate x share, burst x share }`, fractions kept, so that `n` instances at
@@ -131,6 +135,7 @@ export class Fallback {
     const origin = (this.origin ??= now);
     for (let j = 0; j < indices.length; j++) {
       const check = checks[indices[j]!]!;
+      if (isWindowLimit(check.limit)) continue;
       const { rate, burst } = check.limit;
       const localBurst = burst * this.localShare;
       // A cost above the local burst: not before the bucket could have filled up to it since the origin.
@@ -185,6 +190,7 @@ export class Fallback {
       allowed: false,
       decisions: indices.map((i, j) => {
         const check = checks[i]!;
+        if (isWindowLimit(check.limit)) return decisions[j]!;
         const localRate = check.limit.rate * this.localShare;
         const localBurst = check.limit.burst * this.localShare;
         if (check.cost <= localBurst || check.cost > check.limit.burst) return decisions[j]!;
@@ -207,6 +213,9 @@ export class Fallback {
    */
   private scaled<T extends BucketRef>(check: T): T {
     const { limit } = check;
+    // A window's share is strict: n instances at 1/n never admit more than
+    // its quota in a window, and a cost above the local share is denied.
+    if (isWindowLimit(limit)) return { ...check, limit: { ...limit, quota: limit.quota * this.localShare } };
     const cost = (check as Partial<RateLimitCheck>).cost ?? 0;
     return { ...check, limit: { ...limit, rate: limit.rate * this.localShare, burst: Math.max(Math.min(cost, limit.burst), limit.burst * this.localShare) } };
   }

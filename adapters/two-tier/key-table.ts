@@ -1,4 +1,4 @@
-import type { RateLimitCheck, StoreLimit } from '../../lib/store/rate-limit-store.interface.js';
+import type { TokenBucketCheck, TokenBucketLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { SweptMap } from '../../lib/store/swept-map.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 
@@ -48,7 +48,7 @@ export interface KeyState {
 }
 
 /** The state of a key first seen at `now` (relative ms), for `limit`: no demand, no view, no lease, no hold. */
-export function newKeyState(limit: StoreLimit, now: number): KeyState {
+export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
   return {
     rate: limit.rate,
     burst: limit.burst,
@@ -101,7 +101,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
   }
 
   /** The key's state, created (and the oldest evicted past `maxKeys`) when missing. */
-  stateOf(check: RateLimitCheck, now: number): KeyState {
+  stateOf(check: TokenBucketCheck, now: number): KeyState {
     let state = this.entries.get(check.key);
     if (state === undefined) {
       if (this.entries.size >= this.maxKeys) this.evictOldest();

@@ -1,6 +1,6 @@
 import { emissionIntervalMs, gcraConsume, gcraPeek, type GcraOutcome, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
-import type { BucketRef, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type { BucketRef, TokenBucketCheck, TokenBucketLimit } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
@@ -63,7 +63,7 @@ export class LeaseBook {
    * Records demand, and sizes the next lease from the demand seen before
    * this request (see {@link leaseTarget}).
    */
-  observe(check: RateLimitCheck, state: KeyState, now: number): void {
+  observe(check: TokenBucketCheck, state: KeyState, now: number): void {
     const elapsed = now - state.seenAt;
     // Demand decays with time constant leaseTtlMs (no timer per key; time going back decays nothing).
     const prior = elapsed > 0 ? state.score * Math.exp(-elapsed / this.leaseTtlMs) : state.score;
@@ -73,7 +73,7 @@ export class LeaseBook {
   }
 
   /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
-  covers(check: RateLimitCheck, state: KeyState): boolean {
+  covers(check: TokenBucketCheck, state: KeyState): boolean {
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
       this.keys.release(check.key, state);
@@ -90,7 +90,7 @@ export class LeaseBook {
    * is released first, to go back in the same pipeline: Redis then decides
    * on the bucket as if this instance had never held it, as the view assumes.
    */
-  ask(checks: readonly RateLimitCheck[], indices: readonly number[], states: readonly KeyState[]): LeaseCheck[] {
+  ask(checks: readonly TokenBucketCheck[], indices: readonly number[], states: readonly KeyState[]): LeaseCheck[] {
     const asked = indices.map((i, j): LeaseCheck => {
       const check = checks[i]!;
       return { key: check.key, limit: check.limit, cost: check.cost, maxExtra: states[j]!.target };
@@ -102,7 +102,7 @@ export class LeaseBook {
   }
 
   /** Spends `check.cost` from the key's lease (the caller checked that it covers it). */
-  spend(check: RateLimitCheck, state: KeyState, now: number): GcraOutcome {
+  spend(check: TokenBucketCheck, state: KeyState, now: number): GcraOutcome {
     const outcome = gcraConsume(state.shadowTat, now, check.limit, check.cost);
     const interval = emissionIntervalMs(check.limit);
     state.shadowTat = outcome.tat;
@@ -115,7 +115,7 @@ export class LeaseBook {
   }
 
   /** Spends the lease of check `index` ahead of a Redis call that decides whether it stands. */
-  reserve(index: number, check: RateLimitCheck, state: KeyState, now: number): Reservation {
+  reserve(index: number, check: TokenBucketCheck, state: KeyState, now: number): Reservation {
     const previous = state.shadowTat;
     const current = previous === undefined || previous < now ? now : previous;
     const leaseMs = state.leaseMs;
@@ -149,7 +149,7 @@ export class LeaseBook {
    * is held in the {@link DenyCache} after a denial or a lease that came back
    * short (see `lease-sizing.ts`). Answers what the check reports.
    */
-  settle(check: RateLimitCheck, state: KeyState, answer: RateLimitDecision, extra: number, allowed: boolean, now: number): RateLimitDecision {
+  settle(check: TokenBucketCheck, state: KeyState, answer: RateLimitDecision, extra: number, allowed: boolean, now: number): RateLimitDecision {
     const interval = emissionIntervalMs(check.limit);
     const leftover = state.leaseMs;
     state.rate = check.limit.rate;
@@ -188,7 +188,7 @@ export class LeaseBook {
    * A bucket as Redis reported it (`decision`, from a peek), as this
    * instance reports it: without its lease, and no fuller than its own view.
    */
-  withoutLease(decision: RateLimitDecision, check: BucketRef, now: number): RateLimitDecision {
+  withoutLease(decision: RateLimitDecision, check: BucketRef & { readonly limit: TokenBucketLimit }, now: number): RateLimitDecision {
     const state = this.keys.get(check.key);
     if (!state || (state.leaseMs <= 0 && state.shadowTat === undefined)) return decision;
     // Redis counts this instance's lease as taken, and counts the tokens it

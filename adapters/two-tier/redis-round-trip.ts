@@ -1,6 +1,6 @@
 import { gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { ConsumeRequest, ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
+import type { ConsumeRequest, ConsumeResult, TokenBucketRequest } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseResult, RedisStore } from '../redis/index.js';
 import type { Fallback } from './fallback.js';
 import type { GiveBackQueue } from './give-back-queue.js';
@@ -54,7 +54,7 @@ export class RedisRoundTrip {
    * recorded on the asked keys, so that requests joining this call know when
    * it gives up.
    */
-  call(request: ConsumeRequest, now: number, checks: RemoteChecks, timeoutMs: number, deadline: number): Promise<ConsumeResult> {
+  call(request: TokenBucketRequest, now: number, checks: RemoteChecks, timeoutMs: number, deadline: number): Promise<ConsumeResult> {
     const { remote, leased, states: all } = checks;
     const reservations: Reservation[] = leased.map((index) => this.leases.reserve(index, request.checks[index]!, all[index]!, now));
     const states = remote.map((i) => all[i]!);
@@ -92,7 +92,7 @@ export class RedisRoundTrip {
 
   /** Redis answered: each asked key's view, lease and hold updated; the request's decisions. */
   private applyAnswer(
-    request: ConsumeRequest,
+    request: TokenBucketRequest,
     now: number,
     remote: readonly number[],
     states: KeyState[],

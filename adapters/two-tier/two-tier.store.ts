@@ -8,10 +8,12 @@ import type {
   ConsumeResult,
   LocalFallback,
   MaybePromise,
-  RateLimitCheck,
   RateLimitStore,
   RefundRequest,
+  TokenBucketCheck,
+  TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
+import { allTokenBuckets, isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
 import { DenyCache } from './deny-cache.js';
@@ -67,6 +69,14 @@ const MIN_CALL_MS = 1;
  * writes in a row reach Redis (probes of a key of its own, an `unref()`'d
  * timer every `probeIntervalMs`, or leases; see `fallback.ts`). Leases and
  * cached denials keep applying locally.
+ *
+ * **Window limits** (`fixed-window`, `sliding-window`) are not leased: a
+ * request with a window check goes straight to Redis, all its checks in
+ * the one script call `RedisStore.consume` makes, so windows are exactly
+ * as RedisStore decides them and never over the global quota. Its token
+ * bucket checks then skip this instance's leases (tokens already taken
+ * from Redis stay leased: the bucket is charged again, never less). The
+ * local fallback enforces `quota x localShare` per window.
  *
  * **One deadline per request.** A request needing Redis waits `timeoutMs` in
  * all, however many calls in flight for its keys it joins: a joined call
@@ -161,8 +171,29 @@ export class TwoTierStore implements RateLimitStore {
     const now = this.time.relative(request.now);
     // A step of the sweep, and each check's demand (what sizes its next lease).
     this.keys.sweep(now);
+    if (!allTokenBuckets(request.checks)) return this.consumeInRedis(request);
     for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
-    return this.decide(request, now, 0, 0);
+    return this.decide(request as TokenBucketRequest, now, 0, 0);
+  }
+
+  /**
+   * A request with a window check: every check in one `RedisStore.consume`
+   * (one script call), no lease. A failure is marked so that the module's
+   * `'local'` fail mode does not count the request twice.
+   */
+  private consumeInRedis(request: ConsumeRequest): Promise<ConsumeResult> {
+    if (this.fallback.degraded) return Promise.reject(new RateLimitStoreError('TwoTierStore: Redis is failing (on the local fallback)'));
+    return this.redis.consume(request).then(
+      (result) => {
+        this.redisCallCount++;
+        return result;
+      },
+      (error: unknown) => {
+        this.redisCallCount++;
+        this.failed.add(request);
+        throw error;
+      },
+    );
   }
 
   /**
@@ -178,11 +209,16 @@ export class TwoTierStore implements RateLimitStore {
       // A fresh request (the store was already degraded): count it as consume() would.
       this.decisionCount++;
       this.keys.sweep(now);
-      for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
+      if (allTokenBuckets(request.checks)) for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
     }
     // Give-backs queued for a Redis that does not answer would be lost anyway.
     if (this.fallback.degrade()) this.giveBacks.loseQueued();
-    return this.decide(request, now, MAX_WAITS, 0, true) as ConsumeResult;
+    if (!allTokenBuckets(request.checks)) {
+      // Windows are never leased: the fallback's local share decides every check.
+      this.localCount++;
+      return this.fallback.consume(request.checks, request.checks.map((_, i) => i), request.now);
+    }
+    return this.decide(request as TokenBucketRequest, now, MAX_WAITS, 0, true) as ConsumeResult;
   }
 
   /**
@@ -199,7 +235,10 @@ export class TwoTierStore implements RateLimitStore {
     this.redisCallCount++;
     return this.redis.peek(request).then((result) => ({
       allowed: true,
-      decisions: result.decisions.map((decision, i) => this.leases.withoutLease(decision, checks[i]!, now)),
+      decisions: result.decisions.map((decision, i) => {
+        const check = checks[i]!;
+        return isWindowLimit(check.limit) ? decision : this.leases.withoutLease(decision, { key: check.key, limit: check.limit }, now);
+      }),
     }));
   }
 
@@ -213,7 +252,7 @@ export class TwoTierStore implements RateLimitStore {
     const now = this.time.relative(request.now);
     for (const check of request.checks) {
       const state = this.keys.get(check.key);
-      if (state === undefined) continue;
+      if (state === undefined || isWindowLimit(check.limit)) continue;
       // A lease held here was taken from the Redis bucket: it goes back first
       // (same connection, sent before the refund), or a refund that fills the
       // bucket would let this instance spend the lease on top of a full bucket.
@@ -236,7 +275,7 @@ export class TwoTierStore implements RateLimitStore {
     const now = this.time.relative(request.now);
     for (const check of request.checks) {
       const state = this.keys.get(check.key);
-      if (state === undefined) continue;
+      if (state === undefined || isWindowLimit(check.limit)) continue;
       if (state.leaseMs > 0) this.keys.release(check.key, state);
       state.shadowTat = gcraBlock(state.shadowTat, now, check.limit, check.durationMs);
       this.denials.clear(state);
@@ -285,7 +324,7 @@ export class TwoTierStore implements RateLimitStore {
    * after that moment, however many calls it waits on; past it, the request
    * rejects and the module applies its `failMode`.
    */
-  private decide(request: ConsumeRequest, now: number, waits: number, deadline: number, local = false): MaybePromise<ConsumeResult> {
+  private decide(request: TokenBucketRequest, now: number, waits: number, deadline: number, local = false): MaybePromise<ConsumeResult> {
     const { checks } = request;
     const count = checks.length;
     if (count === 0) return { allowed: true, decisions: [] };
@@ -358,7 +397,7 @@ export class TwoTierStore implements RateLimitStore {
    * key: the module decides them by its `failMode` at once).
    */
   private join(
-    request: ConsumeRequest,
+    request: TokenBucketRequest,
     now: number,
     waits: number,
     deadline: number,
@@ -380,7 +419,7 @@ export class TwoTierStore implements RateLimitStore {
   }
 
   /** Redis is failing: the local fallback decides for the checks lacking a lease. */
-  private decideLocally(request: ConsumeRequest, now: number, states: KeyState[], remote: number[], leased: number[]): ConsumeResult {
+  private decideLocally(request: TokenBucketRequest, now: number, states: KeyState[], remote: number[], leased: number[]): ConsumeResult {
     const { checks } = request;
     this.localCount++;
     const answer = this.fallback.consume(checks, remote, request.now);
@@ -399,7 +438,7 @@ export class TwoTierStore implements RateLimitStore {
    * its cached denial if it is held, else its bucket as this instance sees
    * it (a peek, had it admitted).
    */
-  private localDecision(check: RateLimitCheck, state: KeyState, now: number): RateLimitDecision {
+  private localDecision(check: TokenBucketCheck, state: KeyState, now: number): RateLimitDecision {
     const held =
       check.cost <= check.limit.burst + TOKEN_EPSILON && !this.leases.covers(check, state) && this.denials.active(check, state, now);
     if (held) return this.denials.decision(check, state, now);

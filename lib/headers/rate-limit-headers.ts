@@ -16,10 +16,13 @@ export type HeaderPair = readonly [name: string, value: string];
  */
 export const wholeSeconds = (ms: number): number => Math.ceil(ms / 1000 - TOKEN_EPSILON);
 
-/** The quota of a limit: whole tokens of its burst. */
+/** The quota of a limit: whole tokens of its burst (a window limit's burst is its quota). */
 export const quota = (limit: BucketLimit): number => Math.floor(limit.burst + TOKEN_EPSILON);
 
-/** Seconds an empty bucket takes to refill: the window of the quota (>= 1). */
+/**
+ * Seconds an empty bucket takes to refill: the window of the quota (>= 1).
+ * A window limit's rate is its quota per window, so this is its window.
+ */
 export const windowSeconds = (limit: BucketLimit): number => Math.max(1, wholeSeconds((limit.burst * 1000) / limit.rate));
 
 /**
@@ -54,9 +57,14 @@ export function rateLimitHeader(limits: readonly HeaderLimit[], decisions: reado
   return value;
 }
 
-/** Draft -11's `t` for one limit: see {@link rateLimitHeader}. */
+/**
+ * Draft -11's `t` for one limit: see {@link rateLimitHeader}. A window
+ * algorithm's decision carries it (`effectiveWindowMs`: until a fixed
+ * window ends; until one more request's weight slid out of a sliding one).
+ */
 export function effectiveWindowSeconds(decision: RateLimitDecision, limit: BucketLimit): number {
-  return Math.max(1, wholeSeconds(nextTokenMs(decision, limit)));
+  const ms = decision.effectiveWindowMs ?? nextTokenMs(decision, limit);
+  return Math.max(1, wholeSeconds(ms));
 }
 
 /**

@@ -11,6 +11,31 @@ import type { DynamicBurst, DynamicRate } from '../policies/dynamic-limit.js';
  */
 export type Rate = number | string;
 
+/**
+ * How a limit counts (see docs/algorithms.md):
+ * - `'token-bucket'`: `rate` tokens per second refill a bucket of `burst`;
+ *   over any time `T` it admits at most `burst + rate x T`.
+ * - `'fixed-window'`: `rate` read as `'N/<window>'`, at most N per window;
+ *   windows are aligned on multiples of the window since the Unix epoch (or
+ *   on calendar days or months with `calendar`). Up to 2N can pass within
+ *   one window's length across an edge.
+ * - `'sliding-window'`: at most N in (an estimate of) the last window:
+ *   the previous window's count, weighted by how much of it is still inside
+ *   the last window, plus the current window's (Cloudflare's weighted
+ *   two-window counter; its error is measured in docs/algorithms.md).
+ */
+export type RateLimitAlgorithm = 'token-bucket' | 'fixed-window' | 'sliding-window';
+
+/** Calendar alignment of a `'fixed-window'` limit (see {@link RateLimitOptions.calendar}). */
+export interface CalendarOptions {
+  /**
+   * IANA time zone name whose midnight (or first of the month) starts each
+   * window; validated at start-up with `Intl.DateTimeFormat`.
+   * @default 'UTC'
+   */
+  readonly timeZone?: string;
+}
+
 /** What a key function may answer: `undefined`, `null` or `''` fall back to the client address. */
 export type KeyFunctionResult = string | number | undefined | null;
 
@@ -73,13 +98,39 @@ export interface RateLimitOptions {
    * Refill rate: tokens per second, or a string such as `'100/min'`; or a
    * function of the call giving one, synchronously or not (a plan looked up
    * from a cache), validated each time it answers.
+   *
+   * With a window `algorithm`, the count per window: `'100/15min'` is at most
+   * 100 per 15-minute window, `'1000/day'` 1000 per day; a number N is N per
+   * second (a 1 s window). No functions. `'N/month'` only with `calendar`.
    */
   readonly rate: Rate | DynamicRate;
   /**
    * Bucket capacity: how many requests may arrive at once; or a function of the call.
+   * Token bucket only: refused with a window `algorithm` (the quota is the rate's count).
    * @default one second's worth of `rate`, at least 1
    */
   readonly burst?: number | DynamicBurst;
+  /**
+   * How the limit counts: `'token-bucket'`, `'fixed-window'` or
+   * `'sliding-window'` (see {@link RateLimitAlgorithm}). The window
+   * algorithms refuse `burst`, `adaptive`, `maxDelay`, `blockDuration` and
+   * rate functions at start-up.
+   *
+   * ```ts
+   * @RateLimit({ name: 'daily', rate: '1000/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Paris' } })
+   * ```
+   * @default 'token-bucket'
+   */
+  readonly algorithm?: RateLimitAlgorithm;
+  /**
+   * `'fixed-window'` only: align windows on the calendar of a time zone
+   * instead of on multiples of the window since the epoch. The rate must
+   * count per day (`'1000/day'`: the count starts over at midnight in
+   * `timeZone`, a window of 23 to 25 hours where daylight saving moves the
+   * clocks) or per month (`'50000/month'`: on the 1st at midnight).
+   * `{}` is UTC.
+   */
+  readonly calendar?: CalendarOptions;
   /**
    * Tokens one request takes; a number or a (synchronous) function of the context.
    * @default 1

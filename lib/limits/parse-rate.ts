@@ -27,3 +27,37 @@ export function parseRate(rate: Rate): number | undefined {
   const perSecond = (Number(tokens) * 1000) / periodMs;
   return Number.isFinite(perSecond) && perSecond > 0 ? perSecond : undefined;
 }
+
+/** A rate read as a window's quota: `quota` per `windowMs`. */
+export interface WindowRate {
+  readonly quota: number;
+  /** Window length in milliseconds (a month: 30 days, nominal). */
+  readonly windowMs: number;
+  /** The unit as written, normalised: `'day'` and `'month'` (with no multiplier) can be calendar-aligned. */
+  readonly unit: 'day' | 'month' | 'other';
+}
+
+/** Month units: only for calendar-aligned fixed windows (a month has no fixed length). */
+const MONTH_UNITS: ReadonlySet<string> = new Set(['mo', 'month', 'months']);
+const NOMINAL_MONTH_MS = 30 * 86_400_000;
+
+/**
+ * Read a declared rate as a window algorithm does: `'100/15min'` is 100 per
+ * window of 15 minutes, and a number is that many per second (a 1 s window).
+ * `undefined` when it is not such a rate (the caller names the option).
+ */
+export function parseWindowRate(rate: Rate): WindowRate | undefined {
+  if (typeof rate === 'number') return Number.isFinite(rate) && rate > 0 ? { quota: rate, windowMs: 1000, unit: 'other' } : undefined;
+  if (typeof rate !== 'string') return undefined;
+  const match = RATE_PATTERN.exec(rate);
+  if (!match) return undefined;
+  const [, tokens, multiplier, written] = match;
+  const unit = written!.toLowerCase();
+  const quota = Number(tokens);
+  const times = multiplier === undefined ? 1 : Number(multiplier);
+  if (MONTH_UNITS.has(unit)) return { quota, windowMs: NOMINAL_MONTH_MS * times, unit: times === 1 ? 'month' : 'other' };
+  const unitMs = UNIT_MS[unit];
+  if (unitMs === undefined) return undefined;
+  const day = unitMs === 86_400_000 && times === 1;
+  return { quota, windowMs: unitMs * times, unit: day ? 'day' : 'other' };
+}

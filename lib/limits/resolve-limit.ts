@@ -14,6 +14,8 @@ import { resolveMaxDelay } from '../policies/delay/max-delay.js';
 import { resolveBlockDuration } from '../policies/penalty.js';
 import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
 import type { ResolvedLimit } from './resolved-limit.js';
+import { resolveAlgorithm, resolveWindow } from './resolve-window.js';
+import { capacityOf, type StoreLimit } from '../store/rate-limit-store.interface.js';
 
 /** What a limit needs from its surroundings to be resolved. */
 export interface LimitContext {
@@ -51,6 +53,8 @@ const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   shadow: true,
   blockDuration: true,
   maxDelay: true,
+  algorithm: true,
+  calendar: true,
 });
 
 /**
@@ -72,18 +76,29 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
   }
 
-  const dynamic = compileDynamicBucket(options.rate, options.burst, where);
+  const algorithm = resolveAlgorithm(options, fail);
+  const window = algorithm === 'token-bucket' ? undefined : resolveWindow(options, algorithm, where, fail);
+  const dynamic = window === undefined ? compileDynamicBucket(options.rate, options.burst, where) : undefined;
   if (dynamic !== undefined) {
     const problem = dynamicLimitProblem(options);
     if (problem) fail(problem[0], problem[1]);
   }
   // A dynamic limit's bucket is validated per call; its placeholder is never charged.
-  const { rate, burst } = dynamic === undefined ? resolveBucket(options as { rate: Rate; burst?: number }, fail) : { rate: 1, burst: 1 };
+  // A window's rate and burst are its average rate and quota: what the headers read.
+  const { rate, burst } =
+    window !== undefined
+      ? { rate: (window.quota * 1000) / window.windowMs, burst: window.quota }
+      : dynamic === undefined
+        ? resolveBucket(options as { rate: Rate; burst?: number }, fail)
+        : { rate: 1, burst: 1 };
+  const bucket: StoreLimit = window ?? Object.freeze({ algorithm: 'token-bucket', rate, burst });
 
   const cost = options.cost ?? 1;
   if (typeof cost === 'number') {
     if (!Number.isFinite(cost) || cost <= 0) fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
-    if (dynamic === undefined && cost > burst) fail('cost', `(${cost}) is larger than burst (${burst}): every request would be denied`);
+    const capacity = capacityOf(bucket);
+    const what = window === undefined ? 'burst' : 'the quota';
+    if (dynamic === undefined && cost > capacity) fail('cost', `(${cost}) is larger than ${what} (${capacity}): every request would be denied`);
   } else if (typeof cost !== 'function') {
     fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
   }
@@ -137,10 +152,10 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     name,
     rate,
     burst,
-    bucket: Object.freeze({ algorithm: 'token-bucket', rate, burst }),
+    bucket,
     cost,
     identify: identify!,
-    namespace: bucketNamespace('token-bucket', name, scope === 'shared' ? SHARED_ROUTE : context.routeId),
+    namespace: bucketNamespace(algorithm, name, scope === 'shared' ? SHARED_ROUTE : context.routeId),
     failMode: options.failMode,
     adaptive,
     charge,

@@ -5,7 +5,7 @@ import type { Identify } from '../keys/key-strategy.js';
 import type { ChargePolicy } from '../policies/charge-by-outcome.js';
 import type { SkipPredicate } from '../policies/skip.js';
 import type { DynamicBucket } from '../policies/dynamic-limit.js';
-import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
+import type { StoreLimit } from '../store/rate-limit-store.interface.js';
 
 /**
  * A limit after start-up validation: numbers instead of strings, the key
@@ -15,12 +15,12 @@ import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
  */
 export interface ResolvedLimit {
   readonly name: string;
-  /** Declared rate, tokens per second. */
+  /** Declared rate, tokens per second (a window: its quota per second, on average). */
   readonly rate: number;
-  /** Declared burst, tokens. */
+  /** Declared burst, tokens (a window: its quota). */
   readonly burst: number;
   /** The declared bucket as the store takes it (one frozen object, shared by every request). */
-  readonly bucket: TokenBucketLimit;
+  readonly bucket: StoreLimit;
   /** A constant cost, or a function validated on each call. */
   readonly cost: number | ((context: ExecutionContext) => number);
   readonly identify: Identify;

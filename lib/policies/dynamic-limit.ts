@@ -3,7 +3,7 @@ import type { BucketLimit } from '../algorithms/gcra.js';
 import { describeValue } from '../errors/option-error.js';
 import type { Rate } from '../interfaces/rate-limit-options.interface.js';
 import { resolveBucket } from '../limits/resolve-bucket.js';
-import type { MaybePromise, TokenBucketLimit } from '../store/rate-limit-store.interface.js';
+import type { MaybePromise, StoreLimit } from '../store/rate-limit-store.interface.js';
 import type { HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
@@ -59,7 +59,7 @@ export function dynamicLimitProblem(options: { rate?: unknown; burst?: unknown; 
 /** A route's limits as they stand for one call: for the headers, and for the store. */
 export interface CallBuckets {
   readonly limits: readonly HeaderLimit[];
-  readonly buckets: readonly TokenBucketLimit[];
+  readonly buckets: readonly StoreLimit[];
 }
 
 /**

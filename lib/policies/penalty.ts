@@ -4,6 +4,7 @@ import { describeValue } from '../errors/option-error.js';
 import { parseDuration } from '../limits/parse-duration.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
 import type { BlockCheck, RateLimitCheck } from '../store/rate-limit-store.interface.js';
+import { isWindowLimit } from '../store/rate-limit-store.interface.js';
 
 /** Validate `blockDuration`; its milliseconds, or `undefined` when the limit has none. Throws through `fail`. */
 export function resolveBlockDuration(
@@ -45,6 +46,8 @@ export function penalize(limits: readonly ResolvedLimit[], from: number, checks:
     const decision = decisions[i]!;
     const check = checks[i];
     if (durationMs === undefined || check === undefined || decision.allowed || decision.reason !== 'limit') continue;
+    // Refused at start-up for windows (resolve-limit.ts): they have no refill to block.
+    if (isWindowLimit(check.limit)) continue;
     const interval = 1000 / check.limit.rate;
     if (decision.resetMs > check.limit.burst * interval * (1 + TOKEN_EPSILON)) continue; // blocked already
     const tat = gcraBlock(now + decision.resetMs, now, check.limit, durationMs);

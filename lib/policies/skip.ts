@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { describeValue } from '../errors/option-error.js';
+import { capacityOf } from '../store/rate-limit-store.interface.js';
 import { policyHeader } from '../headers/rate-limit-headers.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { MaybePromise } from '../store/rate-limit-store.interface.js';
@@ -80,7 +81,7 @@ export function narrowRoute(route: CompiledRoute, mask: number): CompiledRoute {
     limits,
     buckets: kept.map((i) => route.buckets[i]!),
     limitNames: limits.map((limit) => limit.name),
-    limitBursts: limits.map((limit) => limit.bucket.burst),
+    limitBursts: limits.map((limit) => capacityOf(limit.bucket)),
     afterRouteGuards: kept.filter((i) => i < route.afterRouteGuards).length,
     adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
     reportsOutcome: limits.some((limit) => limit.adaptive !== undefined || limit.charge !== undefined),

@@ -1,6 +1,6 @@
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
-import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
+import type { StoreLimit } from '../store/rate-limit-store.interface.js';
 import type { RateLimitTransport } from '../transports/rate-limit-transport.interface.js';
 
 /**
@@ -26,7 +26,7 @@ export interface CompiledRoute {
    */
   readonly afterRouteGuards: number;
   /** The store bucket of each limit as declared (adaptive limits move away from it). */
-  readonly buckets: readonly TokenBucketLimit[];
+  readonly buckets: readonly StoreLimit[];
   /** `RateLimitInterceptor` is bound to this route: it writes the headers. */
   readonly interceptorBound: boolean;
   /** The strictest fail mode of the route's limits (each its own, else the module's). */

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type ExecutionContext, type OnModuleInit, type Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
+import { capacityOf } from '../store/rate-limit-store.interface.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js';
 import { policyHeader } from '../headers/rate-limit-headers.js';
@@ -157,7 +158,7 @@ export class RateLimitRoutes implements OnModuleInit {
       afterRouteGuards: limits.length - lateEnforced,
       buckets: limits.map((limit) => reservingBucket(limit.bucket, limit.maxDelayMs)),
       limitNames: limits.map((limit) => limit.name),
-      limitBursts: limits.map((limit) => limit.bucket.burst),
+      limitBursts: limits.map((limit) => capacityOf(limit.bucket)),
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
       // Each limit may override the module's fail mode; the strictest one wins.
       failMode: strictestFailMode(limits.map((limit) => limit.failMode ?? this.options.failMode)),

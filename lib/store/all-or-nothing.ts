@@ -1,33 +1,38 @@
-import { algorithmOf } from '../algorithms/algorithm.js';
+import { algorithmOf, type BucketState } from '../algorithms/algorithm.js';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import type { ConsumeResult, RateLimitCheck } from './rate-limit-store.interface.js';
 
-/** Where an in-process store keeps its bucket states (one number per key). @internal */
+/**
+ * Where an in-process store keeps its bucket states: a number per token
+ * bucket (GCRA TAT), a small object per window. @internal
+ */
 export interface BucketStates {
-  read(key: string): number | undefined;
-  write(key: string, state: number): void;
+  read(key: string): BucketState | undefined;
+  write(key: string, state: BucketState): void;
 }
 
 /**
  * The all-or-nothing rule of the store contract, for stores that hold their
  * buckets in process: decide every check, charge all of them only when all
- * admit. Synchronous; `now` in the store's own frame.
+ * admit. Synchronous; `now` in the store's own frame, whose 0 is the
+ * absolute time `origin` (0 when the store works in absolute time): window
+ * algorithms align on absolute time.
  *
  * @internal
  */
-export function consumeAllOrNothing(states: BucketStates, checks: readonly RateLimitCheck[], now: number): ConsumeResult {
+export function consumeAllOrNothing(states: BucketStates, checks: readonly RateLimitCheck[], now: number, origin = 0): ConsumeResult {
   const count = checks.length;
-  const next: number[] = new Array(count);
+  const next: BucketState[] = new Array(count);
   const decisions: RateLimitDecision[] = new Array(count);
   let allowed = true;
   for (let i = 0; i < count; i++) {
     const check = checks[i]!;
-    const outcome = algorithmOf(check.limit).consume(states.read(check.key), now, check.limit, check.cost);
-    next[i] = outcome.tat;
+    const outcome = algorithmOf(check.limit).consume(states.read(check.key), now, check.limit, check.cost, origin);
+    next[i] = outcome.state;
     decisions[i] = outcome.decision;
     allowed &&= outcome.decision.allowed;
   }
-  if (!allowed) return { allowed, decisions: reportUncharged(states, checks, decisions, now) };
+  if (!allowed) return { allowed, decisions: reportUncharged(states, checks, decisions, now, origin) };
   for (let i = 0; i < count; i++) states.write(checks[i]!.key, next[i]!);
   return { allowed, decisions };
 }
@@ -44,11 +49,12 @@ export function reportUncharged(
   checks: readonly RateLimitCheck[],
   decisions: RateLimitDecision[],
   now: number,
+  origin = 0,
 ): RateLimitDecision[] {
   for (let i = 0; i < checks.length; i++) {
     if (!decisions[i]!.allowed) continue;
     const check = checks[i]!;
-    decisions[i] = algorithmOf(check.limit).peek(states.read(check.key), now, check.limit);
+    decisions[i] = algorithmOf(check.limit).peek(states.read(check.key), now, check.limit, origin);
   }
   return decisions;
 }

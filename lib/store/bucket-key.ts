@@ -17,7 +17,11 @@ import type { AlgorithmName } from './rate-limit-store.interface.js';
  * The namespace (everything before the identity) is computed once per limit
  * at start-up; per request only the identity is appended.
  */
-const ALGORITHM_TAGS: Readonly<Record<AlgorithmName, string>> = { 'token-bucket': 'tb' };
+const ALGORITHM_TAGS: Readonly<Record<AlgorithmName, string>> = {
+  'token-bucket': 'tb',
+  'fixed-window': 'fw',
+  'sliding-window': 'sw',
+};
 
 /** The route part of a limit declared with `scope: 'shared'` (and of programmatic limits). */
 export const SHARED_ROUTE = '*';

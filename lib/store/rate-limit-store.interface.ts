@@ -18,8 +18,8 @@ import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
  *   a store that can decide locally says so with {@link RateLimitStore.localFallback}.
  */
 
-/** Names of the algorithms a check may belong to. Token bucket (GCRA) only, so far. */
-export type AlgorithmName = 'token-bucket';
+/** Names of the algorithms a check may belong to. */
+export type AlgorithmName = 'token-bucket' | 'fixed-window' | 'sliding-window';
 
 /** A token bucket: `rate` tokens per second refill a bucket of `burst` tokens. */
 export interface TokenBucketLimit {
@@ -30,8 +30,60 @@ export interface TokenBucketLimit {
   readonly burst: number;
 }
 
+/**
+ * Calendar alignment of a fixed window: windows start at midnight (`'day'`)
+ * or on the first of the month (`'month'`) in `timeZone`, so they last 23,
+ * 24 or 25 hours (daylight saving) or 28 to 31 days. `windowMs` is then the
+ * nominal length (a day, 30 days), used for headers only.
+ */
+export interface CalendarAlignment {
+  readonly unit: 'day' | 'month';
+  /** An IANA time zone name (`'Europe/Paris'`), validated at start-up. */
+  readonly timeZone: string;
+}
+
+/**
+ * A fixed window: at most `quota` per window; windows are aligned on
+ * multiples of `windowMs` since the Unix epoch, or on calendar boundaries
+ * when `calendar` is set.
+ */
+export interface FixedWindowLimit {
+  readonly algorithm: 'fixed-window';
+  /** The most a window admits (>= 1). */
+  readonly quota: number;
+  /** Window length in whole milliseconds (>= 1); nominal when `calendar` is set. */
+  readonly windowMs: number;
+  readonly calendar?: CalendarAlignment;
+}
+
+/**
+ * A sliding window (weighted two-window counter): the previous window's
+ * count, weighted by how much of it still overlaps the last `windowMs`, plus
+ * the current window's count, at most `quota`.
+ */
+export interface SlidingWindowLimit {
+  readonly algorithm: 'sliding-window';
+  /** The most admitted in (an estimate of) any `windowMs` (>= 1). */
+  readonly quota: number;
+  /** Window length in whole milliseconds (>= 1). */
+  readonly windowMs: number;
+}
+
+/** A window limit, fixed or sliding. */
+export type WindowLimit = FixedWindowLimit | SlidingWindowLimit;
+
 /** The bucket shape of a check: one member per algorithm. */
-export type StoreLimit = TokenBucketLimit;
+export type StoreLimit = TokenBucketLimit | WindowLimit;
+
+/** True for the window algorithms (no tokens, no refill rate). */
+export function isWindowLimit(limit: StoreLimit): limit is WindowLimit {
+  return limit.algorithm !== 'token-bucket';
+}
+
+/** What a request of this limit can take at most: the burst, or the window's quota. */
+export function capacityOf(limit: StoreLimit): number {
+  return limit.algorithm === 'token-bucket' ? limit.burst : limit.quota;
+}
 
 /** One bucket, as `peek` and `reset` are asked about it. */
 export interface BucketRef {
@@ -50,6 +102,17 @@ export interface RateLimitCheck extends BucketRef {
   readonly cost: number;
 }
 
+/** A check of a token bucket (what leases, GCRA-only paths take). */
+export interface TokenBucketCheck extends RateLimitCheck {
+  readonly limit: TokenBucketLimit;
+}
+
+/** True when every check is a token bucket's. */
+export function allTokenBuckets<T extends BucketRef>(checks: readonly T[]): checks is readonly (T & { readonly limit: TokenBucketLimit })[] {
+  for (const check of checks) if (check.limit.algorithm !== 'token-bucket') return false;
+  return true;
+}
+
 /** What {@link RateLimitStore.consume} is asked. */
 export interface ConsumeRequest {
   /** Every bucket the request must pass; admitted only if all admit. */
@@ -59,6 +122,11 @@ export interface ConsumeRequest {
    * (Redis server time) may ignore it.
    */
   readonly now: number;
+}
+
+/** A request whose checks are all token buckets'. */
+export interface TokenBucketRequest extends ConsumeRequest {
+  readonly checks: readonly TokenBucketCheck[];
 }
 
 /** What {@link RateLimitStore.consume}, `peek` and `refund` answer. */

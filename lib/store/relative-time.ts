@@ -20,6 +20,11 @@ export class RelativeTime {
     return now - this.epoch;
   }
 
+  /** The absolute time of the frame's 0 (0 before any `now`): window algorithms add it back. */
+  get origin(): number {
+    return this.epoch ?? 0;
+  }
+
   /** The last absolute `now` seen (0 before any): for work that runs outside a request. */
   get lastNow(): number {
     return this.last;

@@ -4,11 +4,11 @@ import { describeValue, optionError } from '../errors/option-error.js';
 import { RateLimitStoreError, toStoreError } from '../errors/rate-limit-store.error.js';
 import { consumeAllOrNothing, type BucketStates } from './all-or-nothing.js';
 import { bucketNamespace, SHARED_ROUTE } from './bucket-key.js';
-import type { RateLimitCheck, StoreLimit } from './rate-limit-store.interface.js';
+import type { RateLimitCheck, StoreLimit, TokenBucketLimit } from './rate-limit-store.interface.js';
 import { RelativeTime } from './relative-time.js';
 import { SweptMap } from './swept-map.js';
 
-const bucket = (rate: number, burst: number): StoreLimit => ({ algorithm: 'token-bucket', rate, burst });
+const bucket = (rate: number, burst: number): TokenBucketLimit => ({ algorithm: 'token-bucket', rate, burst });
 const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, limit: bucket(rate, burst), cost });
 
 class MapStates implements BucketStates {

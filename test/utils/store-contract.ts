@@ -9,11 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { approximately } from './approximately.js';
 import { bucket, tokenBucket } from './checks.js';
-import {
-  gcraConsume,
-  gcraPeek,
-  type RateLimitDecision,
-} from '../../lib/algorithms/gcra.js';
+import { algorithmOf, type BucketState } from '../../lib/algorithms/algorithm.js';
+import type { RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import type {
   BucketsRequest,
   ConsumeRequest,
@@ -33,11 +30,11 @@ export interface StoreContractOptions {
 
 /**
  * Reference semantics: what a store must answer, computed with the pure
- * algorithm over a plain Map. All-or-nothing, and on a denial the admitting
+ * algorithms (GCRA, windows) over a plain Map. All-or-nothing, and on a denial the admitting
  * checks report their bucket as it stands.
  */
 export class ModelStore {
-  private readonly tats = new Map<string, number>();
+  private readonly tats = new Map<string, BucketState>();
   /**
    * Like the stores, the model computes in time relative to an epoch (its
    * first `now`): at Date.now() magnitudes doubles are 0.24 µs apart, and the
@@ -48,19 +45,21 @@ export class ModelStore {
 
   consume({ checks, now: absolute }: ConsumeRequest): ConsumeResult {
     const now = this.relative(absolute);
-    const outcomes = checks.map((check) => gcraConsume(this.tats.get(check.key), now, check.limit, check.cost));
+    const origin = this.epoch!;
+    const outcomes = checks.map((check) => algorithmOf(check.limit).consume(this.tats.get(check.key), now, check.limit, check.cost, origin));
     const allowed = outcomes.every((outcome) => outcome.decision.allowed);
     const decisions = outcomes.map((outcome, i): RateLimitDecision => {
       const check = checks[i]!;
       if (allowed || !outcome.decision.allowed) return outcome.decision;
-      return gcraPeek(this.tats.get(check.key), now, check.limit);
+      return algorithmOf(check.limit).peek(this.tats.get(check.key), now, check.limit, origin);
     });
-    if (allowed) outcomes.forEach((outcome, i) => this.tats.set(checks[i]!.key, outcome.tat));
+    if (allowed) outcomes.forEach((outcome, i) => this.tats.set(checks[i]!.key, outcome.state));
     return { allowed, decisions };
   }
 
   peek({ checks, now }: BucketsRequest): ConsumeResult {
-    return { allowed: true, decisions: checks.map((check) => gcraPeek(this.tats.get(check.key), this.relative(now), check.limit)) };
+    const relative = this.relative(now);
+    return { allowed: true, decisions: checks.map((check) => algorithmOf(check.limit).peek(this.tats.get(check.key), relative, check.limit, this.epoch!)) };
   }
 
   reset({ checks }: BucketsRequest): void {

@@ -1,4 +1,5 @@
-import { DECIDE, ENCODE, FRAME, GCRA, READ, RESTATE } from './gcra.lua.js';
+import { ENCODE, FRAME, GCRA, READ } from './gcra.lua.js';
+import { DECIDE_ANY, EFFECTIVE, RATE_OR_SPEC, RESTATE_ANY, windowLibrary } from './window.lua.js';
 
 /**
  * `evaluate`: the decisions `consume` would answer for a request that another
@@ -13,27 +14,30 @@ export const EVALUATE_LUA = `--[[
     ARGV[1]   now: milliseconds in the caller's clock, or '' for Redis TIME
     ARGV[2 + 3 (i - 1) ...]  per key: rate, burst, cost
 
-  Output: { allowed, then per key: state, remaining, retryAfterMs, resetMs }.
+  Output: { allowed, then per key: state, remaining, retryAfterMs, resetMs }
+    (then effectiveWindowMs per key when a key is a window's).
     Keys that admit report their bucket as it stands (the request is denied
     as a whole); allowed says whether this slot alone would have admitted.
 ]]
-${FRAME}${READ}${GCRA}
+${FRAME}${READ}${GCRA}${windowLibrary(2, 3)}
 local width = 4
 local n = #KEYS
 local buckets = {}
 for i = 1, n do
   local a = 2 + 3 * (i - 1)
+  local raw = redis.call('GET', KEYS[i])
   buckets[i] = {
-    rate = tonumber(ARGV[a]), burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
-    tat = read(redis.call('GET', KEYS[i])), charged = false,
+    ${RATE_OR_SPEC}, burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
+    raw = raw, tat = read(raw), charged = false,
   }
 end
 
 local reply
 if n > 0 then reply = { 1, false, false, false, false } else reply = { 1 } end
-${DECIDE}
+${DECIDE_ANY}
 if not allowed then reply[1] = 0 end
-${RESTATE}
+${RESTATE_ANY}
 ${ENCODE}
+${EFFECTIVE}
 return reply
 `;

@@ -1,4 +1,5 @@
 import { ENCODE, FRAME, GCRA, READ, WRITE } from './gcra.lua.js';
+import { EFFECTIVE, RATE_OR_SPEC, windowLibrary } from './window.lua.js';
 
 /**
  * `refund`: give tokens back. With a receipt (what `consume` or `lease`
@@ -26,7 +27,7 @@ export const REFUND_LUA = `--[[
   Output: { 1, then per key: state, remaining, retryAfterMs, resetMs }: each
     bucket as it is afterwards, as peek answers it.
 ]]
-${FRAME}${READ}${WRITE}${GCRA}
+${FRAME}${READ}${WRITE}${GCRA}${windowLibrary(3, 5)}
 local width = 4
 local n = #KEYS
 -- Every value is read before any is written (as consume does).
@@ -36,17 +37,54 @@ for i = 1, n do
   local key = KEYS[i]
   local raw = redis.call('GET', key)
   buckets[i] = {
-    key = key, rate = tonumber(ARGV[a]), burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
+    key = key, ${RATE_OR_SPEC}, burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
     written = ARGV[a + 3], previous = ARGV[a + 4], raw = raw, tat = read(raw),
   }
 end
 
 local reply
 if n > 0 then reply = { 1, false, false, false, false } else reply = { 1 } end
+
+-- A window key: with its receipt untouched, the value found before put
+-- back exactly (if still alive); else its stored window's count less cost,
+-- never below 0 (windowRefund). Fills the key's decision (a peek); returns
+-- its effectiveWindowMs.
+local function refund_window(b, k)
+  local value = b.raw
+  if b.raw == b.written then
+    value = nil
+    local st = window_parse(b.previous)
+    if st ~= nil then
+      st[5] = st[2]
+      if string.sub(b.spec, 1, 1) == 's' then st[5] = st[2] + (st[2] - st[1]) end
+      if (st[5] - frame) - now > 0 then value = window_write(b.key, st, b.previous) end
+    end
+    if value == nil then redis.call('DEL', b.key) end
+  else
+    local st = window_parse(b.raw)
+    if st ~= nil then
+      st[5] = st[2]
+      if string.sub(b.spec, 1, 1) == 's' then st[5] = st[2] + (st[2] - st[1]) end
+      st[3] = math.max(0, st[3] - b.cost)
+      if (st[5] - frame) - now <= 0 or (st[3] <= TOKEN_EPSILON and st[4] <= TOKEN_EPSILON) then
+        value = nil
+        redis.call('DEL', b.key)
+      else
+        value = window_write(b.key, st)
+      end
+    end
+  end
+  local _, effective
+  _, reply[k + 1], reply[k + 2], reply[k + 3], reply[k + 4], effective = window_decide(b.spec, b.burst, value, 0)
+  return effective
+end
+
 for i = 1, n do
   local b = buckets[i]
   local tat = b.tat
-  if b.raw == b.written then
+  if b.spec then
+    b.effective = refund_window(b, width * (i - 1) + 1)
+  elseif b.raw == b.written then
     -- Untouched since it was charged: put back exactly what was there.
     tat = read(b.previous)
     if tat ~= nil and tat > now then write(b.key, tat, b.previous) else redis.call('DEL', b.key) end
@@ -55,10 +93,13 @@ for i = 1, n do
     tat = math.max(now, tat - b.cost * (1000 / b.rate))
     if tat > now then write(b.key, tat) else redis.call('DEL', b.key) end
   end
-  local k = width * (i - 1) + 1
-  local _
-  _, reply[k + 1], reply[k + 2], reply[k + 3], reply[k + 4] = consume(tat, b.rate, b.burst, 0)
+  if not b.spec then
+    local k = width * (i - 1) + 1
+    local _
+    _, reply[k + 1], reply[k + 2], reply[k + 3], reply[k + 4] = consume(tat, b.rate, b.burst, 0)
+  end
 end
 ${ENCODE}
+${EFFECTIVE}
 return reply
 `;

@@ -1,6 +1,7 @@
 import type { RateLimitDecision } from '../../algorithms/rate-limit-decision.js';
 import type { ResolvedLimit } from '../../limits/resolved-limit.js';
 import type { RateLimitCheck } from '../../store/rate-limit-store.interface.js';
+import { isWindowLimit } from '../../store/rate-limit-store.interface.js';
 import { realDecision, waitMs } from './reservation.js';
 
 /** A decision of a route with `maxDelay` limits, as the headers and the guard need it. */
@@ -29,7 +30,8 @@ export function delayedAdmission(
   for (let i = 0; i < decisions.length; i++) {
     const delay = limits[from + i]?.maxDelayMs ?? 0;
     const check = checks[i];
-    if (delay === 0 || check === undefined) continue;
+    // maxDelay is refused at start-up for windows (resolve-limit.ts).
+    if (delay === 0 || check === undefined || isWindowLimit(check.limit)) continue;
     const decision = decisions[i]!;
     if (allowed) wait = Math.max(wait, waitMs(decision, check.limit, delay));
     const answered = realDecision(decision, check.limit, delay);

@@ -1,6 +1,6 @@
 import type { RateLimitDecision } from '../../algorithms/rate-limit-decision.js';
 import { TOKEN_EPSILON } from '../../algorithms/token-epsilon.js';
-import type { TokenBucketLimit } from '../../store/rate-limit-store.interface.js';
+import type { StoreLimit, TokenBucketLimit } from '../../store/rate-limit-store.interface.js';
 
 /**
  * Waiting for a token, as reservations in the bucket itself (`maxDelay`,
@@ -22,8 +22,9 @@ import type { TokenBucketLimit } from '../../store/rate-limit-store.interface.js
  */
 
 /** The bucket a check charges when its request may wait up to `maxDelayMs`. */
-export function reservingBucket(bucket: TokenBucketLimit, maxDelayMs: number): TokenBucketLimit {
-  if (maxDelayMs <= 0) return bucket;
+export function reservingBucket<T extends StoreLimit>(bucket: T, maxDelayMs: number): T | TokenBucketLimit {
+  // maxDelay is refused at start-up for windows (resolve-window.ts).
+  if (maxDelayMs <= 0 || bucket.algorithm !== 'token-bucket') return bucket;
   return Object.freeze({ algorithm: bucket.algorithm, rate: bucket.rate, burst: bucket.burst + (maxDelayMs * bucket.rate) / 1000 });
 }
 
