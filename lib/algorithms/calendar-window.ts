@@ -51,7 +51,7 @@ export function timeZoneProblem(timeZone: unknown): string | undefined {
     formatter(timeZone);
     return undefined;
   } catch {
-    return `is not a time zone this runtime knows (Intl.DateTimeFormat refused ${JSON.stringify(timeZone)})`;
+    return 'is not a time zone this runtime knows (Intl.DateTimeFormat refused it)';
   }
 }
 
