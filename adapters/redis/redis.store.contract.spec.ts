@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { describeStoreContract } from '../../test/utils/store-contract.js';
+import { describeWindowStoreContract } from '../../test/utils/window-store-contract.js';
 import { RedisStore } from './redis.store.js';
 
 let client: Redis;
@@ -20,4 +21,7 @@ afterAll(async () => {
 // machine from turning a slow answer into a failure.
 describeStoreContract('RedisStore (client time)', () =>
   new RedisStore({ client, keyPrefix: uniquePrefix('contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+);
+describeWindowStoreContract('RedisStore (client time)', () =>
+  new RedisStore({ client, keyPrefix: uniquePrefix('window-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
 );

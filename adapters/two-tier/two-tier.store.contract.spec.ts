@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { describeStoreContract } from '../../test/utils/store-contract.js';
+import { describeWindowStoreContract } from '../../test/utils/window-store-contract.js';
 import { TwoTierStore } from './two-tier.store.js';
 
 let client: Redis;
@@ -20,4 +21,8 @@ afterAll(async () => {
 // locally, and the answers must still be the algorithm's.
 describeStoreContract('TwoTierStore (client time)', () =>
   new TwoTierStore({ client, keyPrefix: uniquePrefix('two-tier-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+);
+// Window checks go straight to Redis (never leased): the same answers as RedisStore's.
+describeWindowStoreContract('TwoTierStore (client time)', () =>
+  new TwoTierStore({ client, keyPrefix: uniquePrefix('two-tier-window-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
 );

@@ -15,7 +15,8 @@ export function approximately(expected: ConsumeResult): ConsumeResult {
 }
 
 function approximateDecision(decision: RateLimitDecision): RateLimitDecision {
-  return { ...decision, retryAfterMs: near(decision.retryAfterMs), resetMs: near(decision.resetMs) };
+  const approximate = { ...decision, retryAfterMs: near(decision.retryAfterMs), resetMs: near(decision.resetMs) };
+  return decision.effectiveWindowMs === undefined ? approximate : { ...approximate, effectiveWindowMs: near(decision.effectiveWindowMs) };
 }
 
 function near(ms: number): number {
