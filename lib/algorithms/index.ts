@@ -14,6 +14,10 @@ export {
   type GcraOutcome,
 } from './gcra.js';
 export type { DenyReason, RateLimitDecision } from './rate-limit-decision.js';
+export { fixedWindowBounds, fixedWindowConsume, fixedWindowPeek } from './fixed-window.js';
+export { slidingWaitMs, slidingWindowConsume, slidingWindowPeek } from './sliding-window.js';
+export { calendarBoundaries, calendarWindow, type WindowBounds } from './calendar-window.js';
+export { windowRefund, type WindowOutcome, type WindowState } from './window-state.js';
 export { TOKEN_EPSILON } from './token-epsilon.js';
 export { consumeAllOrNothing, reportUncharged, type BucketStates } from '../store/all-or-nothing.js';
 export { bucketNamespace } from '../store/bucket-key.js';
