@@ -22,6 +22,16 @@ export class WindowsController {
     return { ok: true };
   }
 
+  /** The README's example ("A daily quota", docs/algorithms.md). */
+  @RateLimit([
+    { name: 'burst', rate: '10/s', burst: 20 },
+    { name: 'daily', rate: '1000/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Paris' } },
+  ])
+  @Get('reports')
+  reports() {
+    return { ok: true };
+  }
+
   /** A token bucket against bursts and a daily quota: both must admit, neither is charged otherwise. */
   @RateLimit([
     { name: 'burst', rate: '1/s', burst: 3 },

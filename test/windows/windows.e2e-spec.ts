@@ -86,6 +86,14 @@ describe.each(ALL_STORES)('window algorithms (%s store)', (kind) => {
       expect((await get('/windows/daily')).status).toBe(200);
     });
 
+    it("the README's daily quota: headers at 12:30 in Paris", async () => {
+      clock.set(Date.parse('2026-05-05T10:30:00Z'));
+      const res = await get('/windows/reports');
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-policy']).toBe('"burst";q=20;w=2, "daily";q=1000;w=86400');
+      expect(res.headers['ratelimit']).toBe('"burst";r=19;t=1, "daily";r=999;t=41400'); // 11.5 h to midnight in Paris
+    });
+
     it('a token bucket and a daily quota on one route: a request denied by one charges neither', async () => {
       clock.set(Date.parse('2026-05-05T12:00:00Z'));
       for (let i = 0; i < 3; i++) expect((await get('/windows/mixed')).status).toBe(200);
