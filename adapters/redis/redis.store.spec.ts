@@ -378,6 +378,26 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     expect(await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))))).toEqual(values);
   });
 
+  it('windows across slots: a later slot that denies gets the earlier window counts put back exactly', async () => {
+    const store = makeStore();
+    const [first, second, third] = keysInDistinctSlots(prefix, 3) as [string, string, string];
+    const model = new ModelStore();
+    const T = 1_700_000_040_000;
+    const checks = [
+      { key: second, limit: { algorithm: 'fixed-window', quota: 3, windowMs: 60_000 } as const, cost: 1 },
+      { key: third, limit: { algorithm: 'sliding-window', quota: 1, windowMs: 60_000 } as const, cost: 1 },
+      { key: first, limit: { algorithm: 'sliding-window', quota: 5, windowMs: 60_000 } as const, cost: 2 },
+    ];
+    const admitted = { checks, now: T };
+    expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
+    const values = await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))));
+    const denied = { checks, now: T + 10 };
+    const result = await store.consume(denied);
+    expect(result.allowed).toBe(false);
+    expect(result).toEqual(approximately(model.consume(denied)));
+    expect(await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))))).toEqual(values);
+  });
+
   it('evaluates, without charging, the slots after the denying one', async () => {
     const store = makeStore();
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];

@@ -182,7 +182,6 @@ export class TwoTierStore implements RateLimitStore {
    * `'local'` fail mode does not count the request twice.
    */
   private consumeInRedis(request: ConsumeRequest): Promise<ConsumeResult> {
-    if (this.fallback.degraded) return Promise.reject(new RateLimitStoreError('TwoTierStore: Redis is failing (on the local fallback)'));
     return this.redis.consume(request).then(
       (result) => {
         this.redisCallCount++;
