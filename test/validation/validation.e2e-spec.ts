@@ -80,6 +80,22 @@ describe('start-up validation', () => {
       ["failMode 'local' on the (default) MemoryStore", { rate: 1, failMode: 'local' }, `failMode ${LOCAL_PROBLEM}`],
       ["charge 'failure'", { rate: 1, charge: 'failure' }, `charge must be 'always', 'failures' or 'successes', got "failure"`],
       ['isFailure without charge', { rate: 1, isFailure: () => true }, "isFailure only applies with charge: 'failures' or 'successes'; this limit counts every request"],
+      [
+        'burst with a fixed window',
+        { rate: '5/min', burst: 5, algorithm: 'fixed-window' },
+        "burst has no meaning for a window: the quota is the rate's count ('100/min' admits 100 per minute); remove burst (algorithm 'fixed-window')",
+      ],
+      [
+        'blockDuration with a sliding window',
+        { rate: '5/min', blockDuration: '1h', algorithm: 'sliding-window' },
+        "blockDuration only works with algorithm 'token-bucket' (a window cannot be blocked past its end) (algorithm 'sliding-window')",
+      ],
+      [
+        'an unknown time zone',
+        { rate: '5/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Pari' } },
+        'calendar.timeZone is not a time zone this runtime knows (Intl.DateTimeFormat refused it), got "Europe/Pari"',
+      ],
+      ["'N/month' without calendar", { rate: '5/month', algorithm: 'fixed-window' }, "rate can only count per month with calendar: {} (windows on calendar months); or write '/30d'"],
     ])('%s', async (_case, limit, problem) => {
       await expectBootFailure({}, [controllerWith('BadController', limit)], `RateLimit: BadController.handler, limit "default": ${problem}`);
     });
