@@ -36,8 +36,29 @@ export type {
   StoreFailureEvent,
   LocalFallbackEvent,
   StoreCallEvent,
+  StoreRecoveryEvent,
+  FallbackChangeEvent,
+  PenaltyChannelEvent,
+  RateChangeChannelEvent,
+  RateLimitOwner,
   RateLimitChannelEvents,
 } from './observability/rate-limit-channels.js';
+
+// Events for application code (docs/events-and-health.md)
+export { RateLimitEvents } from './observability/events/rate-limit-events.js';
+export type {
+  RateLimitEventMap,
+  RateLimitEventType,
+  RateLimitEventListener,
+  RateLimitEventsOptions,
+  LimitVerdict,
+  RateLimitDeniedEvent,
+  RateLimitShadowDeniedEvent,
+  RateLimitStoreFailureEvent,
+  RateLimitStoreRecoveredEvent,
+  RateLimitFallbackEvent,
+  RateLimitPenaltyEvent,
+} from './observability/events/rate-limit-events.interface.js';
 export type { RateLimitMetricsOptions, MeterProviderLike, PrometheusRegistryLike } from './observability/metrics/metrics-options.interface.js';
 
 // Store contract (for custom stores; the math they need: `nestjs-holdup/algorithms`), clock

@@ -6,7 +6,7 @@ import { retryAfterSeconds, type HeaderLimit } from './headers/rate-limit-header
 import type { HeaderSource } from './headers/write-headers.js';
 import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import type { ResolvedLimit } from './limits/resolved-limit.js';
-import { rateLimitChannels, type DecisionResult } from './observability/rate-limit-channels.js';
+import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import {
@@ -116,7 +116,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {
     this.skipping = new RouteSkipping(options);
-    this.shadow = new ShadowLimits(limiter, clock, options.warn);
+    this.shadow = new ShadowLimits(limiter, clock, options.warn, options.owner);
     this.dynamicErrors = new BurstLog(options.warn);
     this.waits = new TokenWaits(limiter, options.warn);
   }
@@ -263,7 +263,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     }
     const queued = wait > 0 ? this.waits.enqueue(wait) : undefined;
     if (wait > 0 && queued === undefined) result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, result.allowed ? 'admitted' : 'denied', result);
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {
       // First of two parts: the headers wait for the second, which reports every limit.
       if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
@@ -295,6 +295,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const penalties = penalize(pending.route.limits, pending.from, pending.checks, answer.decisions, pending.now);
     if (penalties === undefined) return answer;
     this.limiter.applyBlocks(penalties.blocks, pending.now);
+    if (rateLimitChannels.penalty.hasSubscribers) {
+      const { route } = pending;
+      rateLimitChannels.penalty.publish({ route: route.routeId, transport: route.transport.type, limits: penalties.names, blocks: penalties.blocks, owner: this.options.owner });
+    }
     return { allowed: false, decisions: penalties.decisions };
   }
 
@@ -306,7 +310,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
   private storeFailed(pending: PendingDecision, error: unknown): boolean {
     const { route } = pending;
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
     return this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
   }
 
@@ -381,7 +385,7 @@ async function checksAfterKey(
   return checks;
 }
 
-function publishDecision(pending: PendingDecision, result: DecisionResult, answer?: ConsumeResult): void {
+function publishDecision(pending: PendingDecision, owner: RateLimitOwner, result: DecisionResult, answer?: ConsumeResult): void {
   const { route } = pending;
   const whole = pending.from === 0 && pending.to === route.limits.length;
   rateLimitChannels.decision.publish({
@@ -392,5 +396,8 @@ function publishDecision(pending: PendingDecision, result: DecisionResult, answe
     bursts: whole ? route.limitBursts : route.limitBursts.slice(pending.from, pending.to),
     result,
     decisions: answer?.decisions ?? [],
+    owner,
+    // A reference, not a copy: what subscribers that need keys (RateLimitEvents) read.
+    checks: pending.checks === NO_CHECKS ? undefined : pending.checks,
   });
 }

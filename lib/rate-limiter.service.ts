@@ -11,7 +11,7 @@ import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-l
 import { bucketNamespace } from './store/bucket-key.js';
 import type { BlockCheck, BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
-import { rateLimitChannels } from './observability/rate-limit-channels.js';
+import { rateLimitChannels, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { isPromiseLike } from './util/maybe-promise.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
@@ -88,10 +88,19 @@ export class RateLimiter implements OnApplicationShutdown {
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'>,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
+    private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'> & { readonly owner?: RateLimitOwner },
   ) {
     this.waits = new WaitQueue(clock);
+    this.owner = options.owner;
+    // The fallback's switches, published for RateLimitEvents (rare: no cost per request).
+    this.unwatchFallback = store.localFallback?.watch?.((active) => {
+      if (rateLimitChannels.fallback.hasSubscribers) rateLimitChannels.fallback.publish({ active, owner: this.owner });
+    });
   }
+
+  private readonly owner: RateLimitOwner | undefined;
+  private readonly unwatchFallback: (() => void) | undefined;
 
   /**
    * Take `cost` tokens (default 1) from `key`'s bucket of `limit`.
@@ -304,6 +313,7 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unwatchFallback?.();
     // Nobody is left hanging: waiting callers proceed (their tokens are theirs).
     this.waits.drain();
     await this.store.close();
@@ -322,7 +332,7 @@ export class RateLimiter implements OnApplicationShutdown {
       return this.failed(error, failMode, recover);
     }
     if (!isPromiseLike(answer)) {
-      this.failures.succeeded();
+      this.succeeded();
       return answer;
     }
     // Only calls that wait for an answer (a round trip) are timed, from the
@@ -332,12 +342,12 @@ export class RateLimiter implements OnApplicationShutdown {
     const start = rateLimitChannels.storeCall.hasSubscribers ? performance.now() : -1;
     return answer.then(
       (value) => {
-        if (start >= 0) publishStoreCall(start, false);
-        this.failures.succeeded();
+        if (start >= 0) publishStoreCall(start, false, this.owner);
+        this.succeeded();
         return value;
       },
       (error: unknown) => {
-        if (start >= 0) publishStoreCall(start, true);
+        if (start >= 0) publishStoreCall(start, true, this.owner);
         return this.failed(error, failMode, recover);
       },
     );
@@ -345,7 +355,7 @@ export class RateLimiter implements OnApplicationShutdown {
 
   /** The store's local tier decides; a failure there too is a store failure. */
   private decideLocally(local: LocalFallback, request: ConsumeRequest, afterFailure: boolean): ConsumeResult {
-    if (rateLimitChannels.localFallback.hasSubscribers) rateLimitChannels.localFallback.publish({ afterFailure });
+    if (rateLimitChannels.localFallback.hasSubscribers) rateLimitChannels.localFallback.publish({ afterFailure, owner: this.owner });
     try {
       return local.consumeLocally(request);
     } catch (error) {
@@ -354,10 +364,16 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   private failed<T>(error: unknown, failMode: FailMode | undefined, recover?: () => T): T {
-    this.failures.failed(error);
-    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode });
+    const consecutiveFailures = this.failures.failed(error);
+    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode, owner: this.owner, consecutiveFailures });
     if (recover) return recover();
     throw toStoreError(error, 'Rate-limit store failed');
+  }
+
+  /** A store call answered: after failures, that is a recovery (logged, published). */
+  private succeeded(): void {
+    const failures = this.failures.succeeded();
+    if (failures > 0 && rateLimitChannels.storeRecovery.hasSubscribers) rateLimitChannels.storeRecovery.publish({ failures, owner: this.owner });
   }
 
   /** The clock's reading; a failure (thrown, inside {@link call}) outside [0, {@link MAX_CLOCK_MS}]. */
@@ -399,6 +415,6 @@ interface ResolvedProgrammaticLimit {
 }
 
 /** A store call's duration, for the metrics exporters. */
-function publishStoreCall(start: number, failed: boolean): void {
-  rateLimitChannels.storeCall.publish({ durationSeconds: (performance.now() - start) / 1000, failed });
+function publishStoreCall(start: number, failed: boolean, owner: RateLimitOwner | undefined): void {
+  rateLimitChannels.storeCall.publish({ durationSeconds: (performance.now() - start) / 1000, failed, owner });
 }

@@ -13,6 +13,8 @@ import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
 import { resolveMetricsOptions, type ResolvedMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
+import { newOwner, type RateLimitOwner } from './observability/rate-limit-channels.js';
+import { resolveEventsOptions, type ResolvedEventsOptions } from './observability/events/resolve-events-options.js';
 
 /**
  * Module options after validation, with defaults filled in.
@@ -43,6 +45,9 @@ export interface ResolvedModuleOptions {
   readonly allowed: ((request: AddressedRequest | undefined) => boolean) | undefined;
   /** `undefined` when no exporter is configured. */
   readonly metrics: ResolvedMetricsOptions | undefined;
+  readonly events: ResolvedEventsOptions;
+  /** This module instance's identity: every channel message it publishes carries it. */
+  readonly owner: RateLimitOwner;
 }
 
 
@@ -65,6 +70,7 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   allowList: true,
   shadow: true,
   metrics: true,
+  events: true,
 });
 
 /**
@@ -106,9 +112,12 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     fail('ipv6Subnet', `must be a prefix length, an integer from 1 to 128, got ${describeValue(ipv6Subnet)}`);
   }
   const metrics = resolveMetricsOptions(options.metrics);
+  const events = resolveEventsOptions(options.events);
   const warn = (message: string) => logger.warn(message);
   return {
     metrics,
+    events,
+    owner: newOwner(),
     store,
     headers,
     errorFormat,

@@ -71,6 +71,8 @@ export class Fallback {
   private probing = false;
   private closed = false;
   private probeTimer: ReturnType<typeof setInterval> | undefined;
+  /** Told of every switch (the module's fallback events); a switch is rare, so a set costs nothing. */
+  private readonly watchers = new Set<(active: boolean) => void>();
 
   /**
    * @param redis what the probe asks
@@ -99,7 +101,27 @@ export class Fallback {
     this.origin = undefined;
     this.probeTimer = setInterval(() => this.probe(), this.probeIntervalMs);
     this.probeTimer.unref();
+    this.tell(true);
     return true;
+  }
+
+  /** Be told of every switch; returns the function that stops it. */
+  watch(listener: (active: boolean) => void): () => void {
+    this.watchers.add(listener);
+    return () => {
+      this.watchers.delete(listener);
+    };
+  }
+
+  /** A watcher that throws must not break the switch (it runs inside a store call). */
+  private tell(active: boolean): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(active);
+      } catch {
+        // the module's watcher publishes on a channel, whose subscribers contain their own errors
+      }
+    }
   }
 
   /**
@@ -123,6 +145,7 @@ export class Fallback {
     this.degradedNow = false;
     this.recoveries++;
     this.stopProbing();
+    this.tell(false);
   }
 
   /** Decides the checks at `indices` of `checks` from the local share of their limits (`now`: the request's). */
@@ -222,5 +245,6 @@ export function localFallbackOf(fallback: Fallback, consumeLocally: (request: Co
       return fallback.degraded;
     },
     consumeLocally,
+    watch: (listener) => fallback.watch(listener),
   };
 }

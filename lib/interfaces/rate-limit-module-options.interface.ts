@@ -3,6 +3,7 @@ import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
 import type { SkipPredicate } from '../policies/skip.js';
 import type { RateLimitMetricsOptions } from '../observability/metrics/metrics-options.interface.js';
+import type { RateLimitEventsOptions } from '../observability/events/rate-limit-events.interface.js';
 
 /**
  * Which rate-limit headers to write (see docs/headers.md for every field).
@@ -92,6 +93,13 @@ export interface RateLimitModuleOptions {
    * (README "Observability"). @default none: nothing is measured
    */
   readonly metrics?: RateLimitMetricsOptions;
+  /**
+   * Where `RateLimitEvents` also delivers its events (docs/events-and-health.md).
+   * `{ eventEmitter: true }`: to `@nestjs/event-emitter`'s `EventEmitter2` as
+   * `rate-limit.denied`, `rate-limit.store-failure`, ... (the application
+   * must import `EventEmitterModule.forRoot()`). @default none
+   */
+  readonly events?: RateLimitEventsOptions;
 }
 
 /**
