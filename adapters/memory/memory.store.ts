@@ -9,6 +9,7 @@ import type { BlockRequest,
   ConsumeResult,
   RateLimitStore,
   RefundRequest,
+  StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import { BucketShard } from './bucket-shard.js';
@@ -152,6 +153,11 @@ export class MemoryStore implements RateLimitStore {
   close(): void {
     for (const shard of this.shards) shard.clear();
     this.count = 0;
+  }
+
+  /** Always up: there is nothing remote to fail. */
+  health(): Promise<StoreHealth> {
+    return Promise.resolve({ status: 'up', store: 'memory' });
   }
 
   private store(shard: BucketShard, key: string, tat: number): void {

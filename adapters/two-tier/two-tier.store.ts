@@ -7,10 +7,12 @@ import type {
   ConsumeRequest,
   ConsumeResult,
   LocalFallback,
+  HealthRequest,
   MaybePromise,
   RateLimitCheck,
   RateLimitStore,
   RefundRequest,
+  StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
@@ -132,6 +134,18 @@ export class TwoTierStore implements RateLimitStore {
   /** True while decisions are taken by the local fallback (Redis failed, not yet back). */
   get degraded(): boolean {
     return this.fallback.degraded;
+  }
+
+  /**
+   * Redis' health (a PING), read with the fallback's state: while the
+   * fallback decides, the store is `'degraded'` (limits hold at their local
+   * share), even if Redis answers again before the probes end the fallback.
+   */
+  async health(request: HealthRequest): Promise<StoreHealth> {
+    if (this.closed) return { status: 'down', store: 'two-tier', error: 'TwoTierStore: closed' };
+    const redis = await this.redis.health(request);
+    const status = this.fallback.degraded ? 'degraded' : redis.status;
+    return { ...redis, status, store: 'two-tier' };
   }
 
   /** All counters at once. */
