@@ -12,6 +12,7 @@ import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown
 import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
+import { resolveHotKeysOptions, type ResolvedHotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
 import { resolveMetricsOptions, type ResolvedMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
 
 /**
@@ -43,6 +44,8 @@ export interface ResolvedModuleOptions {
   readonly allowed: ((request: AddressedRequest | undefined) => boolean) | undefined;
   /** `undefined` when no exporter is configured. */
   readonly metrics: ResolvedMetricsOptions | undefined;
+  /** `undefined` unless `hotKeys` is enabled. */
+  readonly hotKeys: ResolvedHotKeysOptions | undefined;
 }
 
 
@@ -65,6 +68,7 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   allowList: true,
   shadow: true,
   metrics: true,
+  hotKeys: true,
 });
 
 /**
@@ -109,6 +113,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   const warn = (message: string) => logger.warn(message);
   return {
     metrics,
+    hotKeys: resolveHotKeysOptions(options.hotKeys),
     store,
     headers,
     errorFormat,
