@@ -35,6 +35,7 @@ import type { RequestLike } from './keys/key-strategy.js';
 import { reservingBucket } from './policies/delay/reservation.js';
 import { delayedAdmission } from './policies/delay/delayed-admission.js';
 import { TokenWaits } from './policies/delay/token-waits.js';
+import type { HotKeys } from './observability/hot-keys/hot-keys.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
 export interface RateLimitStoreFailure {
@@ -267,7 +268,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     if (split !== undefined && pending.to < route.limits.length) {
       // First of two parts: the headers wait for the second, which reports every limit.
       if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
-      else this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
+      else {
+        if (this.limiter.hotKeys !== undefined) recordDenied(this.limiter.hotKeys, pending, result);
+        this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
+      }
       return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
     }
     const early = split?.early;
@@ -278,7 +282,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       early || pending.from === 0
         ? { limits: pending.limits, decisions: early ? [...early.decisions, ...result.decisions] : result.decisions, policy: route.staticPolicy }
         : { limits: pending.limits.slice(pending.from), decisions: result.decisions, policy: undefined };
-    if (!result.allowed) return this.deny(pending, source);
+    if (!result.allowed) {
+      if (this.limiter.hotKeys !== undefined) recordDenied(this.limiter.hotKeys, pending, result);
+      return this.deny(pending, source);
+    }
     if (route.reportsOutcome && exchange.request) {
       // For the interceptor's work after the handler: each limit's check (bucket key and cost).
       (exchange.request as RequestWithRateLimit)[RATE_LIMIT_CHECKS] =
@@ -383,6 +390,16 @@ async function checksAfterKey(
     checks[i - from] = { key: limit.namespace + (await identity), limit: buckets[i]!, cost: costOf(limit, context) };
   }
   return checks;
+}
+
+/** The callers of the limits that denied, for the hot-keys summary: the bucket key without the limit's namespace. */
+function recordDenied(hotKeys: HotKeys, pending: PendingDecision, result: ConsumeResult): void {
+  const { route, checks, from } = pending;
+  result.decisions.forEach((decision, i) => {
+    if (decision.allowed) return;
+    const limit = route.limits[from + i]!;
+    hotKeys.denied(limit.name, checks[i]!.key.slice(limit.namespace.length), pending.now);
+  });
 }
 
 function publishDecision(pending: PendingDecision, owner: RateLimitOwner, result: DecisionResult, answer?: ConsumeResult): void {

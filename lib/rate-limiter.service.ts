@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
 import { describeValue, optionError } from './errors/option-error.js';
@@ -18,7 +18,8 @@ import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import { realDecision, reservingBucket, waitMs } from './policies/delay/reservation.js';
 import { MAX_WAITING, WaitQueue } from './policies/delay/wait-queue.js';
-import { MAX_DELAY_MS } from './policies/delay/max-delay.js';
+import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
+import { HotKeys, type HotKey, type HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
 /**
@@ -40,28 +41,6 @@ export interface ProgrammaticLimit {
   readonly rate: Rate;
   /** @default one second's worth of `rate`, at least 1 */
   readonly burst?: number;
-}
-
-/** What {@link RateLimiter.acquire} takes besides the key and the limit. */
-export interface AcquireOptions {
-  /** Tokens to wait for. @default 1 */
-  readonly cost?: number;
-  /** The longest the caller will wait, in milliseconds (at most one hour). @default 60_000 */
-  readonly maxWaitMs?: number;
-  /** Aborting it stops the wait, rejects with its reason, and gives the reserved tokens back. */
-  readonly signal?: AbortSignal;
-}
-
-const DEFAULT_MAX_WAIT_MS = 60_000;
-
-function acquireOptions(options: AcquireOptions): { cost: number; maxWaitMs: number } {
-  const cost = options.cost ?? 1;
-  if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.acquire: cost must be a positive number, got ${describeValue(cost)}`);
-  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-  if (!Number.isFinite(maxWaitMs) || maxWaitMs < 0 || maxWaitMs > MAX_DELAY_MS) {
-    throw new TypeError(`RateLimiter.acquire: maxWaitMs must be a number of milliseconds from 0 to ${MAX_DELAY_MS}, got ${describeValue(maxWaitMs)}`);
-  }
-  return { cost, maxWaitMs };
 }
 
 /**
@@ -89,14 +68,42 @@ export class RateLimiter implements OnApplicationShutdown {
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
-    private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'> & { readonly owner?: RateLimitOwner },
+    private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'> & Partial<Pick<ResolvedModuleOptions, 'hotKeys' | 'owner'>>,
   ) {
     this.waits = new WaitQueue(clock);
+    const hotKeys = options.hotKeys;
+    if (hotKeys !== undefined) this.hotKeys = new HotKeys(hotKeys, clock.now(), (message) => hotKeysLogger.log(message));
     this.owner = options.owner;
     // The fallback's switches, published for RateLimitEvents (rare: no cost per request).
     this.unwatchFallback = store.localFallback?.watch?.((active) => {
       if (rateLimitChannels.fallback.hasSubscribers) rateLimitChannels.fallback.publish({ active, owner: this.owner });
     });
+  }
+
+  /**
+   * The summary of the most denied callers (the module's `hotKeys` option),
+   * fed by the guard and {@link consume}.
+   *
+   * @internal
+   */
+  readonly hotKeys: HotKeys | undefined;
+
+  /**
+   * The callers each limit denied most, recently (the current and the
+   * previous `hotKeys.windowMs`): for an admin endpoint. Needs the module's
+   * `hotKeys` option (throws without it, rather than answering "nobody").
+   * Identities are as each limit's key made them: addresses, user ids,
+   * header values (personal data, maybe: guard the endpoint).
+   *
+   * ```ts
+   * @Get('admin/hot-keys') hot() { return this.limiter.hottestKeys({ limit: 'search', top: 20 }); }
+   * ```
+   */
+  hottestKeys(query: HottestKeysQuery = {}): HotKey[] {
+    if (this.hotKeys === undefined) throw new TypeError('RateLimiter.hottestKeys: enable the hotKeys option of RateLimitModule.forRoot() to keep the summary');
+    const top = query.top ?? 10;
+    if (!Number.isInteger(top) || top < 1) throw new TypeError(`RateLimiter.hottestKeys: top must be a positive integer, got ${describeValue(top)}`);
+    return this.hotKeys.hottest({ limit: query.limit, top }, this.clock.now());
   }
 
   private readonly owner: RateLimitOwner | undefined;
@@ -111,7 +118,9 @@ export class RateLimiter implements OnApplicationShutdown {
     const cost = options.cost ?? 1;
     if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${describeValue(cost)}`);
     const checks = [{ ...this.bucket(key, limit), cost }];
-    const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
+    const now = this.clock.now();
+    const result = await this.evaluate({ checks, now }, this.options.failMode);
+    if (!result.allowed) this.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.key.slice(this.resolve(limit).namespace.length), now);
     return result.decisions[0]!;
   }
 
@@ -316,6 +325,7 @@ export class RateLimiter implements OnApplicationShutdown {
     this.unwatchFallback?.();
     // Nobody is left hanging: waiting callers proceed (their tokens are theirs).
     this.waits.drain();
+    this.hotKeys?.flush();
     await this.store.close();
   }
 
@@ -413,6 +423,8 @@ interface ResolvedProgrammaticLimit {
   readonly limit: TokenBucketLimit;
   readonly namespace: string;
 }
+
+const hotKeysLogger = new Logger('RateLimit');
 
 /** A store call's duration, for the metrics exporters. */
 function publishStoreCall(start: number, failed: boolean, owner: RateLimitOwner | undefined): void {

@@ -12,6 +12,7 @@ import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown
 import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
+import { resolveHotKeysOptions, type ResolvedHotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
 import { resolveMetricsOptions, type ResolvedMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
 import { newOwner, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { resolveEventsOptions, type ResolvedEventsOptions } from './observability/events/resolve-events-options.js';
@@ -48,6 +49,8 @@ export interface ResolvedModuleOptions {
   readonly events: ResolvedEventsOptions;
   /** This module instance's identity: every channel message it publishes carries it. */
   readonly owner: RateLimitOwner;
+  /** `undefined` unless `hotKeys` is enabled. */
+  readonly hotKeys: ResolvedHotKeysOptions | undefined;
 }
 
 
@@ -71,6 +74,7 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   shadow: true,
   metrics: true,
   events: true,
+  hotKeys: true,
 });
 
 /**
@@ -118,6 +122,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     metrics,
     events,
     owner: newOwner(),
+    hotKeys: resolveHotKeysOptions(options.hotKeys),
     store,
     headers,
     errorFormat,

@@ -2,6 +2,7 @@ import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
 import type { SkipPredicate } from '../policies/skip.js';
+import type { HotKeysOptions } from '../observability/hot-keys/hot-keys-options.js';
 import type { RateLimitMetricsOptions } from '../observability/metrics/metrics-options.interface.js';
 import type { RateLimitEventsOptions } from '../observability/events/rate-limit-events.interface.js';
 
@@ -100,6 +101,12 @@ export interface RateLimitModuleOptions {
    * must import `EventEmitterModule.forRoot()`). @default none
    */
   readonly events?: RateLimitEventsOptions;
+  /**
+   * Keep a fixed-size summary of the callers each limit denies most, read
+   * with `RateLimiter.hottestKeys()` (and, with `log`, said in the log).
+   * Off by default: it holds caller identities.
+   */
+  readonly hotKeys?: boolean | HotKeysOptions;
 }
 
 /**
