@@ -11,7 +11,7 @@ import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-l
 import { bucketNamespace } from './store/bucket-key.js';
 import type { BlockCheck, BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
-import { rateLimitChannels, type RateLimitOwner } from './observability/rate-limit-channels.js';
+import { publishFallbackSwitches, rateLimitChannels, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { isPromiseLike } from './util/maybe-promise.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
@@ -74,10 +74,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const hotKeys = options.hotKeys;
     if (hotKeys !== undefined) this.hotKeys = new HotKeys(hotKeys, clock.now(), (message) => hotKeysLogger.log(message));
     this.owner = options.owner;
-    // The fallback's switches, published for RateLimitEvents (rare: no cost per request).
-    this.unwatchFallback = store.localFallback?.watch?.((active) => {
-      if (rateLimitChannels.fallback.hasSubscribers) rateLimitChannels.fallback.publish({ active, owner: this.owner });
-    });
+    this.unwatchFallback = publishFallbackSwitches(store.localFallback, options.owner);
   }
 
   /**

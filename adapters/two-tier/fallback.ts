@@ -3,8 +3,10 @@ import type {
   BucketRef,
   ConsumeRequest,
   ConsumeResult,
+  HealthRequest,
   LocalFallback,
   RateLimitCheck,
+  StoreHealth,
   StoreLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from '../memory/index.js';
@@ -247,4 +249,16 @@ export function localFallbackOf(fallback: Fallback, consumeLocally: (request: Co
     consumeLocally,
     watch: (listener) => fallback.watch(listener),
   };
+}
+
+/**
+ * A two-tier store's health: Redis' (a PING), read with the fallback's
+ * state. While the fallback decides, the store is `'degraded'` (limits hold
+ * at their local share), even if Redis answers again before the probes end
+ * the fallback.
+ */
+export async function twoTierHealth(closed: boolean, fallback: Fallback, redis: RedisStore, request: HealthRequest): Promise<StoreHealth> {
+  if (closed) return { status: 'down', store: 'two-tier', error: 'TwoTierStore: closed' };
+  const health = await redis.health(request);
+  return { ...health, status: fallback.degraded ? 'degraded' : health.status, store: 'two-tier' };
 }

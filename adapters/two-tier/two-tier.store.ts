@@ -17,7 +17,7 @@ import type {
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
 import { DenyCache } from './deny-cache.js';
-import { Fallback, localFallbackOf } from './fallback.js';
+import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable, type KeyState } from './key-table.js';
 import { LeaseBook } from './lease-book.js';
@@ -136,16 +136,9 @@ export class TwoTierStore implements RateLimitStore {
     return this.fallback.degraded;
   }
 
-  /**
-   * Redis' health (a PING), read with the fallback's state: while the
-   * fallback decides, the store is `'degraded'` (limits hold at their local
-   * share), even if Redis answers again before the probes end the fallback.
-   */
-  async health(request: HealthRequest): Promise<StoreHealth> {
-    if (this.closed) return { status: 'down', store: 'two-tier', error: 'TwoTierStore: closed' };
-    const redis = await this.redis.health(request);
-    const status = this.fallback.degraded ? 'degraded' : redis.status;
-    return { ...redis, status, store: 'two-tier' };
+  /** Redis' health, read with the fallback's state (see `twoTierHealth`). */
+  health(request: HealthRequest): Promise<StoreHealth> {
+    return twoTierHealth(this.closed, this.fallback, this.redis, request);
   }
 
   /** All counters at once. */

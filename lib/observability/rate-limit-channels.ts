@@ -2,7 +2,7 @@ import { channel } from 'node:diagnostics_channel';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import type { AdaptiveRateChange } from '../adaptive/adaptive-rate-change.interface.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
-import type { BlockCheck, BucketRef } from '../store/rate-limit-store.interface.js';
+import type { BlockCheck, BucketRef, LocalFallback } from '../store/rate-limit-store.interface.js';
 
 /**
  * The internal observability sink: `node:diagnostics_channel` channels the
@@ -155,4 +155,15 @@ export interface RateLimitChannelEvents {
   'nestjs-holdup:store-recovery': StoreRecoveryEvent;
   'nestjs-holdup:fallback': FallbackChangeEvent;
   'nestjs-holdup:penalty': PenaltyChannelEvent;
+}
+
+/**
+ * Publishes a store's fallback switches (`LocalFallback.watch`) on
+ * `nestjs-holdup:fallback` for `owner`; returns what stops it. A switch is
+ * rare: nothing is paid per request. @internal
+ */
+export function publishFallbackSwitches(fallback: LocalFallback | undefined, owner: RateLimitOwner | undefined): (() => void) | undefined {
+  return fallback?.watch?.((active) => {
+    if (rateLimitChannels.fallback.hasSubscribers) rateLimitChannels.fallback.publish({ active, owner });
+  });
 }
