@@ -13,7 +13,7 @@ import ts from 'typescript';
  * README is checked without touching this file; a failure names its README line.
  */
 const root = resolve(import.meta.dirname, '../..');
-/** README.md, and the pages whose snippets are to be folded into it. */
+/** README.md, and the docs pages with snippets of their own. */
 const DOCUMENTS = ['README.md', 'docs/events-and-health.md'];
 
 interface Snippet {
