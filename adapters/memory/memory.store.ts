@@ -9,9 +9,10 @@ import type { BlockRequest,
   ConsumeResult,
   RateLimitStore,
   RefundRequest,
+  StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
-import { RelativeTime } from '../../lib/store/relative-time.js';
 import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
+import { RelativeTime } from '../../lib/store/relative-time.js';
 import { BucketShard } from './bucket-shard.js';
 
 /** Options of {@link MemoryStore}. */
@@ -30,8 +31,14 @@ export interface MemoryStoreOptions {
 
 const MEMORY_STORE_OPTIONS = optionNames<MemoryStoreOptions>({ maxKeys: true });
 
-/** Entries examined by the incremental sweep on each decision. */
+/** Entries examined by one step of the incremental sweep. */
 const SWEEP_STEP = 2;
+/**
+ * Decisions between two sweep steps when no bucket is added. Memory only
+ * grows with new buckets, and each new bucket pays a step: between them the
+ * sweep need only keep `size` honest, not race the growth.
+ */
+const SWEEP_EVERY = 8;
 /** Shards one sweep may move through when they are (nearly) empty. */
 const SWEEP_HOPS = 8;
 /** Target size of one shard: a V8 rehash of this many entries takes well under 1 ms. */
@@ -48,8 +55,9 @@ const HASHED_SUFFIX = 24;
  *   async contexts), one number per key.
  * - Exact cleanup: a bucket that is full again is indistinguishable from an
  *   absent one, so it is deleted. An incremental sweep examines a couple of
- *   entries per decision, so memory is reclaimed without ever pausing the
- *   event loop for a pass over all keys.
+ *   entries per new bucket and every eighth decision, so memory is reclaimed
+ *   without ever pausing the event loop for a pass over all keys. A bucket
+ *   charged again is updated in place (one hash operation).
  * - Bounded: `maxKeys` is a hard cap on the total. Large stores are split
  *   into shards of about 16k keys (so that no V8 rehash of one huge `Map`
  *   pauses the event loop). At the cap, a new bucket evicts, in its own
@@ -71,13 +79,15 @@ export class MemoryStore implements RateLimitStore {
   private count = 0;
   private evicted = 0;
   private sweepShard = 0;
+  /** Decisions since the last sweep step. */
+  private decisions = 0;
   /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
   private now = 0;
   private readonly time = new RelativeTime();
   /** The shards as the shared all-or-nothing evaluation reads and writes them. */
   private readonly states: BucketStates = {
     read: (key) => this.shardOf(key).entries.get(key),
-    write: (key, state) => this.store(this.shardOf(key), key, state),
+    write: (key, state) => this.store(this.shardOf(key), key, state, this.now),
   };
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -107,21 +117,28 @@ export class MemoryStore implements RateLimitStore {
     const { checks } = request;
     const now = this.time.relative(request.now);
     this.now = now;
-    this.sweep(now);
+    if (++this.decisions === SWEEP_EVERY) {
+      this.decisions = 0;
+      this.sweep(now);
+    }
     const origin = this.time.origin;
     if (checks.length !== 1) return consumeAllOrNothing(this.states, checks, now, origin);
     // The common case, without the bookkeeping of the all-or-nothing path.
     const check = checks[0]!;
     const { limit } = check;
     const shard = this.shardOf(check.key);
-    if (limit.algorithm === 'token-bucket') {
-      // The hottest path: GCRA called directly, without the dispatch's wrapper object.
-      const { tat, decision } = gcraConsume(shard.entries.get(check.key) as number | undefined, now, limit, check.cost);
-      if (decision.allowed) this.store(shard, check.key, tat);
-      return { allowed: decision.allowed, decisions: [decision] };
+    const state = shard.entries.get(check.key);
+    // Token buckets (the hottest path) call GCRA directly, without the dispatch's wrapper object.
+    const outcome =
+      limit.algorithm === 'token-bucket'
+        ? gcraConsume(state as number | undefined, now, limit, check.cost)
+        : algorithmOf(limit).consume(state, now, limit, check.cost, origin);
+    if (outcome.decision.allowed) {
+      const next = 'tat' in outcome ? outcome.tat : outcome.state;
+      // A bucket held already is updated in place (one hash operation).
+      if (state !== undefined) shard.entries.set(check.key, next);
+      else this.insert(shard, check.key, next, now);
     }
-    const outcome = algorithmOf(limit).consume(shard.entries.get(check.key), now, limit, check.cost, origin);
-    if (outcome.decision.allowed) this.store(shard, check.key, outcome.state);
     return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
   }
 
@@ -154,7 +171,7 @@ export class MemoryStore implements RateLimitStore {
       if (isWindowLimit(limit)) throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
       const shard = this.shardOf(check.key);
       const tat = gcraBlock(shard.entries.get(check.key) as number | undefined, now, limit, check.durationMs);
-      this.store(shard, check.key, tat);
+      this.store(shard, check.key, tat, now);
       return algorithmOf(limit).peek(tat, now, limit, 0);
     });
     return { allowed: false, decisions };
@@ -169,14 +186,27 @@ export class MemoryStore implements RateLimitStore {
     this.count = 0;
   }
 
-  private store(shard: BucketShard, key: string, state: BucketState): void {
-    if (!shard.set(key, state)) return;
-    if (++this.count <= this.maxKeys) return;
+  /** Always up: there is nothing remote to fail. */
+  health(): Promise<StoreHealth> {
+    return Promise.resolve({ status: 'up', store: 'memory' });
+  }
+
+  private store(shard: BucketShard, key: string, state: BucketState, now: number): void {
+    if (shard.entries.has(key)) shard.entries.set(key, state);
+    else this.insert(shard, key, state, now);
+  }
+
+  /** A bucket not held yet: counted, and at the cap another one is evicted. */
+  private insert(shard: BucketShard, key: string, state: BucketState, now: number): void {
+    shard.set(key, state);
+    this.count++;
+    this.sweep(now);
+    if (this.count <= this.maxKeys) return;
     // Over the cap by the key just added: evict from its shard (never the key
     // itself), else from any other.
     for (let i = 0; i <= this.shardMask; i++) {
       const victim = i === 0 ? shard : this.shards[(this.sweepShard + i) & this.shardMask]!;
-      if (victim.evictClosestToFull(this.now, key, this.time.origin)) {
+      if (victim.evictClosestToFull(now, key, this.time.origin)) {
         this.count--;
         this.evicted++;
         return;
@@ -204,6 +234,11 @@ export class MemoryStore implements RateLimitStore {
     for (let hop = 0; budget > 0 && hop < SWEEP_HOPS; hop++) {
       const shard = this.shards[this.sweepShard]!;
       const before = shard.size;
+      if (before === 0) {
+        // Nothing to examine: no iterator to create either.
+        this.sweepShard = (this.sweepShard + 1) & this.shardMask;
+        continue;
+      }
       const examined = shard.sweep(now, budget, this.time.origin);
       this.count -= before - shard.size;
       budget -= examined;

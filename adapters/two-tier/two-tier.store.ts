@@ -7,9 +7,11 @@ import type {
   ConsumeRequest,
   ConsumeResult,
   LocalFallback,
+  HealthRequest,
   MaybePromise,
   RateLimitStore,
   RefundRequest,
+  StoreHealth,
   TokenBucketCheck,
   TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
@@ -17,7 +19,7 @@ import { allTokenBuckets, isWindowLimit } from '../../lib/store/rate-limit-store
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
 import { DenyCache } from './deny-cache.js';
-import { Fallback, localFallbackOf } from './fallback.js';
+import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable, type KeyState } from './key-table.js';
 import { LeaseBook } from './lease-book.js';
@@ -142,6 +144,11 @@ export class TwoTierStore implements RateLimitStore {
   /** True while decisions are taken by the local fallback (Redis failed, not yet back). */
   get degraded(): boolean {
     return this.fallback.degraded;
+  }
+
+  /** Redis' health, read with the fallback's state (see `twoTierHealth`). */
+  health(request: HealthRequest): Promise<StoreHealth> {
+    return twoTierHealth(this.closed, this.fallback, this.redis, request);
   }
 
   /** All counters at once. */
