@@ -1,5 +1,5 @@
 import { ENCODE, FRAME, GCRA, READ, RECEIPTS, WRITE } from './gcra.lua.js';
-import { DECIDE_ANY, EFFECTIVE, RATE_OR_SPEC, RESTATE_ANY, windowLibrary } from './window.lua.js';
+import { DECIDE_ANY, EFFECTIVE, MARK_WINDOW, RESTATE_ANY, WINDOW_FLAG, WINDOW_FUNCTIONS } from './window.lua.js';
 
 /**
  * `consume`: charge every bucket its cost, or none of them (all or nothing
@@ -23,7 +23,7 @@ export const CONSUME_LUA = `--[[
     key written with its charged TAT. Denied: nothing written, and keys that
     would have admitted report their bucket as it stands.
 ]]
-${FRAME}${READ}${WRITE}${GCRA}${windowLibrary(4, 3)}
+${FRAME}${READ}${WRITE}${GCRA}${WINDOW_FLAG}
 local receipts = ARGV[3] == '1'
 local width = 4
 if receipts then width = 6 end
@@ -34,10 +34,12 @@ for i = 1, n do
   local key = KEYS[i]
   local raw = redis.call('GET', key)
   buckets[i] = {
-    key = key, ${RATE_OR_SPEC}, burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
+    key = key, rate = tonumber(ARGV[a]), burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
     raw = raw, tat = read(raw), charged = false, written = false,
   }
+  ${MARK_WINDOW}
 end
+${WINDOW_FUNCTIONS}
 
 local reply
 if n > 0 then reply = { 1, false, false, false, false } else reply = { 1 } end

@@ -1,5 +1,5 @@
 import { ENCODE, FRAME, GCRA, READ } from './gcra.lua.js';
-import { DECIDE_ANY, EFFECTIVE, RATE_OR_SPEC, RESTATE_ANY, windowLibrary } from './window.lua.js';
+import { DECIDE_ANY, EFFECTIVE, MARK_WINDOW, RESTATE_ANY, WINDOW_FLAG, WINDOW_FUNCTIONS } from './window.lua.js';
 
 /**
  * `evaluate`: the decisions `consume` would answer for a request that another
@@ -19,7 +19,7 @@ export const EVALUATE_LUA = `--[[
     Keys that admit report their bucket as it stands (the request is denied
     as a whole); allowed says whether this slot alone would have admitted.
 ]]
-${FRAME}${READ}${GCRA}${windowLibrary(2, 3)}
+${FRAME}${READ}${GCRA}${WINDOW_FLAG}
 local width = 4
 local n = #KEYS
 local buckets = {}
@@ -27,10 +27,12 @@ for i = 1, n do
   local a = 2 + 3 * (i - 1)
   local raw = redis.call('GET', KEYS[i])
   buckets[i] = {
-    ${RATE_OR_SPEC}, burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
+    rate = tonumber(ARGV[a]), burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
     raw = raw, tat = read(raw), charged = false,
   }
+  ${MARK_WINDOW}
 end
+${WINDOW_FUNCTIONS}
 
 local reply
 if n > 0 then reply = { 1, false, false, false, false } else reply = { 1 } end

@@ -1,5 +1,5 @@
 import { ENCODE, FRAME, GCRA, READ, WRITE } from './gcra.lua.js';
-import { EFFECTIVE, RATE_OR_SPEC, windowLibrary } from './window.lua.js';
+import { EFFECTIVE, MARK_WINDOW, WINDOW_FLAG, WINDOW_FUNCTIONS } from './window.lua.js';
 
 /**
  * `refund`: give tokens back. With a receipt (what `consume` or `lease`
@@ -27,7 +27,7 @@ export const REFUND_LUA = `--[[
   Output: { 1, then per key: state, remaining, retryAfterMs, resetMs }: each
     bucket as it is afterwards, as peek answers it.
 ]]
-${FRAME}${READ}${WRITE}${GCRA}${windowLibrary(3, 5)}
+${FRAME}${READ}${WRITE}${GCRA}${WINDOW_FLAG}
 local width = 4
 local n = #KEYS
 -- Every value is read before any is written (as consume does).
@@ -37,10 +37,12 @@ for i = 1, n do
   local key = KEYS[i]
   local raw = redis.call('GET', key)
   buckets[i] = {
-    key = key, ${RATE_OR_SPEC}, burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
+    key = key, rate = tonumber(ARGV[a]), burst = tonumber(ARGV[a + 1]), cost = tonumber(ARGV[a + 2]),
     written = ARGV[a + 3], previous = ARGV[a + 4], raw = raw, tat = read(raw),
   }
+  ${MARK_WINDOW}
 end
+${WINDOW_FUNCTIONS}
 
 local reply
 if n > 0 then reply = { 1, false, false, false, false } else reply = { 1 } end
@@ -48,8 +50,9 @@ if n > 0 then reply = { 1, false, false, false, false } else reply = { 1 } end
 -- A window key: with its receipt untouched, the value found before put
 -- back exactly (if still alive); else its stored window's count less cost,
 -- never below 0 (windowRefund). Fills the key's decision (a peek); returns
--- its effectiveWindowMs.
-local function refund_window(b, k)
+-- its effectiveWindowMs. (Made only in calls with a window key.)
+local refund_window
+if has_window then refund_window = function(b, k)
   local value = b.raw
   if b.raw == b.written then
     value = nil
@@ -77,7 +80,7 @@ local function refund_window(b, k)
   local _, effective
   _, reply[k + 1], reply[k + 2], reply[k + 3], reply[k + 4], effective = window_decide(b.spec, b.burst, value, 0)
   return effective
-end
+end end
 
 for i = 1, n do
   local b = buckets[i]

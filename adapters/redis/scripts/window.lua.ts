@@ -28,15 +28,12 @@ import { SLIDING_WINDOW } from './sliding-window.lua.js';
  */
 
 /**
- * Declarations, and the closures only when the call has a window key:
- * `first` and `stride` locate each key's rate-or-spec argument in ARGV.
+ * Declarations, and the closures only when the call has a window key
+ * (`has_window`, which the including script sets while it reads its
+ * arguments: see {@link MARK_WINDOW}). A script's functions are made anew on
+ * every call, so a call with token buckets only makes none of these.
  */
-export function windowLibrary(first: number, stride: number): string {
-  return `
-local has_window = false
-for i = 1, #KEYS do
-  if tonumber(ARGV[${first} + ${stride} * (i - 1)]) == nil then has_window = true end
-end
+export const WINDOW_FUNCTIONS = `
 local fixed_consume, sliding_consume, slide_wait, window_parse, window_decide, window_write
 if has_window then
 ${FIXED_WINDOW}
@@ -89,6 +86,31 @@ ${SLIDING_WINDOW}
   end
 end
 `;
+
+/** Statement: `local has_window = false`, before the loop that reads the arguments. */
+export const WINDOW_FLAG = `
+local has_window = false
+`;
+
+/**
+ * Statement, in the loop that reads the arguments, after `buckets[i]` is
+ * made with `rate = tonumber(ARGV[a])`: a rate that is no number is a
+ * window's spec.
+ */
+export const MARK_WINDOW = `if buckets[i].rate == nil then buckets[i].spec = ARGV[a]; has_window = true end`;
+
+/**
+ * For a script without such a loop (peek): the flag from a scan of the
+ * arguments (`first`, `stride`: where each key's rate-or-spec is in ARGV),
+ * then {@link WINDOW_FUNCTIONS}.
+ */
+export function windowLibrary(first: number, stride: number): string {
+  return `
+local has_window = false
+for i = 1, #KEYS do
+  if tonumber(ARGV[${first} + ${stride} * (i - 1)]) == nil then has_window = true end
+end
+${WINDOW_FUNCTIONS}`;
 }
 
 /**
@@ -139,9 +161,3 @@ if has_window then
   end
 end
 `;
-
-/**
- * Lua expression part: a bucket table's fields for the rate-or-spec argument
- * `ARGV[a]` (a number: a token bucket's rate; else a window's spec).
- */
-export const RATE_OR_SPEC = `rate = tonumber(ARGV[a]), spec = (tonumber(ARGV[a]) == nil) and ARGV[a] or nil`;
