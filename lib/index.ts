@@ -21,7 +21,7 @@ export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-l
 export { clientAddress } from './keys/client-address-helper.js';
 
 // Options
-export type { RateLimitOptions, Rate, KeyStrategy, KeyFunctionResult, FailMode } from './interfaces/rate-limit-options.interface.js';
+export type { RateLimitOptions, Rate, KeyStrategy, KeyFunctionResult, FailMode, RateLimitAlgorithm, CalendarOptions } from './interfaces/rate-limit-options.interface.js';
 export type { ChargeMode, RateLimitOutcome } from './policies/charge-by-outcome.js';
 export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, ErrorFormat, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
 
