@@ -26,15 +26,15 @@ import type { ConsumeResult, MaybePromise, RateLimitCheck, TokenBucketLimit } fr
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
 import { isPromiseLike, settle } from './util/maybe-promise.js';
 import { RouteSkipping } from './policies/route-skipping.js';
-import { costOf } from './limits/limit-cost.js';
+import { buildChecks } from './routes/build-checks.js';
 import { ShadowLimits } from './policies/shadow.js';
 import { penalize } from './policies/penalty.js';
 import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
 import { BurstLog } from './observability/burst-log.js';
-import type { RequestLike } from './keys/key-strategy.js';
 import { reservingBucket } from './policies/delay/reservation.js';
 import { delayedAdmission } from './policies/delay/delayed-admission.js';
 import { TokenWaits } from './policies/delay/token-waits.js';
+import { admitToSlots } from './concurrency/call-admission.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
 export interface RateLimitStoreFailure {
@@ -163,6 +163,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
   /** A route (or a call's narrowing of one) with nothing to enforce: admitted; its shadow limits are decided all the same. */
   private onlyShadow(context: ExecutionContext, route: CompiledRoute): true {
+    if (route.concurrency.length > 0) admitToSlots(context, NO_CHECKS, undefined);
     if (route.shadowLimits.length > 0) this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
     return true;
   }
@@ -284,7 +285,9 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       (exchange.request as RequestWithRateLimit)[RATE_LIMIT_CHECKS] =
         early ? [...early.checks, ...pending.checks] : pending.from === 0 ? pending.checks : undefined;
     }
-    if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
+    // Concurrency limits: the interceptor takes the slots, then writes every limit's headers.
+    if (route.concurrency.length > 0) admitToSlots(pending.context, chargedSoFar(pending), source);
+    else if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
     if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
     return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
@@ -307,7 +310,9 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   private storeFailed(pending: PendingDecision, error: unknown): boolean {
     const { route } = pending;
     if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
-    return this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
+    const admitted = this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
+    if (admitted && route.concurrency.length > 0) admitToSlots(pending.context, pending.split?.early?.checks ?? NO_CHECKS, undefined);
+    return admitted;
   }
 
   /**
@@ -336,49 +341,6 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[] {
   const early = pending.split?.early;
   return early && early.checks !== pending.checks ? [...early.checks, ...pending.checks] : pending.checks;
-}
-
-/**
- * One check per limit from `from` to `to`. Synchronous while every key is;
- * from the first key that answers with a promise on, the rest is awaited in
- * order, so a synchronous route never creates a promise.
- */
-function buildChecks(
-  context: ExecutionContext,
-  route: CompiledRoute,
-  from: number,
-  to: number,
-  request: unknown,
-  buckets: readonly TokenBucketLimit[],
-): MaybePromise<RateLimitCheck[]> {
-  const checks: RateLimitCheck[] = new Array(to - from);
-  for (let i = from; i < to; i++) {
-    const limit = route.limits[i]!;
-    const identity = limit.identify(context, request as RequestLike | undefined);
-    if (typeof identity !== 'string') return checksAfterKey(context, route, i, to, request, buckets, checks, identity, from);
-    checks[i - from] = { key: limit.namespace + identity, limit: buckets[i]!, cost: costOf(limit, context) };
-  }
-  return checks;
-}
-
-async function checksAfterKey(
-  context: ExecutionContext,
-  route: CompiledRoute,
-  at: number,
-  to: number,
-  request: unknown,
-  buckets: readonly TokenBucketLimit[],
-  checks: RateLimitCheck[],
-  pendingIdentity: Promise<string>,
-  from: number,
-): Promise<RateLimitCheck[]> {
-  let identity: MaybePromise<string> = pendingIdentity;
-  for (let i = at; i < to; i++) {
-    const limit = route.limits[i]!;
-    if (i > at) identity = limit.identify(context, request as RequestLike | undefined);
-    checks[i - from] = { key: limit.namespace + (await identity), limit: buckets[i]!, cost: costOf(limit, context) };
-  }
-  return checks;
 }
 
 function publishDecision(pending: PendingDecision, result: DecisionResult, answer?: ConsumeResult): void {

@@ -12,6 +12,7 @@ import type { BlockRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import { BucketShard } from './bucket-shard.js';
+import { MemorySlots } from './memory-slots.js';
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -72,6 +73,12 @@ export class MemoryStore implements RateLimitStore {
   /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
   private now = 0;
   private readonly time = new RelativeTime();
+  /**
+   * Slots of `concurrency` limits, apart from the buckets: a slot is held
+   * until released, not until a time, so it can never be evicted like a
+   * bucket. At most `maxKeys` of them.
+   */
+  readonly slots: MemorySlots;
   /** The shards as the shared all-or-nothing evaluation reads and writes them. */
   private readonly states: BucketStates = {
     read: (key) => this.shardOf(key).entries.get(key),
@@ -89,6 +96,7 @@ export class MemoryStore implements RateLimitStore {
     this.maxKeys = maxKeys;
     this.shardMask = count - 1;
     this.shards = Array.from({ length: count }, () => new BucketShard());
+    this.slots = new MemorySlots(maxKeys);
   }
 
   /** Buckets currently held (full buckets are dropped, so this is the number of callers being limited). */
@@ -152,6 +160,7 @@ export class MemoryStore implements RateLimitStore {
   close(): void {
     for (const shard of this.shards) shard.clear();
     this.count = 0;
+    this.slots.clear();
   }
 
   private store(shard: BucketShard, key: string, tat: number): void {

@@ -14,6 +14,7 @@ import type {
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
+import type { ConcurrencySlots } from '../../lib/store/concurrency-slots.interface.js';
 import { DenyCache } from './deny-cache.js';
 import { Fallback, localFallbackOf } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
@@ -87,6 +88,14 @@ export class TwoTierStore implements RateLimitStore {
    * Decides from a local share of each limit while Redis fails: what the
    * module uses for requests whose `failMode` is `'local'`.
    */
+  /**
+   * Slots of `concurrency` limits: the Redis store's, with no local tier (a
+   * slot cannot be leased ahead like tokens: it is held by one request
+   * until it ends, and every instance must see it). A Redis failure on an
+   * acquisition is decided by the limit's fail mode; `'local'` then admits,
+   * as `'open'` does.
+   */
+  readonly slots: ConcurrencySlots;
   readonly localFallback: LocalFallback;
   private readonly redis: RedisStore;
   private readonly ownsRedis: boolean;
@@ -116,6 +125,7 @@ export class TwoTierStore implements RateLimitStore {
     this.redis = settings.redis;
     this.ownsRedis = settings.ownsRedis;
     this.timeoutMs = this.redis.timeoutMs;
+    this.slots = this.redis.slots;
     this.fallback = new Fallback(this.redis, this.time, settings.localShare, settings.probeIntervalMs);
     this.giveBacks = new GiveBackQueue(this.redis, this.time, this.fallback);
     this.keys = new KeyTable(settings.maxKeys, settings.leaseTtlMs, settings.clock, this.giveBacks);

@@ -72,9 +72,28 @@ export interface RateLimitOptions {
   /**
    * Refill rate: tokens per second, or a string such as `'100/min'`; or a
    * function of the call giving one, synchronously or not (a plan looked up
-   * from a cache), validated each time it answers.
+   * from a cache), validated each time it answers. Required, except on a
+   * `concurrency` limit, which has none.
    */
-  readonly rate: Rate | DynamicRate;
+  readonly rate?: Rate | DynamicRate;
+  /**
+   * Makes this a concurrency limit instead of a rate limit: at most this many
+   * requests of one key in flight at once (a positive integer). A slot is
+   * taken when the request is admitted and given back when its handler
+   * completes, throws, or its stream ends, or when the client goes away. Takes
+   * only `name`, `key`, `scope`, `failMode`, `shadow: false` and
+   * `leaseTimeout`; declare a rate limit beside it for a rate. See
+   * docs/concurrency.md.
+   */
+  readonly concurrency?: number;
+  /**
+   * A `concurrency` limit's slot held longer than this (milliseconds, or
+   * `'30s'`, `'5min'`...) is taken back by the store: what a process that
+   * crashed while holding slots leaves behind. Longer than your slowest
+   * request (a stream included), or its slot is reclaimed while it runs.
+   * @default '5min'
+   */
+  readonly leaseTimeout?: number | string;
   /**
    * Bucket capacity: how many requests may arrive at once; or a function of the call.
    * @default one second's worth of `rate`, at least 1
