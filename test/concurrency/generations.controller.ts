@@ -64,13 +64,21 @@ export class GenerationsController {
     }
   }
 
-  /** The no-leak mix: `mode` = ok, throw, or slow (a client that aborts it). */
+  /** The no-leak mix: `mode` = ok, throw, slow (a client that aborts it), or hold (until the test lets go). */
   @Get('mixed')
   @RateLimit({ name: 'mixed', concurrency: 8, key: 'header:x-api-key' })
   async mixed(@Query('mode') mode: string): Promise<{ ok: true }> {
-    if (mode === 'slow') await delay(30);
+    if (mode === 'hold') await inFlight.gate;
+    else if (mode === 'slow') await delay(30);
     else await delay(1);
     if (mode === 'throw') throw new Error('generation failed');
+    return { ok: true };
+  }
+
+  /** A short lease: slots a dead instance held come back after a second. */
+  @Get('leased')
+  @RateLimit({ name: 'leased', concurrency: 2, key: 'header:x-api-key', leaseTimeout: '1s' })
+  leased(): { ok: true } {
     return { ok: true };
   }
 
