@@ -74,7 +74,9 @@ export class SlotGate {
   private admitted(holding: Holding, run: () => Observable<unknown>): Observable<unknown> {
     const { route, exchange } = holding;
     publish(route, holding.failedOpen ? 'fail-open' : 'admitted', holding);
-    route.transport.writeHeaders(exchange.response, this.options.headers, this.headers(holding));
+    const source = this.headers(holding);
+    // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
+    if (source.limits.length > 0) route.transport.writeHeaders(exchange.response, this.options.headers, source);
     if (holding.held.length === 0) return run();
     let released = false;
     const release = (): void => {
