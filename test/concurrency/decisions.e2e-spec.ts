@@ -1,0 +1,53 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { MemoryStore, RateLimitModule, type DecisionEvent } from 'nestjs-holdup';
+import { createApp } from '../utils/create-app.js';
+import { GenerationsController, inFlight } from './generations.controller.js';
+
+/** Concurrency decisions go through the decision channel like any other, under their limit's name (what the metrics count). */
+describe('concurrency: decisions on the decision channel', () => {
+  let app: INestApplication;
+  const events: DecisionEvent[] = [];
+  const listener = (event: unknown) => events.push(event as DecisionEvent);
+
+  beforeEach(async () => {
+    subscribe('nestjs-holdup:decision', listener);
+    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store: new MemoryStore() })], controllers: [GenerationsController] });
+    await app.listen(0, '127.0.0.1');
+    inFlight.reset();
+  });
+  afterEach(async () => {
+    unsubscribe('nestjs-holdup:decision', listener);
+    inFlight.release();
+    await app.close();
+  });
+
+  it('4 admitted and 2 denied of 6 at once; with a rate limit, both are published', async () => {
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    let refused = 0;
+    const all = Array.from({ length: 6 }, () =>
+      request(url)
+        .get('/generate')
+        .set('x-api-key', 'm')
+        .then((r) => {
+          if (r.status === 429 && ++refused === 2) inFlight.release();
+          return r.status;
+        }),
+    );
+    expect((await Promise.all(all)).sort()).toEqual([200, 200, 200, 200, 429, 429]);
+    const generations = events.filter((event) => event.limits.join() === 'generations');
+    expect(generations.map((event) => event.result).sort()).toEqual(['admitted', 'admitted', 'admitted', 'admitted', 'denied', 'denied']);
+    expect(generations.every((event) => event.bursts?.[0] === 4 && event.transport === 'http')).toBe(true);
+    expect(generations.find((event) => event.result === 'denied')!.decisions).toEqual([{ allowed: false, remaining: 0, retryAfterMs: 1000, resetMs: 0, reason: 'limit' }]);
+
+    events.length = 0;
+    inFlight.reset();
+    setTimeout(() => inFlight.release(), 50);
+    expect((await request(url).get('/both').set('x-api-key', 'm')).status).toBe(200);
+    expect(events.map((event) => [event.limits.join(), event.result])).toEqual([
+      ['per-minute', 'admitted'],
+      ['generations', 'admitted'],
+    ]);
+  });
+});
