@@ -8,12 +8,13 @@ import { GenerationsController, inFlight } from './generations.controller.js';
 /** Concurrency decisions go through the decision channel like any other, under their limit's name (what the metrics count). */
 describe('concurrency: decisions on the decision channel', () => {
   let app: INestApplication;
+  let store: MemoryStore;
   const events: DecisionEvent[] = [];
   const listener = (event: unknown) => events.push(event as DecisionEvent);
 
   beforeEach(async () => {
     subscribe('nestjs-holdup:decision', listener);
-    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store: new MemoryStore() })], controllers: [GenerationsController] });
+    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store: (store = new MemoryStore()) })], controllers: [GenerationsController] });
     await app.listen(0, '127.0.0.1');
     inFlight.reset();
   });
@@ -49,5 +50,23 @@ describe('concurrency: decisions on the decision channel', () => {
       ['per-minute', 'admitted'],
       ['generations', 'admitted'],
     ]);
+  });
+
+  it('a request the rate limits deny takes no slot', async () => {
+    inFlight.release();
+    const acquire = store.slots.acquire.bind(store.slots);
+    let acquisitions = 0;
+    store.slots.acquire = (request) => {
+      acquisitions++;
+      return acquire(request);
+    };
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    for (let i = 0; i < 5; i++) expect((await request(url).get('/both').set('x-api-key', 'rate')).status).toBe(200);
+    expect(acquisitions).toBe(5);
+    const denied = await request(url).get('/both').set('x-api-key', 'rate');
+    expect(denied.status).toBe(429);
+    expect(denied.headers['ratelimit']).toMatch(/^"per-minute";r=0;t=\d+$/);
+    expect(acquisitions).toBe(5);
+    expect(store.slots.size).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { RateLimitModule } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { makeStore, STORES, type StoreFixture } from '../utils/stores.js';
+import { makeStore, STORES, storesOfKind, type StoreFixture } from '../utils/stores.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
 
 /**
@@ -107,3 +107,35 @@ async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** TwoTierStore: its Redis store's slots (no local tier for slots). */
+describe('concurrency: overlap (two-tier store, express)', () => {
+  const makeTwoTier = storesOfKind('two-tier');
+  let app: INestApplication;
+
+  afterEach(async () => {
+    inFlight.release();
+    await app?.close();
+  });
+
+  it('20 at once on concurrency 4: 4 admitted, 16 refused', async () => {
+    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store: makeTwoTier('overlap-two-tier') })], controllers: [GenerationsController] });
+    await app.listen(0, '127.0.0.1');
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    inFlight.max = 0;
+    inFlight.reset();
+    let refused = 0;
+    const all = Array.from({ length: 20 }, () =>
+      request(url)
+        .get('/generate')
+        .set('x-api-key', 'tt')
+        .then((r) => {
+          if (r.status === 429 && ++refused === 16) inFlight.release();
+          return r.status;
+        }),
+    );
+    const statuses = await Promise.all(all);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(4);
+    expect(inFlight.max).toBe(4);
+  });
+});
