@@ -6,7 +6,15 @@ import { RedisStore } from 'nestjs-holdup/redis';
 import { createApp } from '../utils/create-app.js';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ACQUIRE_SLOT_LUA } from '../../adapters/redis/scripts/slots.lua.js';
+import { redisKey } from '../../adapters/redis/redis-keys.js';
+import { nextMessage } from '../utils/next-message.js';
+import { sharedRedisUrl } from '../utils/redis-harness.js';
 import { GenerationsController } from './generations.controller.js';
+
+const WORKER = fileURLToPath(new URL('./slot-holder.worker.mjs', import.meta.url));
 
 /**
  * Two instances on one Redis. Instance A dies holding its slots: its
@@ -18,6 +26,7 @@ describe('concurrency: a dead instance\'s slots come back after leaseTimeout (Re
   let client: Redis;
   let a: INestApplication;
   let b: INestApplication;
+  const closing: INestApplication[] = [];
 
   beforeAll(async () => {
     client = await connectSharedClient();
@@ -25,6 +34,7 @@ describe('concurrency: a dead instance\'s slots come back after leaseTimeout (Re
   afterAll(async () => {
     await a?.close();
     await b?.close();
+    for (const app of closing) await app.close();
     await client?.quit();
   });
 
@@ -52,6 +62,31 @@ describe('concurrency: a dead instance\'s slots come back after leaseTimeout (Re
     const back = await request(b.getHttpServer()).get('/leased').set('x-api-key', 'k');
     expect(back.status).toBe(200);
     expect(back.headers['ratelimit']).toBe('"leased";r=1');
+  });
+
+  it('a process killed (SIGKILL) while holding slots: they come back after its lease', async () => {
+    const keyPrefix = uniquePrefix('lease-kill');
+    const store = new RedisStore({ client, keyPrefix, timeoutMs: 5_000 });
+    const keys: string[] = [];
+    const acquire = store.slots.acquire.bind(store.slots);
+    store.slots.acquire = (request) => {
+      keys.push(request.key);
+      return acquire(request);
+    };
+    const app = await createApp('express', { imports: [RateLimitModule.forRoot({ store })], controllers: [GenerationsController] });
+    closing.push(app);
+    // The key this route uses for 'k' (its slot is released at once).
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
+    const env = { ...process.env, NODE_OPTIONS: '', REDIS_URL: sharedRedisUrl(), SCRIPT: ACQUIRE_SLOT_LUA, KEY: redisKey(keyPrefix, keys[0]!), LIMIT: '2', LEASE_MS: '1000', SLOTS: '2' };
+    const child = fork(WORKER, [], { env, stdio: 'inherit' });
+    await nextMessage(child, 'holding');
+    const takenAt = Date.now();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, takenAt + 1_150 - Date.now())));
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
   });
 
   it('the sorted set expires with its last lease: nothing is left in Redis', async () => {
