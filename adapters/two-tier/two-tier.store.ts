@@ -88,13 +88,7 @@ export class TwoTierStore implements RateLimitStore {
    * Decides from a local share of each limit while Redis fails: what the
    * module uses for requests whose `failMode` is `'local'`.
    */
-  /**
-   * Slots of `concurrency` limits: the Redis store's, with no local tier (a
-   * slot cannot be leased ahead like tokens: it is held by one request
-   * until it ends, and every instance must see it). A Redis failure on an
-   * acquisition is decided by the limit's fail mode; `'local'` then admits,
-   * as `'open'` does.
-   */
+  /** `concurrency` slots: the Redis store's. No local tier: a slot is held by one request until it ends, and every instance must see it. */
   readonly slots: ConcurrencySlots;
   readonly localFallback: LocalFallback;
   private readonly redis: RedisStore;
