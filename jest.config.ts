@@ -34,6 +34,8 @@ const FAULT = [
   '**/test/reliability/shutdown.e2e-spec.ts', // pauses its own redis-server while the application closes
   '**/test/two-tier/two-tier-fail-mode.e2e-spec.ts',
   '**/adapters/two-tier/two-tier.store.spec.ts', // its local-fallback suite kills its Redis
+  '**/test/events/events-faults.e2e-spec.ts', // store failure, recovery and fallback events: kills and restarts its own Redis
+  '**/test/health/health-faults.e2e-spec.ts', // the terminus indicator down and up again: kills and restarts its own Redis
   // several Node processes (forked workers on the built package) against one Redis
   '**/multi-process.e2e-spec.ts',
   // a 3-master Redis Cluster (plus a standalone server of their own)
@@ -81,6 +83,7 @@ const base = {
     '^nestjs-holdup/algorithms$': '<rootDir>/lib/algorithms/index.ts',
     '^nestjs-holdup/redis$': '<rootDir>/adapters/redis/index.ts',
     '^nestjs-holdup/two-tier$': '<rootDir>/adapters/two-tier/index.ts',
+    '^nestjs-holdup/terminus$': '<rootDir>/lib/terminus/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // mercurius -> @fastify/static requires content-disposition 3, which is ESM only: Node 20
     // loads it (require(esm)), jest's module runtime cannot before Node 24.9. Version 2, CommonJS

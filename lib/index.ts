@@ -3,7 +3,10 @@ export { RateLimitModule } from './rate-limit.module.js';
 export { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
 export { RateLimitGuard, type RateLimitStoreFailure } from './rate-limit.guard.js';
 export { RateLimitInterceptor } from './rate-limit.interceptor.js';
-export { RateLimiter, type AcquireOptions, type ProgrammaticLimit } from './rate-limiter.service.js';
+export { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
+export type { AcquireOptions } from './policies/delay/acquire-options.js';
+export type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
+export type { HotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
 export { RateLimit } from './decorators/rate-limit.decorator.js';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator.js';
 export { RateLimitExceededException, type RateLimitExceededDetails } from './rate-limit-exceeded.exception.js';
@@ -36,8 +39,29 @@ export type {
   StoreFailureEvent,
   LocalFallbackEvent,
   StoreCallEvent,
+  StoreRecoveryEvent,
+  FallbackChangeEvent,
+  PenaltyChannelEvent,
+  RateChangeChannelEvent,
+  RateLimitOwner,
   RateLimitChannelEvents,
 } from './observability/rate-limit-channels.js';
+
+// Events for application code (docs/events-and-health.md)
+export { RateLimitEvents } from './observability/events/rate-limit-events.js';
+export type {
+  RateLimitEventMap,
+  RateLimitEventType,
+  RateLimitEventListener,
+  RateLimitEventsOptions,
+  LimitVerdict,
+  RateLimitDeniedEvent,
+  RateLimitShadowDeniedEvent,
+  RateLimitStoreFailureEvent,
+  RateLimitStoreRecoveredEvent,
+  RateLimitFallbackEvent,
+  RateLimitPenaltyEvent,
+} from './observability/events/rate-limit-events.interface.js';
 export type { RateLimitMetricsOptions, MeterProviderLike, PrometheusRegistryLike } from './observability/metrics/metrics-options.interface.js';
 
 // Store contract (for custom stores; the math they need: `nestjs-holdup/algorithms`), clock

@@ -6,7 +6,7 @@ import { retryAfterSeconds, type HeaderLimit } from './headers/rate-limit-header
 import type { HeaderSource } from './headers/write-headers.js';
 import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import type { ResolvedLimit } from './limits/resolved-limit.js';
-import { rateLimitChannels, type DecisionResult } from './observability/rate-limit-channels.js';
+import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import {
@@ -35,6 +35,7 @@ import { reservingBucket } from './policies/delay/reservation.js';
 import { delayedAdmission } from './policies/delay/delayed-admission.js';
 import { TokenWaits } from './policies/delay/token-waits.js';
 import { admitToSlots } from './concurrency/call-admission.js';
+import type { HotKeys } from './observability/hot-keys/hot-keys.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
 export interface RateLimitStoreFailure {
@@ -116,7 +117,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {
     this.skipping = new RouteSkipping(options);
-    this.shadow = new ShadowLimits(limiter, clock, options.warn);
+    this.shadow = new ShadowLimits(limiter, clock, options.warn, options.owner);
     this.dynamicErrors = new BurstLog(options.warn);
     this.waits = new TokenWaits(limiter, options.warn);
   }
@@ -264,11 +265,14 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     }
     const queued = wait > 0 ? this.waits.enqueue(wait) : undefined;
     if (wait > 0 && queued === undefined) result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, result.allowed ? 'admitted' : 'denied', result);
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {
       // First of two parts: the headers wait for the second, which reports every limit.
       if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
-      else this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
+      else {
+        if (this.limiter.hotKeys !== undefined) recordDenied(this.limiter.hotKeys, pending, result);
+        this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
+      }
       return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
     }
     const early = split?.early;
@@ -279,7 +283,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       early || pending.from === 0
         ? { limits: pending.limits, decisions: early ? [...early.decisions, ...result.decisions] : result.decisions, policy: route.staticPolicy }
         : { limits: pending.limits.slice(pending.from), decisions: result.decisions, policy: undefined };
-    if (!result.allowed) return this.deny(pending, source);
+    if (!result.allowed) {
+      if (this.limiter.hotKeys !== undefined) recordDenied(this.limiter.hotKeys, pending, result);
+      return this.deny(pending, source);
+    }
     if (route.reportsOutcome && exchange.request) {
       // For the interceptor's work after the handler: each limit's check (bucket key and cost).
       (exchange.request as RequestWithRateLimit)[RATE_LIMIT_CHECKS] =
@@ -298,6 +305,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const penalties = penalize(pending.route.limits, pending.from, pending.checks, answer.decisions, pending.now);
     if (penalties === undefined) return answer;
     this.limiter.applyBlocks(penalties.blocks, pending.now);
+    if (rateLimitChannels.penalty.hasSubscribers) {
+      const { route } = pending;
+      rateLimitChannels.penalty.publish({ route: route.routeId, transport: route.transport.type, limits: penalties.names, blocks: penalties.blocks, owner: this.options.owner });
+    }
     return { allowed: false, decisions: penalties.decisions };
   }
 
@@ -309,7 +320,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
   private storeFailed(pending: PendingDecision, error: unknown): boolean {
     const { route } = pending;
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
+    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
     const admitted = this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
     if (admitted && route.concurrency.length > 0) admitToSlots(pending.context, pending.split?.early?.checks ?? NO_CHECKS, undefined);
     return admitted;
@@ -343,7 +354,17 @@ function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[] {
   return early && early.checks !== pending.checks ? [...early.checks, ...pending.checks] : pending.checks;
 }
 
-function publishDecision(pending: PendingDecision, result: DecisionResult, answer?: ConsumeResult): void {
+/** The callers of the limits that denied, for the hot-keys summary: the bucket key without the limit's namespace. */
+function recordDenied(hotKeys: HotKeys, pending: PendingDecision, result: ConsumeResult): void {
+  const { route, checks, from } = pending;
+  result.decisions.forEach((decision, i) => {
+    if (decision.allowed) return;
+    const limit = route.limits[from + i]!;
+    hotKeys.denied(limit.name, checks[i]!.key.slice(limit.namespace.length), pending.now);
+  });
+}
+
+function publishDecision(pending: PendingDecision, owner: RateLimitOwner, result: DecisionResult, answer?: ConsumeResult): void {
   const { route } = pending;
   const whole = pending.from === 0 && pending.to === route.limits.length;
   rateLimitChannels.decision.publish({
@@ -354,5 +375,8 @@ function publishDecision(pending: PendingDecision, result: DecisionResult, answe
     bursts: whole ? route.limitBursts : route.limitBursts.slice(pending.from, pending.to),
     result,
     decisions: answer?.decisions ?? [],
+    owner,
+    // A reference, not a copy: what subscribers that need keys (RateLimitEvents) read.
+    checks: pending.checks === NO_CHECKS ? undefined : pending.checks,
   });
 }

@@ -11,7 +11,7 @@ import { RateLimitMessageHandlerGuards } from './routes/message-handler-guards.j
 import { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitInterceptor } from './rate-limit.interceptor.js';
-import { clockProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
+import { clockProvider, ownerProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { needsAfterHandler } from './routes/after-handler.js';
@@ -19,12 +19,14 @@ import { RateLimitGuardCoverage } from './routes/guard-coverage.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import { RateLimitTransports } from './transports/rate-limit-transports.js';
 import { RateLimitMetricsExporter } from './observability/metrics/rate-limit-metrics.exporter.js';
+import { RateLimitEvents } from './observability/events/rate-limit-events.js';
 
 /** Everything the guard and the interceptor need, wherever they are bound. */
 const SHARED_PROVIDERS: Provider[] = [
   resolvedOptionsProvider,
   storeProvider,
   clockProvider,
+  ownerProvider,
   RateLimitTransports,
   RateLimitRoutes,
   RateLimiter,
@@ -32,6 +34,7 @@ const SHARED_PROVIDERS: Provider[] = [
   RateLimitGuard,
   RateLimitInterceptor,
   RateLimitMetricsExporter,
+  RateLimitEvents,
 ];
 
 /**

@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE } from './rate-limit.constants.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_OWNER, RATE_LIMIT_STORE } from './rate-limit.constants.js';
 import { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
 import { resolveModuleOptions, type ResolvedModuleOptions } from './resolve-module-options.js';
 
@@ -16,6 +16,13 @@ export const resolvedOptionsProvider: Provider = {
 export const storeProvider: Provider = {
   provide: RATE_LIMIT_STORE,
   useFactory: (options: ResolvedModuleOptions) => options.store,
+  inject: [RESOLVED_RATE_LIMIT_OPTIONS],
+};
+
+/** The module instance's identity, made with its options (one per application). */
+export const ownerProvider: Provider = {
+  provide: RATE_LIMIT_OWNER,
+  useFactory: (options: ResolvedModuleOptions) => options.owner,
   inject: [RESOLVED_RATE_LIMIT_OPTIONS],
 };
 

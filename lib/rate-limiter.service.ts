@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
 import { describeValue, optionError } from './errors/option-error.js';
@@ -11,14 +11,15 @@ import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-l
 import { bucketNamespace } from './store/bucket-key.js';
 import type { BlockCheck, BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
-import { rateLimitChannels } from './observability/rate-limit-channels.js';
+import { publishFallbackSwitches, rateLimitChannels, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { isPromiseLike } from './util/maybe-promise.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import { realDecision, reservingBucket, waitMs } from './policies/delay/reservation.js';
 import { MAX_WAITING, WaitQueue } from './policies/delay/wait-queue.js';
-import { MAX_DELAY_MS } from './policies/delay/max-delay.js';
+import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
+import { HotKeys, type HotKey, type HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
 /**
@@ -40,28 +41,6 @@ export interface ProgrammaticLimit {
   readonly rate: Rate;
   /** @default one second's worth of `rate`, at least 1 */
   readonly burst?: number;
-}
-
-/** What {@link RateLimiter.acquire} takes besides the key and the limit. */
-export interface AcquireOptions {
-  /** Tokens to wait for. @default 1 */
-  readonly cost?: number;
-  /** The longest the caller will wait, in milliseconds (at most one hour). @default 60_000 */
-  readonly maxWaitMs?: number;
-  /** Aborting it stops the wait, rejects with its reason, and gives the reserved tokens back. */
-  readonly signal?: AbortSignal;
-}
-
-const DEFAULT_MAX_WAIT_MS = 60_000;
-
-function acquireOptions(options: AcquireOptions): { cost: number; maxWaitMs: number } {
-  const cost = options.cost ?? 1;
-  if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.acquire: cost must be a positive number, got ${describeValue(cost)}`);
-  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-  if (!Number.isFinite(maxWaitMs) || maxWaitMs < 0 || maxWaitMs > MAX_DELAY_MS) {
-    throw new TypeError(`RateLimiter.acquire: maxWaitMs must be a number of milliseconds from 0 to ${MAX_DELAY_MS}, got ${describeValue(maxWaitMs)}`);
-  }
-  return { cost, maxWaitMs };
 }
 
 /**
@@ -88,10 +67,44 @@ export class RateLimiter implements OnApplicationShutdown {
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'>,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
+    private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'> & Partial<Pick<ResolvedModuleOptions, 'hotKeys' | 'owner'>>,
   ) {
     this.waits = new WaitQueue(clock);
+    const hotKeys = options.hotKeys;
+    if (hotKeys !== undefined) this.hotKeys = new HotKeys(hotKeys, clock.now(), (message) => hotKeysLogger.log(message));
+    this.owner = options.owner;
+    this.unwatchFallback = publishFallbackSwitches(store.localFallback, options.owner);
   }
+
+  /**
+   * The summary of the most denied callers (the module's `hotKeys` option),
+   * fed by the guard and {@link consume}.
+   *
+   * @internal
+   */
+  readonly hotKeys: HotKeys | undefined;
+
+  /**
+   * The callers each limit denied most, recently (the current and the
+   * previous `hotKeys.windowMs`): for an admin endpoint. Needs the module's
+   * `hotKeys` option (throws without it, rather than answering "nobody").
+   * Identities are as each limit's key made them: addresses, user ids,
+   * header values (personal data, maybe: guard the endpoint).
+   *
+   * ```ts
+   * @Get('admin/hot-keys') hot() { return this.limiter.hottestKeys({ limit: 'search', top: 20 }); }
+   * ```
+   */
+  hottestKeys(query: HottestKeysQuery = {}): HotKey[] {
+    if (this.hotKeys === undefined) throw new TypeError('RateLimiter.hottestKeys: enable the hotKeys option of RateLimitModule.forRoot() to keep the summary');
+    const top = query.top ?? 10;
+    if (!Number.isInteger(top) || top < 1) throw new TypeError(`RateLimiter.hottestKeys: top must be a positive integer, got ${describeValue(top)}`);
+    return this.hotKeys.hottest({ limit: query.limit, top }, this.clock.now());
+  }
+
+  private readonly owner: RateLimitOwner | undefined;
+  private readonly unwatchFallback: (() => void) | undefined;
 
   /**
    * Take `cost` tokens (default 1) from `key`'s bucket of `limit`.
@@ -102,7 +115,9 @@ export class RateLimiter implements OnApplicationShutdown {
     const cost = options.cost ?? 1;
     if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${describeValue(cost)}`);
     const checks = [{ ...this.bucket(key, limit), cost }];
-    const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
+    const now = this.clock.now();
+    const result = await this.evaluate({ checks, now }, this.options.failMode);
+    if (!result.allowed) this.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.key.slice(this.resolve(limit).namespace.length), now);
     return result.decisions[0]!;
   }
 
@@ -304,8 +319,10 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unwatchFallback?.();
     // Nobody is left hanging: waiting callers proceed (their tokens are theirs).
     this.waits.drain();
+    this.hotKeys?.flush();
     await this.store.close();
   }
 
@@ -322,7 +339,7 @@ export class RateLimiter implements OnApplicationShutdown {
       return this.failed(error, failMode, recover);
     }
     if (!isPromiseLike(answer)) {
-      this.failures.succeeded();
+      this.succeeded();
       return answer;
     }
     // Only calls that wait for an answer (a round trip) are timed, from the
@@ -332,12 +349,12 @@ export class RateLimiter implements OnApplicationShutdown {
     const start = rateLimitChannels.storeCall.hasSubscribers ? performance.now() : -1;
     return answer.then(
       (value) => {
-        if (start >= 0) publishStoreCall(start, false);
-        this.failures.succeeded();
+        if (start >= 0) publishStoreCall(start, false, this.owner);
+        this.succeeded();
         return value;
       },
       (error: unknown) => {
-        if (start >= 0) publishStoreCall(start, true);
+        if (start >= 0) publishStoreCall(start, true, this.owner);
         return this.failed(error, failMode, recover);
       },
     );
@@ -345,7 +362,7 @@ export class RateLimiter implements OnApplicationShutdown {
 
   /** The store's local tier decides; a failure there too is a store failure. */
   private decideLocally(local: LocalFallback, request: ConsumeRequest, afterFailure: boolean): ConsumeResult {
-    if (rateLimitChannels.localFallback.hasSubscribers) rateLimitChannels.localFallback.publish({ afterFailure });
+    if (rateLimitChannels.localFallback.hasSubscribers) rateLimitChannels.localFallback.publish({ afterFailure, owner: this.owner });
     try {
       return local.consumeLocally(request);
     } catch (error) {
@@ -354,10 +371,16 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   private failed<T>(error: unknown, failMode: FailMode | undefined, recover?: () => T): T {
-    this.failures.failed(error);
-    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode });
+    const consecutiveFailures = this.failures.failed(error);
+    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode, owner: this.owner, consecutiveFailures });
     if (recover) return recover();
     throw toStoreError(error, 'Rate-limit store failed');
+  }
+
+  /** A store call answered: after failures, that is a recovery (logged, published). */
+  private succeeded(): void {
+    const failures = this.failures.succeeded();
+    if (failures > 0 && rateLimitChannels.storeRecovery.hasSubscribers) rateLimitChannels.storeRecovery.publish({ failures, owner: this.owner });
   }
 
   /** The clock's reading; a failure (thrown, inside {@link call}) outside [0, {@link MAX_CLOCK_MS}]. */
@@ -398,7 +421,9 @@ interface ResolvedProgrammaticLimit {
   readonly namespace: string;
 }
 
+const hotKeysLogger = new Logger('RateLimit');
+
 /** A store call's duration, for the metrics exporters. */
-function publishStoreCall(start: number, failed: boolean): void {
-  rateLimitChannels.storeCall.publish({ durationSeconds: (performance.now() - start) / 1000, failed });
+function publishStoreCall(start: number, failed: boolean, owner: RateLimitOwner | undefined): void {
+  rateLimitChannels.storeCall.publish({ durationSeconds: (performance.now() - start) / 1000, failed, owner });
 }

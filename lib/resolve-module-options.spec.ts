@@ -33,7 +33,7 @@ describe('module options: unknown names', () => {
     [{ failmode: 'closed' }, 'RateLimitModule: failmode is not an option (did you mean failMode?)'],
     [
       { blockDuration: 60 },
-      'RateLimitModule: blockDuration is not an option (known options: store, defaults, limits, headers, errorFormat, failMode, trustProxy, clock, ipv6Subnet, skip, allowList, shadow, metrics)',
+      'RateLimitModule: blockDuration is not an option (known options: store, defaults, limits, headers, errorFormat, failMode, trustProxy, clock, ipv6Subnet, skip, allowList, shadow, metrics, events, hotKeys)',
     ],
   ])('%j is refused', (options, message) => {
     expect(resolve(options)).toThrow(new TypeError(message));

@@ -12,7 +12,10 @@ import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown
 import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
+import { resolveHotKeysOptions, type ResolvedHotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
 import { resolveMetricsOptions, type ResolvedMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
+import { newOwner, type RateLimitOwner } from './observability/rate-limit-channels.js';
+import { resolveEventsOptions, type ResolvedEventsOptions } from './observability/events/resolve-events-options.js';
 
 /**
  * Module options after validation, with defaults filled in.
@@ -43,6 +46,11 @@ export interface ResolvedModuleOptions {
   readonly allowed: ((request: AddressedRequest | undefined) => boolean) | undefined;
   /** `undefined` when no exporter is configured. */
   readonly metrics: ResolvedMetricsOptions | undefined;
+  readonly events: ResolvedEventsOptions;
+  /** This module instance's identity: every channel message it publishes carries it. */
+  readonly owner: RateLimitOwner;
+  /** `undefined` unless `hotKeys` is enabled. */
+  readonly hotKeys: ResolvedHotKeysOptions | undefined;
 }
 
 
@@ -65,6 +73,8 @@ const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   allowList: true,
   shadow: true,
   metrics: true,
+  events: true,
+  hotKeys: true,
 });
 
 /**
@@ -106,9 +116,13 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     fail('ipv6Subnet', `must be a prefix length, an integer from 1 to 128, got ${describeValue(ipv6Subnet)}`);
   }
   const metrics = resolveMetricsOptions(options.metrics);
+  const events = resolveEventsOptions(options.events);
   const warn = (message: string) => logger.warn(message);
   return {
     metrics,
+    events,
+    owner: newOwner(),
+    hotKeys: resolveHotKeysOptions(options.hotKeys),
     store,
     headers,
     errorFormat,

@@ -9,6 +9,7 @@ import type { BlockRequest,
   ConsumeResult,
   RateLimitStore,
   RefundRequest,
+  StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import { BucketShard } from './bucket-shard.js';
@@ -30,8 +31,14 @@ export interface MemoryStoreOptions {
 
 const MEMORY_STORE_OPTIONS = optionNames<MemoryStoreOptions>({ maxKeys: true });
 
-/** Entries examined by the incremental sweep on each decision. */
+/** Entries examined by one step of the incremental sweep. */
 const SWEEP_STEP = 2;
+/**
+ * Decisions between two sweep steps when no bucket is added. Memory only
+ * grows with new buckets, and each new bucket pays a step: between them the
+ * sweep need only keep `size` honest, not race the growth.
+ */
+const SWEEP_EVERY = 8;
 /** Shards one sweep may move through when they are (nearly) empty. */
 const SWEEP_HOPS = 8;
 /** Target size of one shard: a V8 rehash of this many entries takes well under 1 ms. */
@@ -47,8 +54,9 @@ const HASHED_SUFFIX = 24;
  *   async contexts), one number per key.
  * - Exact cleanup: a bucket that is full again is indistinguishable from an
  *   absent one, so it is deleted. An incremental sweep examines a couple of
- *   entries per decision, so memory is reclaimed without ever pausing the
- *   event loop for a pass over all keys.
+ *   entries per new bucket and every eighth decision, so memory is reclaimed
+ *   without ever pausing the event loop for a pass over all keys. A bucket
+ *   charged again is updated in place (one hash operation).
  * - Bounded: `maxKeys` is a hard cap on the total. Large stores are split
  *   into shards of about 16k keys (so that no V8 rehash of one huge `Map`
  *   pauses the event loop). At the cap, a new bucket evicts, in its own
@@ -70,6 +78,8 @@ export class MemoryStore implements RateLimitStore {
   private count = 0;
   private evicted = 0;
   private sweepShard = 0;
+  /** Decisions since the last sweep step. */
+  private decisions = 0;
   /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
   private now = 0;
   private readonly time = new RelativeTime();
@@ -82,7 +92,7 @@ export class MemoryStore implements RateLimitStore {
   /** The shards as the shared all-or-nothing evaluation reads and writes them. */
   private readonly states: BucketStates = {
     read: (key) => this.shardOf(key).entries.get(key),
-    write: (key, state) => this.store(this.shardOf(key), key, state),
+    write: (key, state) => this.store(this.shardOf(key), key, state, this.now),
   };
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -113,13 +123,21 @@ export class MemoryStore implements RateLimitStore {
     const { checks } = request;
     const now = this.time.relative(request.now);
     this.now = now;
-    this.sweep(now);
+    if (++this.decisions === SWEEP_EVERY) {
+      this.decisions = 0;
+      this.sweep(now);
+    }
     if (checks.length !== 1) return consumeAllOrNothing(this.states, checks, now);
     // The common case, without the bookkeeping of the all-or-nothing path.
     const check = checks[0]!;
     const shard = this.shardOf(check.key);
-    const outcome = algorithmOf(check.limit).consume(shard.entries.get(check.key), now, check.limit, check.cost);
-    if (outcome.decision.allowed) this.store(shard, check.key, outcome.tat);
+    const state = shard.entries.get(check.key);
+    const outcome = algorithmOf(check.limit).consume(state, now, check.limit, check.cost);
+    if (outcome.decision.allowed) {
+      // A bucket held already is updated in place (one hash operation).
+      if (state !== undefined) shard.entries.set(check.key, outcome.tat);
+      else this.insert(shard, check.key, outcome.tat, now);
+    }
     return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
   }
 
@@ -147,7 +165,7 @@ export class MemoryStore implements RateLimitStore {
     const decisions = request.checks.map((check) => {
       const shard = this.shardOf(check.key);
       const tat = gcraBlock(shard.entries.get(check.key), now, check.limit, check.durationMs);
-      this.store(shard, check.key, tat);
+      this.store(shard, check.key, tat, now);
       return algorithmOf(check.limit).peek(tat, now, check.limit);
     });
     return { allowed: false, decisions };
@@ -163,14 +181,27 @@ export class MemoryStore implements RateLimitStore {
     this.slots.clear();
   }
 
-  private store(shard: BucketShard, key: string, tat: number): void {
-    if (!shard.set(key, tat)) return;
-    if (++this.count <= this.maxKeys) return;
+  /** Always up: there is nothing remote to fail. */
+  health(): Promise<StoreHealth> {
+    return Promise.resolve({ status: 'up', store: 'memory' });
+  }
+
+  private store(shard: BucketShard, key: string, tat: number, now: number): void {
+    if (shard.entries.has(key)) shard.entries.set(key, tat);
+    else this.insert(shard, key, tat, now);
+  }
+
+  /** A bucket not held yet: counted, and at the cap another one is evicted. */
+  private insert(shard: BucketShard, key: string, tat: number, now: number): void {
+    shard.set(key, tat);
+    this.count++;
+    this.sweep(now);
+    if (this.count <= this.maxKeys) return;
     // Over the cap by the key just added: evict from its shard (never the key
     // itself), else from any other.
     for (let i = 0; i <= this.shardMask; i++) {
       const victim = i === 0 ? shard : this.shards[(this.sweepShard + i) & this.shardMask]!;
-      if (victim.evictClosestToFull(this.now, key)) {
+      if (victim.evictClosestToFull(now, key)) {
         this.count--;
         this.evicted++;
         return;
@@ -198,6 +229,11 @@ export class MemoryStore implements RateLimitStore {
     for (let hop = 0; budget > 0 && hop < SWEEP_HOPS; hop++) {
       const shard = this.shards[this.sweepShard]!;
       const before = shard.size;
+      if (before === 0) {
+        // Nothing to examine: no iterator to create either.
+        this.sweepShard = (this.sweepShard + 1) & this.shardMask;
+        continue;
+      }
       const examined = shard.sweep(now, budget);
       this.count -= before - shard.size;
       budget -= examined;

@@ -25,6 +25,8 @@ export interface RedisClient {
   eval(script: string, numkeys: number, ...keysAndArgs: string[]): Promise<unknown>;
   /** `DEL key...` (keys of one call always share a Cluster slot). */
   del(...keys: string[]): Promise<unknown>;
+  /** `PING`, for health checks (ioredis has it); without it they send `EVAL "return 1" 0`. */
+  ping?(): Promise<unknown>;
   /**
    * Connection state, when the client has one (ioredis: `'ready'` once
    * usable). When present and neither `'ready'` nor `'wait'` (ioredis' lazy,

@@ -5,9 +5,11 @@ import type {
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
+  HealthRequest,
   RateLimitCheck,
   RateLimitStore,
   RefundRequest,
+  StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { chargeAcrossSlots, eachSlot } from './cross-slot.js';
 import { GuardedCalls } from './guarded-call.js';
@@ -191,6 +193,22 @@ export class RedisStore implements RateLimitStore {
    */
   close(): void {
     this.guard.close();
+  }
+
+  /**
+   * A PING through the store's own rules (fails fast when the client is not
+   * connected, or after `timeoutMs`): `'up'` with its round trip, else
+   * `'down'` with why. Never rejects.
+   */
+  async health(request: HealthRequest): Promise<StoreHealth> {
+    const started = performance.now();
+    const client = this.client;
+    try {
+      await this.guard.run('PING', () => (client.ping ? client.ping() : client.eval('return 1', 0)), request.timeoutMs);
+      return { status: 'up', store: 'redis', latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+    } catch (error) {
+      return { status: 'down', store: 'redis', error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   private buckets(checks: readonly BucketRef[] | readonly RateLimitCheck[]): Bucket[] {

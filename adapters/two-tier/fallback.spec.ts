@@ -205,4 +205,25 @@ describe('Fallback (real Redis)', () => {
     expect(consumeLocally(request)).toBe(result);
     expect(decided).toEqual([request]);
   });
+
+  it('tells its watchers of every switch, once each way; a watcher that throws stops neither the switch nor the others', () => {
+    down = true; // no probe succeeds on its own
+    const fallback = make();
+    const capability = localFallbackOf(fallback, () => ({ allowed: true, decisions: [] }));
+    const told: boolean[] = [];
+    capability.watch!(() => {
+      throw new Error('watcher bug');
+    });
+    const stop = capability.watch!((active) => told.push(active));
+    fallback.degrade();
+    fallback.degrade(); // already degraded: no switch
+    fallback.succeeded();
+    fallback.succeeded(); // recovered
+    fallback.recover(); // already recovered
+    expect(told).toEqual([true, false]);
+    stop();
+    fallback.degrade();
+    expect(told).toEqual([true, false]);
+    expect(fallback.degraded).toBe(true);
+  });
 });

@@ -3,8 +3,10 @@ import type {
   BucketRef,
   ConsumeRequest,
   ConsumeResult,
+  HealthRequest,
   LocalFallback,
   RateLimitCheck,
+  StoreHealth,
   StoreLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from '../memory/index.js';
@@ -71,6 +73,8 @@ export class Fallback {
   private probing = false;
   private closed = false;
   private probeTimer: ReturnType<typeof setInterval> | undefined;
+  /** Told of every switch (the module's fallback events); a switch is rare, so a set costs nothing. */
+  private readonly watchers = new Set<(active: boolean) => void>();
 
   /**
    * @param redis what the probe asks
@@ -99,7 +103,27 @@ export class Fallback {
     this.origin = undefined;
     this.probeTimer = setInterval(() => this.probe(), this.probeIntervalMs);
     this.probeTimer.unref();
+    this.tell(true);
     return true;
+  }
+
+  /** Be told of every switch; returns the function that stops it. */
+  watch(listener: (active: boolean) => void): () => void {
+    this.watchers.add(listener);
+    return () => {
+      this.watchers.delete(listener);
+    };
+  }
+
+  /** A watcher that throws must not break the switch (it runs inside a store call). */
+  private tell(active: boolean): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(active);
+      } catch {
+        // the module's watcher publishes on a channel, whose subscribers contain their own errors
+      }
+    }
   }
 
   /**
@@ -123,6 +147,7 @@ export class Fallback {
     this.degradedNow = false;
     this.recoveries++;
     this.stopProbing();
+    this.tell(false);
   }
 
   /** Decides the checks at `indices` of `checks` from the local share of their limits (`now`: the request's). */
@@ -222,5 +247,18 @@ export function localFallbackOf(fallback: Fallback, consumeLocally: (request: Co
       return fallback.degraded;
     },
     consumeLocally,
+    watch: (listener) => fallback.watch(listener),
   };
+}
+
+/**
+ * A two-tier store's health: Redis' (a PING), read with the fallback's
+ * state. While the fallback decides, the store is `'degraded'` (limits hold
+ * at their local share), even if Redis answers again before the probes end
+ * the fallback.
+ */
+export async function twoTierHealth(closed: boolean, fallback: Fallback, redis: RedisStore, request: HealthRequest): Promise<StoreHealth> {
+  if (closed) return { status: 'down', store: 'two-tier', error: 'TwoTierStore: closed' };
+  const health = await redis.health(request);
+  return { ...health, status: fallback.degraded ? 'degraded' : health.status, store: 'two-tier' };
 }

@@ -7,16 +7,18 @@ import type {
   ConsumeRequest,
   ConsumeResult,
   LocalFallback,
+  HealthRequest,
   MaybePromise,
   RateLimitCheck,
   RateLimitStore,
   RefundRequest,
+  StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
 import type { ConcurrencySlots } from '../../lib/store/concurrency-slots.interface.js';
 import { DenyCache } from './deny-cache.js';
-import { Fallback, localFallbackOf } from './fallback.js';
+import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable, type KeyState } from './key-table.js';
 import { LeaseBook } from './lease-book.js';
@@ -136,6 +138,11 @@ export class TwoTierStore implements RateLimitStore {
   /** True while decisions are taken by the local fallback (Redis failed, not yet back). */
   get degraded(): boolean {
     return this.fallback.degraded;
+  }
+
+  /** Redis' health, read with the fallback's state (see `twoTierHealth`). */
+  health(request: HealthRequest): Promise<StoreHealth> {
+    return twoTierHealth(this.closed, this.fallback, this.redis, request);
   }
 
   /** All counters at once. */

@@ -92,6 +92,26 @@ function microSection(micro) {
   ];
 }
 
+/** Issue 14's in-process targets: ≤ 3× the floor, and ≥ 1.5× faster than rate-limiter-flexible, in every cell. */
+function microTargetSection(micro) {
+  const m = Object.fromEntries((micro?.rows ?? []).map((r) => [r.case, r]));
+  const cells = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].filter((cell) => m[`holdup-${cell}`]);
+  if (cells.length === 0) return [];
+  return [
+    {
+      title: 'Decision targets (issue 14): MemoryStore.consume as the guard calls it, medians, ns per decision',
+      header: ['keys, outcome', 'floor', 'holdup', 'rate-limiter-flexible', '× floor (target ≤ 3)', 'rlf ÷ holdup (target ≥ 1.5)', 'met'],
+      rows: cells.map((cell) => {
+        const floor = m[`floor-${cell}`].nsPerOpMedian;
+        const ours = m[`holdup-${cell}`].nsPerOpMedian;
+        const rlf = m[`rlf-${cell}`].nsPerOpMedian;
+        const met = ours <= 3 * floor && rlf >= 1.5 * ours;
+        return [cell.replace('-', ' key(s), '), fmt(floor), fmt(ours), fmt(rlf), x(ours / floor), x(rlf / ours), met ? 'met' : 'not met'];
+      }),
+    },
+  ];
+}
+
 function memorySections(memory) {
   if (!memory) return [];
   const phaseLabel = {
@@ -198,7 +218,7 @@ function twoTierSections(redis) {
 }
 
 function allSections(results) {
-  return [...httpSections(results.http), ...guardSection(results.guard), ...guardProfileSection(results.guard), ...microSection(results.micro), ...memorySections(results.memory), ...redisSections(results.redis)];
+  return [...httpSections(results.http), ...guardSection(results.guard), ...guardProfileSection(results.guard), ...microSection(results.micro), ...microTargetSection(results.micro), ...memorySections(results.memory), ...redisSections(results.redis)];
 }
 
 function observations(results) {

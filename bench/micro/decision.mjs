@@ -132,6 +132,79 @@ const CASES = {
   },
 };
 
+// The target matrix (issue 14): the floor, ours and rate-limiter-flexible, on
+// 1 key and 10k keys round-robin, every call allowed or every call denied,
+// each called the way a guard calls it (one check object, a namespaced key,
+// Date.now(); rate-limiter-flexible awaited, its denial a rejection).
+const MATRIX_KEYS = { '1': [HOT], '10k': keys.slice(0, 10_000) };
+const ALLOWED = { rate: 1, burst: 1e9 }; // never denies within a run, and every key stays held (no sweep turning updates into inserts)
+const DENIED = { rate: 1e-3, burst: 1 }; // one token per 1000 s: after the first call per key, every call denied
+
+/**
+ * The floor: a dozen-line lazy-refill token bucket in a Map, what a user
+ * would write by hand (tokens and last refill per key).
+ */
+function handWrittenBucket({ rate, burst }) {
+  const buckets = new Map();
+  return (key, now) => {
+    let bucket = buckets.get(key);
+    if (bucket === undefined) buckets.set(key, (bucket = { tokens: burst, last: now }));
+    else {
+      bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.last) * rate) / 1000);
+      bucket.last = now;
+    }
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  };
+}
+
+function matrixCase(contender, keysName, outcome) {
+  const pool = MATRIX_KEYS[keysName];
+  const shape = outcome === 'allowed' ? ALLOWED : DENIED;
+  const expected = outcome === 'allowed';
+  const warm = Math.max(100_000, 2 * pool.length);
+  return async (n) => {
+    if (contender === 'floor') {
+      const consume = handWrittenBucket(shape);
+      const body = (i) => {
+        sink += consume(pool[i % pool.length], Date.now()) === expected ? 1 : 0;
+      };
+      timeSync(warm, body);
+      return { nsPerOp: timeSync(n, body) };
+    }
+    if (contender === 'holdup') {
+      const store = new MemoryStore();
+      const limit = { algorithm: 'token-bucket', ...shape };
+      const body = (i) => {
+        const result = store.consume({ checks: [{ key: pool[i % pool.length], limit, cost: 1 }], now: Date.now() });
+        sink += result.allowed === expected ? 1 : 0;
+      };
+      timeSync(warm, body);
+      return { nsPerOp: timeSync(n, body) };
+    }
+    const { RateLimiterMemory } = await import('rate-limiter-flexible');
+    const limiter =
+      outcome === 'allowed' ? new RateLimiterMemory({ points: NEVER, duration: TTL_MS / 1000 }) : new RateLimiterMemory({ points: 1, duration: 1000 });
+    const body = async (i) => {
+      try {
+        await limiter.consume(pool[i % pool.length]);
+        sink += expected ? 1 : 0;
+      } catch {
+        sink += expected ? 0 : 1;
+      }
+    };
+    await timeAsync(warm, body);
+    return { nsPerOp: await timeAsync(n, body) };
+  };
+}
+
+for (const contender of ['floor', 'holdup', 'rlf']) {
+  for (const keysName of Object.keys(MATRIX_KEYS)) {
+    for (const outcome of ['allowed', 'denied']) CASES[`${contender}-${keysName}-${outcome}`] = matrixCase(contender, keysName, outcome);
+  }
+}
+
 const [name, iterations] = process.argv.slice(2);
 const run = CASES[name];
 if (!run) throw new Error(`unknown case ${name}; one of ${Object.keys(CASES).join(', ')}`);

@@ -21,6 +21,16 @@ export const MICRO_CASES = [
   { id: 'rlf-100k', label: 'rate-limiter-flexible RateLimiterMemory.consume (async), 100k keys', kind: 'async', versus: 'holdup-100k' },
 ];
 
+/** Issue 14's matrix: the floor, ours, rate-limiter-flexible × 1 key / 10k keys × allowed / denied. */
+export const TARGET_CELLS = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'];
+for (const cell of TARGET_CELLS) {
+  MICRO_CASES.push(
+    { id: `floor-${cell}`, label: `floor: hand-written bucket in a Map, ${cell.replace('-', ' key(s), ')}`, kind: 'sync' },
+    { id: `holdup-${cell}`, label: `holdup MemoryStore.consume, ${cell.replace('-', ' key(s), ')}`, kind: 'sync', versus: `floor-${cell}` },
+    { id: `rlf-${cell}`, label: `rate-limiter-flexible consume, ${cell.replace('-', ' key(s), ')}`, kind: 'async', versus: `holdup-${cell}` },
+  );
+}
+
 function iterationsOf(kind) {
   if (kind === 'async') return MICRO_SETTINGS.asyncIterations;
   if (kind === 'throttler-hot') return MICRO_SETTINGS.throttlerHotIterations;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { BucketLimit } from '../algorithms/gcra.js';
 import { systemClock, type RateLimitClock } from '../clock.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
-import { RATE_LIMIT_CLOCK } from '../rate-limit.constants.js';
+import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_OWNER } from '../rate-limit.constants.js';
 import { AdaptiveController } from './adaptive-controller.js';
 import type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive-outcome.js';
 import type { AdaptiveRateChange, AdaptiveRateListener } from './adaptive-rate-change.interface.js';
@@ -34,7 +34,11 @@ export class AdaptiveRateProvider {
   private readonly clock: RateLimitClock;
   private readonly notify = (change: AdaptiveRateChange): void => this.emit(change);
 
-  constructor(@Optional() @Inject(RATE_LIMIT_CLOCK) clock?: RateLimitClock) {
+  constructor(
+    @Optional() @Inject(RATE_LIMIT_CLOCK) clock?: RateLimitClock,
+    /** The module instance whose limits these are: scopes the rate-change channel's messages. */
+    @Optional() @Inject(RATE_LIMIT_OWNER) private readonly owner?: RateLimitOwner,
+  ) {
     this.clock = clock ?? systemClock;
   }
 
@@ -161,7 +165,7 @@ export class AdaptiveRateProvider {
   }
 
   private emit(change: AdaptiveRateChange): void {
-    if (rateLimitChannels.rateChange.hasSubscribers) rateLimitChannels.rateChange.publish(change);
+    if (rateLimitChannels.rateChange.hasSubscribers) rateLimitChannels.rateChange.publish({ ...change, owner: this.owner });
     const { window } = change;
     const percent = window.outcomes === 0 ? 0 : Math.round((100 * window.failures) / window.outcomes);
     const line =

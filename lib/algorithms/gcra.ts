@@ -110,18 +110,33 @@ export function gcraConsume(
  */
 function charge(from: number, stepMs: number): number {
   let next = from + stepMs;
-  while (next - from < stepMs) next += ulp(next);
+  while (next - from < stepMs) next = nextUp(next);
   return next;
 }
 
-/** The distance from `|x|` to the next larger double (for normal `x`). */
-function ulp(x: number): number {
+/** One double's bits, viewed as two 32-bit halves (for {@link nextUp}). */
+const bits = new Float64Array(1);
+const halves = new Uint32Array(bits.buffer);
+/** Index of the low half: typed arrays use the platform's byte order. */
+const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+const HIGH = 1 - LOW;
+
+/**
+ * The next double above `x` (finite `x`), by incrementing its bits: a few
+ * nanoseconds, where `2 ** (Math.floor(Math.log2(x)) - 52)` cost a third of
+ * a decision at high rates, whose charge rounds down about every other time.
+ */
+function nextUp(x: number): number {
   if (x === 0) return Number.MIN_VALUE;
-  const magnitude = Math.abs(x);
-  // Math.log2 may round up just below a power of two: correct the exponent.
-  let exponent = Math.floor(Math.log2(magnitude));
-  if (2 ** exponent > magnitude) exponent--;
-  return 2 ** (exponent - 52);
+  bits[0] = x;
+  if (x > 0) {
+    // A larger magnitude: +1 on the 64-bit pattern, carrying into the high half.
+    if (++halves[LOW]! === 0) halves[HIGH]!++;
+  } else if (halves[LOW]!-- === 0) {
+    // A smaller magnitude (towards zero): -1, borrowing from the high half.
+    halves[HIGH]!--;
+  }
+  return bits[0]!;
 }
 
 /**

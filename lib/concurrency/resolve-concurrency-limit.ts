@@ -8,6 +8,7 @@ import { parseDuration } from '../limits/parse-duration.js';
 import { compileLimitKey, LIMIT_OPTIONS, type LimitContext } from '../limits/resolve-limit.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
 import { SHARED_ROUTE } from '../store/bucket-key.js';
+import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
 
 /** A `concurrency` limit's slots are held at most this long by default: 5 minutes. */
 export const DEFAULT_LEASE_TIMEOUT_MS = 300_000;
@@ -50,6 +51,11 @@ export interface ResolvedConcurrencyLimit {
   readonly failMode: FailMode | undefined;
   /** What the headers say of it: `q` = the slots, `qu="concurrent-requests"`. */
   readonly header: HeaderLimit;
+  /**
+   * The bucket shape decision-channel subscribers read beside a key: rate
+   * and burst both the slot count (nothing refills; it is what `q` says).
+   */
+  readonly shape: TokenBucketLimit;
 }
 
 /** Whether a declared limit is a concurrency limit (it says `concurrency`). */
@@ -99,6 +105,7 @@ export function resolveConcurrencyLimit(options: RateLimitOptions, context: Limi
     namespace: `cc|${name}|${scope === 'shared' ? SHARED_ROUTE : context.routeId}|`,
     failMode: options.failMode,
     header: Object.freeze({ name, rate: concurrency!, burst: concurrency!, unit: 'concurrent-requests' }),
+    shape: Object.freeze({ algorithm: 'token-bucket', rate: concurrency!, burst: concurrency! }),
   };
 }
 

@@ -6,12 +6,12 @@ import { policyHeader, retryAfterSeconds, type HeaderLimit } from '../headers/ra
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
-import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
+import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from '../observability/rate-limit-channels.js';
 import type { RateLimiter } from '../rate-limiter.service.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
-import type { MaybePromise } from '../store/rate-limit-store.interface.js';
+import type { BucketRef, MaybePromise } from '../store/rate-limit-store.interface.js';
 import type { RequestResponse } from '../transports/rate-limit-transport.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
@@ -30,6 +30,8 @@ interface Holding {
   readonly admission: SlotAdmission;
   readonly slots: ConcurrencySlots;
   readonly held: { readonly key: string; readonly id: string }[];
+  /** Each decided limit's key, parallel to `decisions`, for the decision channel's `checks`. */
+  readonly keys: BucketRef[];
   readonly limits: HeaderLimit[];
   readonly decisions: RateLimitDecision[];
   /** A slot's store failed and its fail mode admitted the call without it. */
@@ -65,7 +67,7 @@ export class SlotGate {
   /** Take the call's slots, then `run` the handler holding them. Throws (or rejects) the transport's denial. */
   hold(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, run: () => Observable<unknown>): MaybePromise<Observable<unknown>> {
     const slots = this.options.store.slots!;
-    const holding: Holding = { context, route, exchange, admission, slots, held: [], limits: [], decisions: [], failedOpen: false };
+    const holding: Holding = { context, route, exchange, admission, slots, held: [], keys: [], limits: [], decisions: [], failedOpen: false };
     const taken = this.acquireFrom(holding, 0);
     if (isPromiseLike(taken)) return taken.then(() => this.admitted(holding, run));
     return this.admitted(holding, run);
@@ -73,7 +75,7 @@ export class SlotGate {
 
   private admitted(holding: Holding, run: () => Observable<unknown>): Observable<unknown> {
     const { route, exchange } = holding;
-    publish(route, holding.failedOpen ? 'fail-open' : 'admitted', holding);
+    publish(route, this.options.owner, holding.failedOpen ? 'fail-open' : 'admitted', holding);
     const source = this.headers(holding);
     // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
     if (source.limits.length > 0) route.transport.writeHeaders(exchange.response, this.options.headers, source);
@@ -134,6 +136,7 @@ export class SlotGate {
     this.failures.succeeded();
     const free = Math.max(0, limit.concurrency - result.inFlight);
     holding.limits.push(limit.header);
+    holding.keys.push({ key, limit: limit.shape });
     if (result.allowed) {
       holding.held.push({ key, id });
       holding.decisions.push({ allowed: true, remaining: free, retryAfterMs: 0, resetMs: 0 });
@@ -141,7 +144,7 @@ export class SlotGate {
     }
     holding.decisions.push({ allowed: false, remaining: 0, retryAfterMs: RETRY_AFTER_MS, resetMs: 0, reason: 'limit' });
     this.giveBack(holding);
-    publish(holding.route, 'denied', holding);
+    publish(holding.route, this.options.owner, 'denied', holding);
     const source = this.headers(holding);
     const retryAfter = retryAfterSeconds(source.decisions);
     holding.route.transport.writeHeaders(holding.exchange.response, this.options.headers, source, retryAfter);
@@ -151,14 +154,14 @@ export class SlotGate {
   /** The store failed: the limit's fail mode decides (`'local'` admits like `'open'`: slots have no local tier). */
   private failed(holding: Holding, limit: ResolvedConcurrencyLimit, error: unknown): void {
     const failMode: FailMode = limit.failMode ?? this.options.failMode;
-    this.failures.failed(error);
-    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode });
+    const consecutiveFailures = this.failures.failed(error);
+    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode, owner: this.options.owner, consecutiveFailures });
     if (failMode !== 'closed') {
       holding.failedOpen = true;
       return;
     }
     this.giveBack(holding);
-    publish(holding.route, 'fail-closed', undefined);
+    publish(holding.route, this.options.owner, 'fail-closed', undefined);
     throw holding.route.transport.unavailableError(holding.context);
   }
 
@@ -214,7 +217,7 @@ export class SlotGate {
  * published by the guard). A denial names the limits decided up to the one
  * that refused; a store failure, every limit.
  */
-function publish(route: CompiledRoute, result: DecisionResult, holding: Holding | undefined): void {
+function publish(route: CompiledRoute, owner: RateLimitOwner, result: DecisionResult, holding: Holding | undefined): void {
   if (!rateLimitChannels.decision.hasSubscribers) return;
   const decided = result === 'admitted' || result === 'denied';
   const count = result === 'denied' ? holding!.decisions.length : route.concurrency.length;
@@ -226,5 +229,7 @@ function publish(route: CompiledRoute, result: DecisionResult, holding: Holding 
     bursts: whole ? route.concurrencyBursts : route.concurrencyBursts.slice(0, count),
     result,
     decisions: decided ? holding!.decisions : [],
+    owner,
+    checks: decided ? holding!.keys : undefined,
   });
 }

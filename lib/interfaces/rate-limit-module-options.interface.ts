@@ -2,7 +2,9 @@ import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
 import type { SkipPredicate } from '../policies/skip.js';
+import type { HotKeysOptions } from '../observability/hot-keys/hot-keys-options.js';
 import type { RateLimitMetricsOptions } from '../observability/metrics/metrics-options.interface.js';
+import type { RateLimitEventsOptions } from '../observability/events/rate-limit-events.interface.js';
 
 /**
  * Which rate-limit headers to write (see docs/headers.md for every field).
@@ -92,6 +94,19 @@ export interface RateLimitModuleOptions {
    * (README "Observability"). @default none: nothing is measured
    */
   readonly metrics?: RateLimitMetricsOptions;
+  /**
+   * Where `RateLimitEvents` also delivers its events (docs/events-and-health.md).
+   * `{ eventEmitter: true }`: to `@nestjs/event-emitter`'s `EventEmitter2` as
+   * `rate-limit.denied`, `rate-limit.store-failure`, ... (the application
+   * must import `EventEmitterModule.forRoot()`). @default none
+   */
+  readonly events?: RateLimitEventsOptions;
+  /**
+   * Keep a fixed-size summary of the callers each limit denies most, read
+   * with `RateLimiter.hottestKeys()` (and, with `log`, said in the log).
+   * Off by default: it holds caller identities.
+   */
+  readonly hotKeys?: boolean | HotKeysOptions;
 }
 
 /**

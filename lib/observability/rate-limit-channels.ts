@@ -2,6 +2,7 @@ import { channel } from 'node:diagnostics_channel';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import type { AdaptiveRateChange } from '../adaptive/adaptive-rate-change.interface.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
+import type { BlockCheck, BucketRef, LocalFallback } from '../store/rate-limit-store.interface.js';
 
 /**
  * The internal observability sink: `node:diagnostics_channel` channels the
@@ -12,8 +13,31 @@ import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
  * Channel names are part of the public surface:
  * `nestjs-holdup:decision`, `nestjs-holdup:store-failure`,
  * `nestjs-holdup:local-fallback`, `nestjs-holdup:rate-change`,
- * `nestjs-holdup:store-call`.
+ * `nestjs-holdup:store-call`, `nestjs-holdup:store-recovery`,
+ * `nestjs-holdup:fallback`, `nestjs-holdup:penalty`.
+ *
+ * **Scoping.** Channels are process-wide: two Nest applications in one
+ * process publish on the same ones. Every message therefore carries `owner`,
+ * the identity of the `RateLimitModule` instance that published it (one per
+ * application; `undefined` for a `RateLimiter` built by hand), and the
+ * module's own subscribers (`RateLimitEvents`, the metrics exporter) drop
+ * messages whose owner is not theirs: one comparison per message.
  */
+
+/**
+ * The identity of one `RateLimitModule` instance, as channel messages carry
+ * it: opaque, compared by reference. `id` is for logs and debugging only.
+ */
+export interface RateLimitOwner {
+  readonly id: number;
+}
+
+let owners = 0;
+
+/** A new module identity (one per module instance). @internal */
+export function newOwner(): RateLimitOwner {
+  return Object.freeze({ id: ++owners });
+}
 
 /**
  * How a request's rate-limit decision ended. `'skipped'`: `allowList` or a
@@ -37,6 +61,15 @@ export interface DecisionEvent {
   readonly bursts?: readonly number[];
   /** One per limit; empty when the store failed. */
   readonly decisions: readonly RateLimitDecision[];
+  /** The module instance that decided (see "Scoping" above). */
+  readonly owner?: RateLimitOwner;
+  /**
+   * The checks charged, parallel to `limits` (absent when the store failed
+   * or the keys were never built). Their `key` is the bucket key, which holds
+   * the caller's identity (an address, a user id): personal data. Metrics
+   * never read it; `RateLimitEvents` passes it to application code.
+   */
+  readonly checks?: readonly BucketRef[];
 }
 
 /** Published on `nestjs-holdup:store-failure` for every failed store call. */
@@ -44,12 +77,44 @@ export interface StoreFailureEvent {
   readonly error: unknown;
   /** The fail mode that resolves it (`undefined` for direct `RateLimiter` calls, which reject). */
   readonly failMode: FailMode | undefined;
+  readonly owner?: RateLimitOwner;
+  /** Failed calls in a row, this one included: 1 is the first of an outage. */
+  readonly consecutiveFailures?: number;
+}
+
+/** Published on `nestjs-holdup:store-recovery` on the first successful store call after failures. */
+export interface StoreRecoveryEvent {
+  /** Failed calls since the last success. */
+  readonly failures: number;
+  readonly owner?: RateLimitOwner;
+}
+
+/**
+ * Published on `nestjs-holdup:fallback` when a store's local fallback
+ * (`TwoTierStore`, `failMode: 'local'`) starts (`active: true`) or ends
+ * deciding in place of its backend.
+ */
+export interface FallbackChangeEvent {
+  readonly active: boolean;
+  readonly owner?: RateLimitOwner;
+}
+
+/** Published on `nestjs-holdup:penalty` when a denial blocks keys (`blockDuration`). */
+export interface PenaltyChannelEvent {
+  readonly route: string;
+  readonly transport: string;
+  /** The blocked limits' names, parallel to `blocks`. */
+  readonly limits: readonly string[];
+  /** The blocks applied: bucket key (personal data, see {@link DecisionEvent.checks}) and duration. */
+  readonly blocks: readonly BlockCheck[];
+  readonly owner?: RateLimitOwner;
 }
 
 /** Published on `nestjs-holdup:local-fallback` for every decision a store's local tier took instead of its backend. */
 export interface LocalFallbackEvent {
   /** True when the backend had just failed; false when it was already known to be down. */
   readonly afterFailure: boolean;
+  readonly owner?: RateLimitOwner;
 }
 
 /**
@@ -62,7 +127,11 @@ export interface StoreCallEvent {
   /** Seconds from the request's hand-off (the store's promise) to its answer or failure. */
   readonly durationSeconds: number;
   readonly failed: boolean;
+  readonly owner?: RateLimitOwner;
 }
+
+/** Published on `nestjs-holdup:rate-change`: the change, and the module whose limit changed. */
+export type RateChangeChannelEvent = AdaptiveRateChange & { readonly owner?: RateLimitOwner };
 
 /** The channels, created once (`channel()` returns the same object for a name). @internal */
 export const rateLimitChannels = {
@@ -71,6 +140,9 @@ export const rateLimitChannels = {
   localFallback: channel('nestjs-holdup:local-fallback'),
   rateChange: channel('nestjs-holdup:rate-change'),
   storeCall: channel('nestjs-holdup:store-call'),
+  storeRecovery: channel('nestjs-holdup:store-recovery'),
+  fallback: channel('nestjs-holdup:fallback'),
+  penalty: channel('nestjs-holdup:penalty'),
 } as const;
 
 /** Event types by channel, for subscribers. */
@@ -78,6 +150,20 @@ export interface RateLimitChannelEvents {
   'nestjs-holdup:decision': DecisionEvent;
   'nestjs-holdup:store-failure': StoreFailureEvent;
   'nestjs-holdup:local-fallback': LocalFallbackEvent;
-  'nestjs-holdup:rate-change': AdaptiveRateChange;
+  'nestjs-holdup:rate-change': RateChangeChannelEvent;
   'nestjs-holdup:store-call': StoreCallEvent;
+  'nestjs-holdup:store-recovery': StoreRecoveryEvent;
+  'nestjs-holdup:fallback': FallbackChangeEvent;
+  'nestjs-holdup:penalty': PenaltyChannelEvent;
+}
+
+/**
+ * Publishes a store's fallback switches (`LocalFallback.watch`) on
+ * `nestjs-holdup:fallback` for `owner`; returns what stops it. A switch is
+ * rare: nothing is paid per request. @internal
+ */
+export function publishFallbackSwitches(fallback: LocalFallback | undefined, owner: RateLimitOwner | undefined): (() => void) | undefined {
+  return fallback?.watch?.((active) => {
+    if (rateLimitChannels.fallback.hasSubscribers) rateLimitChannels.fallback.publish({ active, owner });
+  });
 }

@@ -27,6 +27,8 @@ export function resolveBlockDuration(
 export interface Penalties {
   readonly decisions: readonly RateLimitDecision[];
   readonly blocks: readonly BlockCheck[];
+  /** The blocked limits' names, parallel to `blocks` (for the penalty event). */
+  readonly names: readonly string[];
 }
 
 /**
@@ -40,6 +42,7 @@ export interface Penalties {
 export function penalize(limits: readonly ResolvedLimit[], from: number, checks: readonly RateLimitCheck[], decisions: readonly RateLimitDecision[], now: number): Penalties | undefined {
   let answered: RateLimitDecision[] | undefined;
   let blocks: BlockCheck[] | undefined;
+  let names: string[] | undefined;
   for (let i = 0; i < decisions.length; i++) {
     const durationMs = limits[from + i]?.blockMs;
     const decision = decisions[i]!;
@@ -50,6 +53,7 @@ export function penalize(limits: readonly ResolvedLimit[], from: number, checks:
     const tat = gcraBlock(now + decision.resetMs, now, check.limit, durationMs);
     (answered ??= decisions.slice())[i] = gcraConsume(tat, now, check.limit, check.cost).decision;
     (blocks ??= []).push({ key: check.key, limit: check.limit, durationMs });
+    (names ??= []).push(limits[from + i]!.name);
   }
-  return answered === undefined ? undefined : { decisions: answered, blocks: blocks! };
+  return answered === undefined ? undefined : { decisions: answered, blocks: blocks!, names: names! };
 }

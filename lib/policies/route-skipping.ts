@@ -1,6 +1,6 @@
 import { Logger, type ExecutionContext } from '@nestjs/common';
 import type { AddressedRequest } from '../keys/request-address.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
 import { RATE_LIMIT_ROUTE, type RequestWithRateLimit } from '../rate-limit.request-state.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
@@ -25,7 +25,7 @@ export class RouteSkipping {
   /** Predicates that threw, already said (by limit name; `''` for the module's). */
   private readonly failed = new Set<string>();
 
-  constructor(private readonly options: Pick<ResolvedModuleOptions, 'skip' | 'allowed'>) {
+  constructor(private readonly options: Pick<ResolvedModuleOptions, 'skip' | 'allowed'> & { readonly owner?: ResolvedModuleOptions['owner'] }) {
     this.active = options.skip !== undefined || options.allowed !== undefined;
   }
 
@@ -55,7 +55,7 @@ export class RouteSkipping {
       if (request?.[RATE_LIMIT_ROUTE] !== undefined) request[RATE_LIMIT_ROUTE] = undefined;
       return start(context, route);
     }
-    publishSkipped(route, route.limits.filter((_limit, i) => (mask & (1 << i)) !== 0).map((limit) => limit.name));
+    publishSkipped(route, route.limits.filter((_limit, i) => (mask & (1 << i)) !== 0).map((limit) => limit.name), this.options.owner);
     const narrowed = narrowRoute(route, mask);
     if (narrowed.limits.length === 0) return start(context, narrowed);
     const request = route.transport.requestResponse(context).request as RequestWithRateLimit | undefined;
@@ -64,7 +64,7 @@ export class RouteSkipping {
   }
 
   private skipAll(route: CompiledRoute): true {
-    publishSkipped(route, route.limits.map((limit) => limit.name));
+    publishSkipped(route, route.limits.map((limit) => limit.name), this.options.owner);
     return true;
   }
 
@@ -80,7 +80,7 @@ export class RouteSkipping {
   }
 }
 
-function publishSkipped(route: CompiledRoute, limits: readonly string[]): void {
+function publishSkipped(route: CompiledRoute, limits: readonly string[], owner: RateLimitOwner | undefined): void {
   if (!rateLimitChannels.decision.hasSubscribers) return;
-  rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits, result: 'skipped', decisions: [] });
+  rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits, result: 'skipped', decisions: [], owner });
 }

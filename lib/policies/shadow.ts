@@ -3,7 +3,7 @@ import type { RateLimitClock } from '../clock.js';
 import type { RequestLike } from '../keys/key-strategy.js';
 import { costOf } from '../limits/limit-cost.js';
 import { BurstLog } from '../observability/burst-log.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
 import type { RateLimiter } from '../rate-limiter.service.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConsumeResult, MaybePromise, RateLimitCheck } from '../store/rate-limit-store.interface.js';
@@ -30,6 +30,7 @@ export class ShadowLimits {
     private readonly limiter: RateLimiter,
     private readonly clock: RateLimitClock,
     warn: (message: string) => void,
+    private readonly owner?: RateLimitOwner,
   ) {
     this.log = new BurstLog(warn);
   }
@@ -67,17 +68,18 @@ export class ShadowLimits {
     } catch {
       return; // a store failure: logged by the limiter, nothing to shadow
     }
-    if (isPromiseLike(answer)) answer.then((result) => this.report(route, result), ignore);
-    else this.report(route, answer);
+    if (isPromiseLike(answer)) answer.then((result) => this.report(route, checks, result), ignore);
+    else this.report(route, checks, answer);
   }
 
-  private report(route: CompiledRoute, result: ConsumeResult): void {
+  private report(route: CompiledRoute, checks: readonly RateLimitCheck[], result: ConsumeResult): void {
     if (result.allowed) return;
     const denied = route.shadowLimits.filter((_limit, i) => result.decisions[i]?.allowed === false).map((limit) => limit.name);
     if (rateLimitChannels.decision.hasSubscribers) {
       // `limits` and `decisions` stay parallel: the denied shadow limits and their decisions.
       const decisions = result.decisions.filter((decision) => !decision.allowed);
-      rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits: denied, result: 'shadow-denied', decisions });
+      const deniedChecks = checks.filter((_check, i) => result.decisions[i]?.allowed === false);
+      rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits: denied, result: 'shadow-denied', decisions, owner: this.owner, checks: deniedChecks });
     }
     let retryMs = 0;
     for (const decision of result.decisions) if (!decision.allowed) retryMs = Math.max(retryMs, decision.retryAfterMs);

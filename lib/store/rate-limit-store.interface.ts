@@ -118,6 +118,36 @@ export interface LocalFallback {
    * it answers again). Synchronous: nothing remote is asked.
    */
   consumeLocally(request: ConsumeRequest): ConsumeResult;
+  /**
+   * Be told when {@link active} changes (`true`: the fallback took over,
+   * `false`: the backend is back), for the module's fallback events.
+   * Optional; returns a function that stops the telling.
+   */
+  watch?(listener: (active: boolean) => void): () => void;
+}
+
+/**
+ * What {@link RateLimitStore.health} answers: whether the store can decide.
+ * - `'up'`: its backend answers (or it has none: memory).
+ * - `'degraded'`: its backend does not, but it decides all the same (a
+ *   local fallback is active): limits hold, at their local share.
+ * - `'down'`: its backend does not answer and nothing decides in its place:
+ *   requests are resolved by the fail mode.
+ */
+export interface StoreHealth {
+  readonly status: 'up' | 'degraded' | 'down';
+  /** `memory`, `redis`, `two-tier`, or what a custom store calls itself. */
+  readonly store: string;
+  /** The backend's round trip (a PING), milliseconds, when it answered. */
+  readonly latencyMs?: number;
+  /** Why it is not up (an error message; never a connection string). */
+  readonly error?: string;
+}
+
+/** What {@link RateLimitStore.health} is asked. */
+export interface HealthRequest {
+  /** The longest to wait for the backend, milliseconds. */
+  readonly timeoutMs: number;
 }
 
 /**
@@ -166,4 +196,10 @@ export interface RateLimitStore {
   readonly slots?: ConcurrencySlots;
   /** Release resources (timers, connections the store owns). Idempotent. */
   close(): MaybePromise<void>;
+  /**
+   * Whether the store can decide now, for health checks (`nestjs-holdup/terminus`).
+   * Must answer within `timeoutMs` and never reject. Optional: a store
+   * without it is reported up.
+   */
+  health?(request: HealthRequest): Promise<StoreHealth>;
 }

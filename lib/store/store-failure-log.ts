@@ -12,17 +12,24 @@ export class StoreFailureLog {
 
   constructor(private readonly logger = new Logger('RateLimit')) {}
 
-  failed(error: unknown): void {
+  /** @returns the failures in a row, this one included (1: the first of an outage). */
+  failed(error: unknown): number {
     if (this.failuresInBurst++ === 0) {
       this.logger.error(`Rate-limit store failed; applying failMode until it recovers: ${describe(error)}`);
     }
+    return this.failuresInBurst;
   }
 
-  /** Cheap on the hot path: one comparison when nothing failed. */
-  succeeded(): void {
-    if (this.failuresInBurst === 0) return;
-    this.logger.log(`Rate-limit store recovered after ${this.failuresInBurst} failed decision(s)`);
+  /**
+   * Cheap on the hot path: one comparison when nothing failed.
+   * @returns the failures this success ends (0: there were none).
+   */
+  succeeded(): number {
+    const failures = this.failuresInBurst;
+    if (failures === 0) return 0;
+    this.logger.log(`Rate-limit store recovered after ${failures} failed decision(s)`);
     this.failuresInBurst = 0;
+    return failures;
   }
 }
 

@@ -40,6 +40,10 @@ describe('concurrency: decisions on the decision channel', () => {
     const generations = events.filter((event) => event.limits.join() === 'generations');
     expect(generations.map((event) => event.result).sort()).toEqual(['admitted', 'admitted', 'admitted', 'admitted', 'denied', 'denied']);
     expect(generations.every((event) => event.bursts?.[0] === 4 && event.transport === 'http')).toBe(true);
+    // The module's own subscribers (metrics, events) keep only their module's messages.
+    const owner = events.find((event) => event.limits.join() !== 'generations')?.owner ?? generations[0]!.owner;
+    expect(owner).toBeDefined();
+    expect(generations.every((event) => event.owner === owner && event.checks?.[0]?.key.startsWith('cc|generations|'))).toBe(true);
     expect(generations.find((event) => event.result === 'denied')!.decisions).toEqual([{ allowed: false, remaining: 0, retryAfterMs: 1000, resetMs: 0, reason: 'limit' }]);
 
     events.length = 0;

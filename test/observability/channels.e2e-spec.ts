@@ -78,7 +78,7 @@ describe.each(PLATFORMS)('diagnostics channels (%s)', (platform) => {
         await request(app.getHttpServer()).get('/observed').expect(200);
       });
     });
-    expect(failures).toEqual([{ error: expect.any(Error), failMode: 'open' }]);
+    expect(failures).toEqual([{ error: expect.any(Error), failMode: 'open', consecutiveFailures: 1, owner: expect.objectContaining({ id: expect.any(Number) }) }]);
     expect(decisions.map((event) => event.result)).toEqual(['fail-open']);
   });
 

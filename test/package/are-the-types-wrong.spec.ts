@@ -32,6 +32,7 @@ const ENTRY_POINTS: Record<string, { cjs: string; esm: string }> = {
   './algorithms': { cjs: 'dist/cjs/lib/algorithms/index.d.ts', esm: 'dist/esm/lib/algorithms/index.d.ts' },
   './redis': { cjs: 'dist/cjs/adapters/redis/index.d.ts', esm: 'dist/esm/adapters/redis/index.d.ts' },
   './two-tier': { cjs: 'dist/cjs/adapters/two-tier/index.d.ts', esm: 'dist/esm/adapters/two-tier/index.d.ts' },
+  './terminus': { cjs: 'dist/cjs/lib/terminus/index.d.ts', esm: 'dist/esm/lib/terminus/index.d.ts' },
 };
 
 describe('the packed package, checked by arethetypeswrong', () => {

@@ -13,7 +13,8 @@ import ts from 'typescript';
  * README is checked without touching this file; a failure names its README line.
  */
 const root = resolve(import.meta.dirname, '../..');
-const DOCUMENT = 'README.md';
+/** README.md, and the docs pages with snippets of their own. */
+const DOCUMENTS = ['README.md', 'docs/events-and-health.md'];
 
 interface Snippet {
   /** 1-based line of the opening fence in the document. */
@@ -56,7 +57,7 @@ const COMPILER_OPTIONS: ts.CompilerOptions = {
   noEmit: true,
 };
 
-describe(`${DOCUMENT} TypeScript snippets`, () => {
+describe.each(DOCUMENTS)('%s TypeScript snippets', (DOCUMENT) => {
   const markdown = readFileSync(join(root, DOCUMENT), 'utf8');
   const snippets = extractTsSnippets(markdown);
 
@@ -71,7 +72,7 @@ describe(`${DOCUMENT} TypeScript snippets`, () => {
     // not a self-reference of this repo, and node_modules/nestjs-holdup -> the repo
     // (its package.json `exports` -> dist/esm). Other packages resolve from the
     // repo's node_modules, up the tree.
-    const dir = join(root, '.tmp/readme-snippets');
+    const dir = join(root, '.tmp/readme-snippets', DOCUMENT.replace(/[^a-z0-9]+/gi, '-'));
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(join(dir, 'node_modules'), { recursive: true });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'readme-snippets', private: true, type: 'module' }));

@@ -319,6 +319,14 @@ export function describeStoreContract(
       }
     });
 
+    it('reports itself up, when it implements health(), while its backend answers', async () => {
+      if (store.health === undefined) return;
+      const health = await store.health({ timeoutMs: 1_000 });
+      expect(health.status).toBe('up');
+      expect(typeof health.store).toBe('string');
+      expect(health.error).toBeUndefined();
+    });
+
     it('agrees with the algorithm on a long randomized sequence', async () => {
       const random = seededRandom(20_240_601);
       const limits = [

@@ -1,6 +1,6 @@
 import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.interface.js';
 import type { TwoTierStoreStats } from '../../../adapters/two-tier/two-tier.stats.js';
-import { rateLimitChannels, type DecisionEvent, type StoreCallEvent, type StoreFailureEvent } from '../rate-limit-channels.js';
+import { rateLimitChannels, type DecisionEvent, type RateLimitOwner, type StoreCallEvent, type StoreFailureEvent } from '../rate-limit-channels.js';
 import { DecisionCounters } from './decision-counters.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { INSTRUMENTS } from './instruments.js';
@@ -12,6 +12,8 @@ export interface MetricsSource {
   readonly storeKind: string;
   /** The two-tier store's counters, read at collection time; undefined for other stores. */
   readonly twoTierStats: (() => TwoTierStoreStats) | undefined;
+  /** The module measured: messages other modules (other applications in the process) publish are not counted. */
+  readonly owner?: RateLimitOwner;
 }
 
 type Listener = (message: unknown) => void;
@@ -38,11 +40,13 @@ export class MetricsSubscriber {
   private readonly adaptiveRates = new Map<string, number>();
   private readonly storeAttributes: MetricAttributes;
   private readonly listeners: [Subscribable, Listener][] = [];
+  private readonly owner: RateLimitOwner | undefined;
 
   constructor(
     private readonly backends: readonly MetricsBackend[],
     source: MetricsSource,
   ) {
+    this.owner = source.owner;
     this.storeAttributes = { store: source.storeKind };
     this.durationAttributes = { success: { ...this.storeAttributes, outcome: 'success' }, failure: { ...this.storeAttributes, outcome: 'failure' } };
     this.durationSeries = { success: this.durations.define(this.durationAttributes.success), failure: this.durations.define(this.durationAttributes.failure) };
@@ -101,8 +105,13 @@ export class MetricsSubscriber {
     backend.observe(INSTRUMENTS.twoTierLocalDecisions, one((s) => s.localDecisions));
   }
 
+  /** Subscribes `listener` to this module's messages only: one comparison per message. */
   private listen(channel: Subscribable, listener: Listener): void {
-    channel.subscribe(listener);
-    this.listeners.push([channel, listener]);
+    const owner = this.owner;
+    const own: Listener = owner === undefined ? listener : (message) => {
+      if ((message as { owner?: RateLimitOwner }).owner === owner) listener(message);
+    };
+    channel.subscribe(own);
+    this.listeners.push([channel, own]);
   }
 }

@@ -21,10 +21,10 @@ import { storeKind } from './store-kind.js';
 export class RateLimitMetricsExporter implements OnModuleInit, OnModuleDestroy {
   private subscriber: MetricsSubscriber | undefined;
 
-  constructor(@Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'metrics' | 'store'>) {}
+  constructor(@Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'metrics' | 'store'> & { readonly owner?: ResolvedModuleOptions['owner'] }) {}
 
   async onModuleInit(): Promise<void> {
-    const { metrics, store } = this.options;
+    const { metrics, store, owner } = this.options;
     if (metrics === undefined) return;
     const backends: MetricsBackend[] = [];
     try {
@@ -33,6 +33,7 @@ export class RateLimitMetricsExporter implements OnModuleInit, OnModuleDestroy {
       const stats = (store as { stats?: () => TwoTierStoreStats }).stats;
       this.subscriber = new MetricsSubscriber(backends, {
         storeKind: storeKind(store),
+        owner,
         twoTierStats: storeKind(store) === 'two-tier' && typeof stats === 'function' ? () => stats.call(store) : undefined,
       });
     } catch (error) {

@@ -1,0 +1,74 @@
+import { describeValue, optionError } from '../../errors/option-error.js';
+import { optionNames, rejectUnknownOptions } from '../../errors/unknown-options.js';
+import { parseDuration } from '../../limits/parse-duration.js';
+
+/**
+ * The module's `hotKeys` option: keep a fixed-size summary of the callers
+ * each limit denies most. Off by default: the summary holds caller
+ * identities (addresses, user ids, API keys), which can be personal data.
+ */
+export interface HotKeysOptions {
+  /**
+   * Callers counted per limit (the summary's fixed size). Every caller
+   * denied more than 1/`size` of a limit's denials is in it.
+   * @default 100
+   */
+  readonly size?: number;
+  /**
+   * What "recent" means: {@link RateLimiter.hottestKeys} covers the current
+   * window and the one before it (so between one and two windows).
+   * Milliseconds or a duration such as `'5min'`.
+   * @default '1min'
+   */
+  readonly windowMs?: number | string;
+  /**
+   * Say each window's most denied callers in the log (`true`: the top 10 per
+   * limit; or `{ top }`), when the window ends and the next denial arrives,
+   * or at shutdown. Caller identities then reach the logs: opt in knowingly.
+   * @default false
+   */
+  readonly log?: boolean | { readonly top?: number };
+}
+
+/** `hotKeys` after validation. @internal */
+export interface ResolvedHotKeysOptions {
+  readonly size: number;
+  readonly windowMs: number;
+  /** Callers per limit said in the log at the end of a window; 0 when not logged. */
+  readonly logTop: number;
+}
+
+export const MAX_HOT_KEYS = 10_000;
+const MIN_WINDOW_MS = 1_000;
+const MAX_WINDOW_MS = 86_400_000;
+
+const HOT_KEYS_OPTIONS = optionNames<HotKeysOptions>({ size: true, windowMs: true, log: true });
+const LOG_OPTIONS = optionNames<{ top?: number }>({ top: true });
+
+/** Validates `hotKeys` at start-up; `undefined` when not enabled. */
+export function resolveHotKeysOptions(given: boolean | HotKeysOptions | undefined): ResolvedHotKeysOptions | undefined {
+  const fail = (option: string, problem: string): never => {
+    throw optionError('RateLimitModule', option, problem);
+  };
+  if (given === undefined || given === false) return undefined;
+  const options: HotKeysOptions = given === true ? {} : given;
+  if (options === null || typeof options !== 'object') fail('hotKeys', `must be true or { size?, windowMs?, log? }, got ${describeValue(given)}`);
+  rejectUnknownOptions('RateLimitModule', options, HOT_KEYS_OPTIONS, 'hotKeys.');
+  const size = options.size ?? 100;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_HOT_KEYS) fail('hotKeys.size', `must be an integer from 1 to ${MAX_HOT_KEYS}, got ${describeValue(size)}`);
+  const windowMs = parseDuration(options.windowMs ?? 60_000);
+  if (windowMs === undefined || windowMs < MIN_WINDOW_MS || windowMs > MAX_WINDOW_MS) {
+    fail('hotKeys.windowMs', `must be a duration from 1s to 1d (milliseconds or a string such as '5min'), got ${describeValue(options.windowMs)}`);
+  }
+  return { size, windowMs: windowMs!, logTop: resolveLogTop(options.log, size, fail) };
+}
+
+function resolveLogTop(log: HotKeysOptions['log'], size: number, fail: (option: string, problem: string) => never): number {
+  if (log === undefined || log === false) return 0;
+  if (log === true) return Math.min(10, size);
+  if (log === null || typeof log !== 'object') fail('hotKeys.log', `must be a boolean or { top }, got ${describeValue(log)}`);
+  rejectUnknownOptions('RateLimitModule', log, LOG_OPTIONS, 'hotKeys.log.');
+  const top = log.top ?? 10;
+  if (!Number.isInteger(top) || top < 1 || top > size) fail('hotKeys.log.top', `must be an integer from 1 to hotKeys.size (${size}), got ${describeValue(top)}`);
+  return top;
+}
