@@ -107,3 +107,23 @@ describe('concurrency: start-up validation names the place, the limit and the op
     expect(error?.message).toBe(`RateLimit: RateLimitModule options, limit "cap": ${POSITIVE}, got 0`);
   });
 });
+
+describe('concurrency: module-wide limits with global: false', () => {
+  it('warns that their slots are only taken where RateLimitInterceptor is bound', async () => {
+    const { jest } = await import('@jest/globals');
+    const { Logger } = await import('@nestjs/common');
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const moduleRef = await Test.createTestingModule({ imports: [RateLimitModule.forRoot({ global: false, limits: [{ name: 'cap', concurrency: 10 }] })] }).compile();
+      const app = moduleRef.createNestApplication(new ExpressAdapter(), { logger: false });
+      await app.init();
+      await app.close();
+      const said = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('global is false'));
+      expect(said).toEqual([
+        'RateLimitModule: global is false and the module limits or defaults have concurrency limits: their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all',
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
