@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleDestroy } from '@nestjs/common';
-import { tap, type Observable } from 'rxjs';
+import { finalize, tap, type Observable } from 'rxjs';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
@@ -63,7 +63,7 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     this.slots.close();
   }
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> | Promise<Observable<unknown>> {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const compiled = this.routes.forContext(context);
     const { transport } = compiled;
     const { request, response } = transport.requestResponse(context);
@@ -78,6 +78,7 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     }
 
     const admission = route.concurrency.length > 0 ? takeAdmission(context) : undefined;
+    if (admission !== undefined && 'release' in admission) return this.afterHandler(context, next, route, response).pipe(finalize(admission.release));
     if (admission !== undefined) {
       return this.slots.hold(context, route, { request, response }, admission, () => this.afterHandler(context, next, route, response));
     }

@@ -4,12 +4,13 @@ import type { RateLimitCheck } from '../store/rate-limit-store.interface.js';
 
 /**
  * What the guard hands `RateLimitInterceptor` for a call on a route with
- * `concurrency` limits: the call passed its rate limits (or had none), so
- * its slots are to be taken, and if one is refused, what it was charged is
- * given back. The slots are taken by the interceptor, after every guard of
- * the route: a guard after this one that refuses the call (authentication)
- * would otherwise leave its slot held until the lease runs out, since
- * interceptors never see such calls.
+ * `concurrency` limits, other than HTTP: the call passed its rate limits (or
+ * had none), so its slots are to be taken, and if one is refused, what it
+ * was charged is given back. The slots are taken by the interceptor, after
+ * every guard of the route: a guard after this one that refuses the call
+ * (authentication) would otherwise leave its slot held until the lease runs
+ * out, since interceptors never see such calls and these transports have no
+ * response whose end would tell. (HTTP has one: the guard takes the slots.)
  *
  * @internal
  */
@@ -20,6 +21,11 @@ export interface SlotAdmission {
   readonly source: HeaderSource | undefined;
 }
 
+/** What the guard leaves on HTTP calls, where it took the slots itself: their one release, for the interceptor's `finalize`. */
+export interface HeldSlots {
+  readonly release: () => void;
+}
+
 /**
  * Keyed by the call: the HTTP request, else the call's arguments array,
  * which Nest hands the guards and the interceptors of one WebSocket,
@@ -27,7 +33,7 @@ export interface SlotAdmission {
  * every call of a connection or an operation). A `WeakMap`: a call whose
  * interceptor never runs takes its entry with it.
  */
-const admissions = new WeakMap<object, SlotAdmission>();
+const admissions = new WeakMap<object, SlotAdmission | HeldSlots>();
 
 function callOf(context: ExecutionContext): object {
   if (context.getType() === 'http') {
@@ -42,8 +48,13 @@ export function admitToSlots(context: ExecutionContext, charged: readonly RateLi
   admissions.set(callOf(context), { charged, source });
 }
 
-/** The call's admission, once: a second binding of the interceptor finds none and takes no second slot. */
-export function takeAdmission(context: ExecutionContext): SlotAdmission | undefined {
+/** HTTP: the guard holds the call's slots; the interceptor releases them when the handler ends. */
+export function holdSlots(context: ExecutionContext, release: () => void): void {
+  admissions.set(callOf(context), { release });
+}
+
+/** The call's admission (or its held slots), once: a second binding of the interceptor finds none and takes no second slot. */
+export function takeAdmission(context: ExecutionContext): SlotAdmission | HeldSlots | undefined {
   const call = callOf(context);
   const admission = admissions.get(call);
   if (admission !== undefined) admissions.delete(call);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ExecutionContext } from '@nestjs/common';
-import { finalize, type Observable } from 'rxjs';
+import { finalize, Observable, type Subscription } from 'rxjs';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import { policyHeader, retryAfterSeconds, type HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { HeaderSource } from '../headers/write-headers.js';
@@ -12,10 +12,10 @@ import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
 import type { BucketRef, MaybePromise } from '../store/rate-limit-store.interface.js';
-import type { RequestResponse } from '../transports/rate-limit-transport.interface.js';
+import type { RateLimitDenial, RequestResponse } from '../transports/rate-limit-transport.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
-import type { SlotAdmission } from './call-admission.js';
+import { holdSlots, type SlotAdmission } from './call-admission.js';
 import type { ResolvedConcurrencyLimit } from './resolve-concurrency-limit.js';
 import type { RateLimitClock } from '../clock.js';
 
@@ -36,6 +36,8 @@ interface Holding {
   readonly decisions: RateLimitDecision[];
   /** A slot's store failed and its fail mode admitted the call without it. */
   failedOpen: boolean;
+  /** Throws the denial (the guard's `throwRateLimitException`, or the transport's error). */
+  readonly deny: (denial: RateLimitDenial) => never;
 }
 
 /**
@@ -64,32 +66,98 @@ export class SlotGate {
     this.releaseFailures = new BurstLog(options.warn);
   }
 
-  /** Take the call's slots, then `run` the handler holding them. Throws (or rejects) the transport's denial. */
-  hold(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, run: () => Observable<unknown>): MaybePromise<Observable<unknown>> {
-    const slots = this.options.store.slots!;
-    const holding: Holding = { context, route, exchange, admission, slots, held: [], keys: [], limits: [], decisions: [], failedOpen: false };
+  /**
+   * HTTP: the guard takes the call's slots, so that a refusal is a 429
+   * whatever the handler is (a server-sent events route commits its 200 on
+   * the next macrotask, before an asynchronous store could answer an
+   * interceptor). Released by the interceptor's `finalize` or when the
+   * response closes (sent, or the client gone), whichever comes first: the
+   * response's end also covers a later guard that refuses the call.
+   */
+  takeInGuard(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, deny: (denial: RateLimitDenial) => never): MaybePromise<true> {
+    const holding = this.holding(context, route, exchange, admission, deny);
     const taken = this.acquireFrom(holding, 0);
-    if (isPromiseLike(taken)) return taken.then(() => this.admitted(holding, run));
-    return this.admitted(holding, run);
+    if (isPromiseLike(taken)) return taken.then(() => this.heldByCall(holding));
+    return this.heldByCall(holding);
+  }
+
+  private heldByCall(holding: Holding): true {
+    this.announce(holding);
+    if (holding.held.length === 0) return true;
+    const release = this.releaser(holding, onResponseClosed(holding.exchange.response));
+    holdSlots(holding.context, release);
+    return true;
+  }
+
+  /** Other transports: the interceptor takes the call's slots after every guard, then `run`s the handler holding them. */
+  hold(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, run: () => Observable<unknown>): Observable<unknown> {
+    const deny = (denial: RateLimitDenial): never => {
+      throw route.transport.denialError(denial, context);
+    };
+    const holding = this.holding(context, route, exchange, admission, deny);
+    const taken = this.acquireFrom(holding, 0);
+    if (!isPromiseLike(taken)) return this.admitted(holding, run);
+    // An observable rather than a promise of one: a subscriber gone before the slots
+    // are taken must give them back, which nothing would do for an observable handed
+    // over too late to be subscribed.
+    return new Observable<unknown>((subscriber) => {
+      let closed = false;
+      let inner: Subscription | undefined;
+      taken.then(
+        () => {
+          if (closed) return this.releaseAll(holding);
+          try {
+            inner = this.admitted(holding, run).subscribe(subscriber);
+          } catch (error) {
+            subscriber.error(error);
+          }
+        },
+        (error: unknown) => subscriber.error(error),
+      );
+      return () => {
+        closed = true;
+        inner?.unsubscribe();
+      };
+    });
   }
 
   private admitted(holding: Holding, run: () => Observable<unknown>): Observable<unknown> {
-    const { route, exchange } = holding;
-    publish(route, this.options.owner, holding.failedOpen ? 'fail-open' : 'admitted', holding);
-    const source = this.headers(holding);
-    // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
-    if (source.limits.length > 0) route.transport.writeHeaders(exchange.response, this.options.headers, source);
+    this.announce(holding);
     if (holding.held.length === 0) return run();
+    const watch = holding.route.transport.onClientGone?.bind(holding.route.transport, holding.exchange);
+    return run().pipe(finalize(this.releaser(holding, watch)));
+  }
+
+  private holding(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, deny: (denial: RateLimitDenial) => never): Holding {
+    const slots = this.options.store.slots!;
+    return { context, route, exchange, admission, slots, held: [], keys: [], limits: [], decisions: [], failedOpen: false, deny };
+  }
+
+  /** Every slot taken: published, and the headers written (the slots given back if they cannot be). */
+  private announce(holding: Holding): void {
+    publish(holding.route, this.options.owner, holding.failedOpen ? 'fail-open' : 'admitted', holding);
+    const source = this.headers(holding);
+    try {
+      // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
+      if (source.limits.length > 0) holding.route.transport.writeHeaders(holding.exchange.response, this.options.headers, source);
+    } catch (error) {
+      this.releaseAll(holding);
+      throw error;
+    }
+  }
+
+  /** The one release of a call's slots, also run by `watch` (the client gone, the response closed), whichever comes first. */
+  private releaser(holding: Holding, watch: ((listener: () => void) => () => void) | undefined): () => void {
     let released = false;
+    let stopWatching: (() => void) | undefined;
     const release = (): void => {
       if (released) return;
       released = true;
       stopWatching?.();
       this.releaseAll(holding);
     };
-    // The client gone: its slot is free at once, though a handler that does not stop may still run.
-    const stopWatching = route.transport.onClientGone?.(exchange, release);
-    return run().pipe(finalize(release));
+    stopWatching = watch?.(release);
+    return release;
   }
 
   /** Limits `from` on, in order; answers once every slot is taken (or its failure admitted). */
@@ -148,7 +216,7 @@ export class SlotGate {
     const source = this.headers(holding);
     const retryAfter = retryAfterSeconds(source.decisions);
     holding.route.transport.writeHeaders(holding.exchange.response, this.options.headers, source, retryAfter);
-    throw holding.route.transport.denialError({ ...source, retryAfter }, holding.context);
+    holding.deny({ ...source, retryAfter });
   }
 
   /** The store failed: the limit's fail mode decides (`'local'` admits like `'open'`: slots have no local tier). */
@@ -232,4 +300,28 @@ function publish(route: CompiledRoute, owner: RateLimitOwner, result: DecisionRe
     owner,
     checks: decided ? holding!.keys : undefined,
   });
+}
+
+/** The part of a Node `ServerResponse` (Express's response, Fastify's `reply.raw`) watched for its end. */
+interface NodeResponse {
+  readonly closed?: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+}
+
+/**
+ * Calls the listener once the HTTP response closes, sent or not; at once if
+ * it has closed already (the client left while the slots were being taken).
+ */
+function onResponseClosed(response: unknown): ((listener: () => void) => () => void) | undefined {
+  const raw = ((response as { raw?: NodeResponse } | undefined)?.raw ?? response) as NodeResponse | undefined;
+  if (raw === undefined || typeof raw.once !== 'function') return undefined;
+  return (listener) => {
+    if (raw.closed === true) {
+      listener();
+      return () => undefined;
+    }
+    raw.once('close', listener);
+    return () => raw.off('close', listener);
+  };
 }

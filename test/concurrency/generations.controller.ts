@@ -1,4 +1,4 @@
-import { Controller, Get, Query, Sse, type MessageEvent } from '@nestjs/common';
+import { Controller, Get, Query, Sse, UseGuards, type CanActivate, type MessageEvent } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { RateLimit } from 'nestjs-holdup';
 
@@ -32,6 +32,12 @@ export class InFlight {
 export const inFlight = new InFlight();
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+class RefuseAll implements CanActivate {
+  canActivate(): boolean {
+    return false;
+  }
+}
 
 /** An LLM gateway's generation endpoint: at most 4 in flight per API key. */
 @Controller()
@@ -79,6 +85,14 @@ export class GenerationsController {
   @Get('leased')
   @RateLimit({ name: 'leased', concurrency: 2, key: 'header:x-api-key', leaseTimeout: '1s' })
   leased(): { ok: true } {
+    return { ok: true };
+  }
+
+  /** A guard of the route's own refuses every call, after the rate-limit guard took the slot. */
+  @Get('forbidden')
+  @UseGuards(RefuseAll)
+  @RateLimit({ name: 'forbidden', concurrency: 1, key: 'header:x-api-key' })
+  forbidden(): { ok: true } {
     return { ok: true };
   }
 

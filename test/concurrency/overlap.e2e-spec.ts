@@ -69,6 +69,10 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
       expect((await Promise.all(again)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
     });
 
+    it("a route's own guard that refuses the call: the slot comes back with the response", async () => {
+      for (let i = 0; i < 3; i++) expect((await request(url).get('/forbidden').set('x-api-key', 'g')).status).toBe(403);
+    });
+
     it('another key has its own slots', async () => {
       const busy = Array.from({ length: 4 }, () => request(url).get('/generate').set('x-api-key', 'a'));
       const started = Promise.all(busy);

@@ -18,6 +18,7 @@ import { WebSocket } from 'ws';
 import { MemoryStore, RateLimitModule } from 'nestjs-holdup';
 import { TcpMessageClient } from '../utils/tcp-message-client.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { makeStore, STORES, type StoreFixture } from '../utils/stores.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
 import { held, WORK_TYPE_DEFS, WorkGateway, WorkMessages, WorkResolver } from './transport-handlers.js';
 
@@ -156,11 +157,15 @@ describe('concurrency over a TCP microservice', () => {
   });
 });
 
-describe.each(PLATFORMS)('concurrency over server-sent events (%s)', (platform) => {
+const SSE_CASES = PLATFORMS.flatMap((platform) => STORES.map((kind) => [platform, kind] as const));
+
+describe.each(SSE_CASES)('concurrency over server-sent events (%s, %s store)', (platform, kind) => {
   let app: INestApplication;
   let url: string;
+  let fixture: StoreFixture;
   beforeEach(async () => {
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store: new MemoryStore() })], controllers: [GenerationsController] });
+    fixture = await makeStore(kind, `sse-${platform}`);
+    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store: fixture.store })], controllers: [GenerationsController] });
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     inFlight.reset();
@@ -168,6 +173,7 @@ describe.each(PLATFORMS)('concurrency over server-sent events (%s)', (platform) 
   afterEach(async () => {
     inFlight.release();
     await app?.close();
+    await fixture?.release();
   });
 
   const open = () => {
