@@ -79,12 +79,12 @@ const unboundInterceptorWarning: Provider = {
     const declared = [...options.limits, options.defaults];
     new Logger('RateLimit').warn(
       hasConcurrency(declared) && !needsAfterHandler(declared.filter((limit) => limit?.concurrency === undefined))
-        ? 'RateLimitModule: global is false and the module limits or defaults have concurrency limits: their slots are only taken ' +
-            'where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all'
+        ? 'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, ' +
+            'microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all'
         : 'RateLimitModule: global is false and the module limits or defaults are adaptive or charge by outcome: their outcomes are only ' +
             'handled where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere an adaptive rate never adapts and ' +
             "charge: 'failures' / 'successes' counts every request" +
-            (hasConcurrency(declared) ? '; concurrency limits take no slot there' : ''),
+            (hasConcurrency(declared) ? '; concurrency limits outside HTTP take no slot there' : ''),
     );
     return true;
   },

@@ -109,7 +109,7 @@ describe('concurrency: start-up validation names the place, the limit and the op
 });
 
 describe('concurrency: module-wide limits with global: false', () => {
-  it('warns that their slots are only taken where RateLimitInterceptor is bound', async () => {
+  it('warns that outside HTTP their slots are only taken where RateLimitInterceptor is bound', async () => {
     const { jest } = await import('@jest/globals');
     const { Logger } = await import('@nestjs/common');
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
@@ -120,7 +120,7 @@ describe('concurrency: module-wide limits with global: false', () => {
       await app.close();
       const said = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('global is false'));
       expect(said).toEqual([
-        'RateLimitModule: global is false and the module limits or defaults have concurrency limits: their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all',
+        'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all',
       ]);
     } finally {
       warn.mockRestore();
