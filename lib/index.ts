@@ -66,6 +66,7 @@ export type { RateLimitMetricsOptions, MeterProviderLike, PrometheusRegistryLike
 
 // Store contract (for custom stores; the math they need: `nestjs-holdup/algorithms`), clock
 export type * from './store/rate-limit-store.interface.js';
+export type * from './store/concurrency-slots.interface.js';
 export type { RateLimitDecision, DenyReason } from './algorithms/rate-limit-decision.js';
 export { ManualClock, systemClock, type ClockTimer, type RateLimitClock } from './clock.js';
 

@@ -26,15 +26,16 @@ import type { ConsumeResult, MaybePromise, RateLimitCheck, StoreLimit } from './
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
 import { isPromiseLike, settle } from './util/maybe-promise.js';
 import { RouteSkipping } from './policies/route-skipping.js';
-import { costOf } from './limits/limit-cost.js';
+import { buildChecks } from './routes/build-checks.js';
 import { ShadowLimits } from './policies/shadow.js';
 import { penalize } from './policies/penalty.js';
 import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
 import { BurstLog } from './observability/burst-log.js';
-import type { RequestLike } from './keys/key-strategy.js';
 import { reservingBucket } from './policies/delay/reservation.js';
 import { delayedAdmission } from './policies/delay/delayed-admission.js';
 import { TokenWaits } from './policies/delay/token-waits.js';
+import { admitToSlots } from './concurrency/call-admission.js';
+import { SlotGate } from './concurrency/slot-gate.js';
 import type { HotKeys } from './observability/hot-keys/hot-keys.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
@@ -103,11 +104,13 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   private readonly shadow: ShadowLimits;
   /** Rate and burst functions that failed, said once per burst. */
   private readonly dynamicErrors: BurstLog;
+  /** Slots of `concurrency` limits, taken here on HTTP routes. */
+  private readonly slots: SlotGate;
   /** Requests waiting for the token they reserved (`maxDelay`). */
   private readonly waits: TokenWaits;
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
   private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): MaybePromise<boolean> => this.decide(pending, result);
-  private readonly onFailed = (pending: PendingDecision, error: unknown): boolean => this.storeFailed(pending, error);
+  private readonly onFailed = (pending: PendingDecision, error: unknown): MaybePromise<boolean> => this.storeFailed(pending, error);
 
   constructor(
     private readonly routes: RateLimitRoutes,
@@ -120,6 +123,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     this.shadow = new ShadowLimits(limiter, clock, options.warn, options.owner);
     this.dynamicErrors = new BurstLog(options.warn);
     this.waits = new TokenWaits(limiter, options.warn);
+    this.slots = new SlotGate(limiter, options, clock);
   }
 
   /** The module is shutting down: what the shadow limits counted in their open bursts is said. @internal */
@@ -127,11 +131,12 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     this.shadow.flush();
     this.dynamicErrors.flush();
     this.waits.close();
+    this.slots.close();
   }
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
     const route = this.routes.forContext(context);
-    if (route.limits.length === 0) return this.onlyShadow(context, route);
+    if (route.limits.length === 0 && route.concurrency.length === 0) return this.onlyShadow(context, route); // slots: once, below
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
     const state = context as ContextWithEvaluation;
     if (state[RATE_LIMIT_EVALUATION] !== undefined) return true;
@@ -163,9 +168,23 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   };
 
   /** A route (or a call's narrowing of one) with nothing to enforce: admitted; its shadow limits are decided all the same. */
-  private onlyShadow(context: ExecutionContext, route: CompiledRoute): true {
+  private onlyShadow(context: ExecutionContext, route: CompiledRoute): MaybePromise<boolean> {
     if (route.shadowLimits.length > 0) this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
-    return true;
+    return route.concurrency.length === 0 ? true : this.takeSlots(context, route, this.getRequestResponse(context, route.transport), NO_CHECKS, undefined);
+  }
+
+  /**
+   * The call passed the rate limits of a route with concurrency limits: on
+   * HTTP the slots are taken now (a refusal is a 429 whatever the handler:
+   * see `SlotGate.takeInGuard`); elsewhere by the interceptor, after the
+   * route's own guards. `charged` is refunded if a slot is refused.
+   */
+  private takeSlots(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, charged: readonly RateLimitCheck[], source: HeaderSource | undefined): MaybePromise<boolean> {
+    if (route.transport.type !== 'http') {
+      admitToSlots(context, charged, source);
+      return true;
+    }
+    return this.slots.takeInGuard(context, route, exchange, { charged, source }, (denial) => this.throwRateLimitException(context, denial));
   }
 
   /** The request (for keys) and response (for headers) of the current context, as the route's transport finds them. */
@@ -231,7 +250,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     return buckets.then(charge, (error: unknown) => this.dynamicFailed(pending, error));
   }
 
-  private dynamicFailed(pending: PendingDecision, error: unknown): boolean {
+  private dynamicFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
     const why = error instanceof Error ? error.message : String(error);
     this.dynamicErrors.occurred(pending.route.routeId, 60_000, () => ({
       first: `RateLimit: ${pending.route.routeId}: a rate or burst function failed (${why}); such calls are decided by the fail mode. Later failures are counted and said when this burst ends.`,
@@ -291,9 +310,11 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       (exchange.request as RequestWithRateLimit)[RATE_LIMIT_CHECKS] =
         early ? [...early.checks, ...pending.checks] : pending.from === 0 ? pending.checks : undefined;
     }
+    if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
+    // Concurrency limits: their slots, then every limit's headers (no maxDelay on such routes: refused at start-up).
+    if (route.concurrency.length > 0) return this.takeSlots(pending.context, route, exchange, chargedSoFar(pending), source);
     if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
-    if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
     return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
   }
 
@@ -315,10 +336,12 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     return this.throwRateLimitException(pending.context, { ...source, retryAfter });
   }
 
-  private storeFailed(pending: PendingDecision, error: unknown): boolean {
+  private storeFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
     const { route } = pending;
     if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
-    return this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
+    const admitted = this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
+    if (!admitted || route.concurrency.length === 0) return admitted;
+    return this.takeSlots(pending.context, route, pending.exchange, pending.split?.early?.checks ?? NO_CHECKS, undefined);
   }
 
   /**
@@ -347,49 +370,6 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[] {
   const early = pending.split?.early;
   return early && early.checks !== pending.checks ? [...early.checks, ...pending.checks] : pending.checks;
-}
-
-/**
- * One check per limit from `from` to `to`. Synchronous while every key is;
- * from the first key that answers with a promise on, the rest is awaited in
- * order, so a synchronous route never creates a promise.
- */
-function buildChecks(
-  context: ExecutionContext,
-  route: CompiledRoute,
-  from: number,
-  to: number,
-  request: unknown,
-  buckets: readonly StoreLimit[],
-): MaybePromise<RateLimitCheck[]> {
-  const checks: RateLimitCheck[] = new Array(to - from);
-  for (let i = from; i < to; i++) {
-    const limit = route.limits[i]!;
-    const identity = limit.identify(context, request as RequestLike | undefined);
-    if (typeof identity !== 'string') return checksAfterKey(context, route, i, to, request, buckets, checks, identity, from);
-    checks[i - from] = { key: limit.namespace + identity, limit: buckets[i]!, cost: costOf(limit, context) };
-  }
-  return checks;
-}
-
-async function checksAfterKey(
-  context: ExecutionContext,
-  route: CompiledRoute,
-  at: number,
-  to: number,
-  request: unknown,
-  buckets: readonly StoreLimit[],
-  checks: RateLimitCheck[],
-  pendingIdentity: Promise<string>,
-  from: number,
-): Promise<RateLimitCheck[]> {
-  let identity: MaybePromise<string> = pendingIdentity;
-  for (let i = at; i < to; i++) {
-    const limit = route.limits[i]!;
-    if (i > at) identity = limit.identify(context, request as RequestLike | undefined);
-    checks[i - from] = { key: limit.namespace + (await identity), limit: buckets[i]!, cost: costOf(limit, context) };
-  }
-  return checks;
 }
 
 /** The callers of the limits that denied, for the hot-keys summary: the bucket key without the limit's namespace. */

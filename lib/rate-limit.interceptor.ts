@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { tap, type Observable } from 'rxjs';
+import { Inject, Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleDestroy } from '@nestjs/common';
+import { finalize, tap, type Observable } from 'rxjs';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
@@ -10,6 +10,8 @@ import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { checksToRefund, failedByDefault } from './policies/charge-by-outcome.js';
 import { RateLimiter } from './rate-limiter.service.js';
+import { takeAdmission } from './concurrency/call-admission.js';
+import { SlotGate } from './concurrency/slot-gate.js';
 import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
 
 /**
@@ -21,9 +23,10 @@ const intercepted = new WeakSet<ExecutionContext>();
 
 /**
  * Does the rate-limit work that belongs after the guard: writes the headers
- * the guard left to it, and reports each admitted request's outcome (as the
+ * the guard left to it, reports each admitted request's outcome (as the
  * route's transport judges it, with its latency) to the adaptive controller
- * of the route's adaptive limits.
+ * of the route's adaptive limits, and holds the slots of `concurrency`
+ * limits while the handler runs (`concurrency/slot-gate.ts`).
  *
  * Bound where it is needed (see `needsAfterHandler`): `@RateLimit()` binds it
  * to routes with adaptive limits, and the module binds it globally when its
@@ -35,13 +38,15 @@ const intercepted = new WeakSet<ExecutionContext>();
  * @publicApi
  */
 @Injectable()
-export class RateLimitInterceptor implements NestInterceptor {
+export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
   /** Lets route compilation recognise this interceptor in `@UseInterceptors()` metadata. @internal */
   static readonly [RATE_LIMIT_INTERCEPTOR_BRAND] = true;
 
   private readonly logger = new Logger('RateLimit');
   /** Limits whose `isFailure` threw, already said in the log. */
   private readonly predicateErrors = new Set<string>();
+  /** Slots of `concurrency` limits: taken before the handler, released when it ends. */
+  private readonly slots: SlotGate;
 
   constructor(
     private readonly routes: RateLimitRoutes,
@@ -49,7 +54,14 @@ export class RateLimitInterceptor implements NestInterceptor {
     private readonly adaptive: AdaptiveRateProvider,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
-  ) {}
+  ) {
+    this.slots = new SlotGate(limiter, options, clock);
+  }
+
+  /** The module is shutting down: release failures counted are said. @internal */
+  onModuleDestroy(): void {
+    this.slots.close();
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const compiled = this.routes.forContext(context);
@@ -65,8 +77,19 @@ export class RateLimitInterceptor implements NestInterceptor {
       transport.writeHeaders(response, this.options.headers, pending);
     }
 
+    const admission = route.concurrency.length > 0 ? takeAdmission(context) : undefined;
+    if (admission !== undefined && 'release' in admission) return this.afterHandler(context, next, route, response).pipe(finalize(admission.release));
+    if (admission !== undefined) {
+      return this.slots.hold(context, route, { request, response }, admission, () => this.afterHandler(context, next, route, response));
+    }
+    return this.afterHandler(context, next, route, response);
+  }
+
+  /** The handler, with its outcome reported where the route's limits want it (adaptive, charge by outcome). */
+  private afterHandler(context: ExecutionContext, next: CallHandler, route: CompiledRoute, response: unknown): Observable<unknown> {
     if (!route.reportsOutcome || intercepted.has(context)) return next.handle();
     intercepted.add(context);
+    const { request } = route.transport.requestResponse(context);
     const startedAt = this.clock.now();
     // The checks the guard charged (absent when the store failed and the request was admitted anyway).
     const checks = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_CHECKS];

@@ -14,6 +14,7 @@ import { RateLimitInterceptor } from './rate-limit.interceptor.js';
 import { clockProvider, ownerProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { needsAfterHandler } from './routes/after-handler.js';
 import { RateLimitGuardCoverage } from './routes/guard-coverage.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
@@ -67,22 +68,33 @@ const afterRouteGuardsBinding: Provider = {
 
 /**
  * With `global: false` the application binds the guard and the interceptor
- * itself; module-wide adaptive limits then adapt, and limits that charge by
- * outcome give tokens back, only where it bound the interceptor. Said once at start-up rather than left to be discovered.
+ * itself; module-wide adaptive limits then adapt, limits that charge by
+ * outcome give tokens back, and concurrency limits take slots, only where it
+ * bound the interceptor. Said once at start-up rather than left to be discovered.
  */
 const unboundInterceptorWarning: Provider = {
   provide: 'RATE_LIMIT:UNBOUND_INTERCEPTOR_WARNING',
   useFactory: (options: ResolvedModuleOptions) => {
     if (!needsAfterHandler([...options.limits, options.defaults])) return false;
+    const declared = [...options.limits, options.defaults];
     new Logger('RateLimit').warn(
-      'RateLimitModule: global is false and the module limits or defaults are adaptive or charge by outcome: their outcomes are only ' +
-        'handled where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere an adaptive rate never adapts and ' +
-        "charge: 'failures' / 'successes' counts every request",
+      hasConcurrency(declared) && !needsAfterHandler(declared.filter((limit) => limit?.concurrency === undefined))
+        ? 'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, ' +
+            'microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all'
+        : 'RateLimitModule: global is false and the module limits or defaults are adaptive or charge by outcome: their outcomes are only ' +
+            'handled where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere an adaptive rate never adapts and ' +
+            "charge: 'failures' / 'successes' counts every request" +
+            (hasConcurrency(declared) ? '; concurrency limits outside HTTP take no slot there' : ''),
     );
     return true;
   },
   inject: [RESOLVED_RATE_LIMIT_OPTIONS],
 };
+
+/** Some of `limits` are concurrency limits. */
+function hasConcurrency(limits: readonly (RateLimitOptions | undefined)[]): boolean {
+  return limits.some((limit) => limit?.concurrency !== undefined);
+}
 
 /**
  * Rate limiting for a Nest application.

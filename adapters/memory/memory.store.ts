@@ -14,6 +14,7 @@ import type { BlockRequest,
 import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import { BucketShard } from './bucket-shard.js';
+import { MemorySlots } from './memory-slots.js';
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -84,6 +85,12 @@ export class MemoryStore implements RateLimitStore {
   /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
   private now = 0;
   private readonly time = new RelativeTime();
+  /**
+   * Slots of `concurrency` limits, apart from the buckets: a slot is held
+   * until released, not until a time, so it can never be evicted like a
+   * bucket. At most `maxKeys` of them.
+   */
+  readonly slots: MemorySlots;
   /** The shards as the shared all-or-nothing evaluation reads and writes them. */
   private readonly states: BucketStates = {
     read: (key) => this.shardOf(key).entries.get(key),
@@ -101,6 +108,7 @@ export class MemoryStore implements RateLimitStore {
     this.maxKeys = maxKeys;
     this.shardMask = count - 1;
     this.shards = Array.from({ length: count }, () => new BucketShard());
+    this.slots = new MemorySlots(maxKeys);
   }
 
   /** Buckets currently held (full buckets are dropped, so this is the number of callers being limited). */
@@ -184,6 +192,7 @@ export class MemoryStore implements RateLimitStore {
   close(): void {
     for (const shard of this.shards) shard.clear();
     this.count = 0;
+    this.slots.clear();
   }
 
   /** Always up: there is nothing remote to fail. */

@@ -22,6 +22,7 @@ import { resolveRedisStoreOptions, type RedisStoreOptions } from './redis-store-
 import { toConsumeResult, toLeaseResult, type ScriptAnswer } from './script-reply.js';
 import { BLOCK, CONSUME, LEASE, PEEK, REFUND, ScriptRunner, type Bucket, type Operation } from './script-runner.js';
 import { groupBySlot, pick } from './slot-groups.js';
+import { RedisSlots } from './redis-slots.js';
 
 export { DEFAULT_REDIS_TIMEOUT_MS, type RedisStoreOptions } from './redis-store-options.js';
 export type { LeaseCheck, LeaseRequest, LeaseResult } from './lease.interface.js';
@@ -79,6 +80,8 @@ export class RedisStore implements RateLimitStore {
   private refundFailureCount = 0;
   /** Longest wait for an answer from Redis, in milliseconds (the `timeoutMs` option). */
   readonly timeoutMs: number;
+  /** Slots of `concurrency` limits: a sorted set per key, leases on Redis server time (`redis-slots.ts`). */
+  readonly slots: RedisSlots;
 
   constructor(options: RedisStoreOptions) {
     const resolved = resolveRedisStoreOptions(options);
@@ -88,6 +91,7 @@ export class RedisStore implements RateLimitStore {
     this.timeoutMs = resolved.timeoutMs;
     this.guard = new GuardedCalls(resolved.client, resolved.timeoutMs);
     this.scripts = new ScriptRunner(resolved.client, resolved.clientTime, resolved.paddingArg);
+    this.slots = new RedisSlots(resolved.client, resolved.keyPrefix, this.guard);
   }
 
   /** Calls asked of Redis (consume, lease, refund, peek, reset) since start. */

@@ -18,6 +18,7 @@ import type {
 import { allTokenBuckets, isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
+import type { ConcurrencySlots } from '../../lib/store/concurrency-slots.interface.js';
 import { DenyCache } from './deny-cache.js';
 import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
@@ -99,6 +100,8 @@ export class TwoTierStore implements RateLimitStore {
    * Decides from a local share of each limit while Redis fails: what the
    * module uses for requests whose `failMode` is `'local'`.
    */
+  /** `concurrency` slots: the Redis store's. No local tier: a slot is held by one request until it ends, and every instance must see it. */
+  readonly slots: ConcurrencySlots;
   readonly localFallback: LocalFallback;
   private readonly redis: RedisStore;
   private readonly ownsRedis: boolean;
@@ -128,6 +131,7 @@ export class TwoTierStore implements RateLimitStore {
     this.redis = settings.redis;
     this.ownsRedis = settings.ownsRedis;
     this.timeoutMs = this.redis.timeoutMs;
+    this.slots = this.redis.slots;
     this.fallback = new Fallback(this.redis, this.time, settings.localShare, settings.probeIntervalMs);
     this.giveBacks = new GiveBackQueue(this.redis, this.time, this.fallback);
     this.keys = new KeyTable(settings.maxKeys, settings.leaseTtlMs, settings.clock, this.giveBacks);

@@ -1,6 +1,7 @@
 import { gcraConsume, type BucketLimit } from '../algorithms/gcra.js';
 import { admitted, denied, limit } from '../../test/utils/header-fixtures.js';
 import { effectiveWindowSeconds, policyHeader, rateLimitHeader, retryAfterSeconds } from './rate-limit-headers.js';
+import { draft6Headers, draft7Headers, legacyHeaders, numericPolicyHeader } from './single-limit-headers.js';
 
 describe('policyHeader (RateLimit-Policy)', () => {
   it('no limits: an empty value', () => {
@@ -154,5 +155,31 @@ describe('retryAfterSeconds (Retry-After)', () => {
   it('only meaningful for a denied request: without a denial it is the 1 s floor', () => {
     expect(retryAfterSeconds([admitted(5, 1000)])).toBe(1);
     expect(retryAfterSeconds([])).toBe(1);
+  });
+});
+
+describe('concurrency limits in the headers', () => {
+  const slots = { name: 'generations', rate: 4, burst: 4, unit: 'concurrent-requests' as const };
+  const rate = { name: 'minute', rate: 10 / 60, burst: 5 };
+  const admitted = { allowed: true, remaining: 3, retryAfterMs: 0, resetMs: 0 };
+
+  it('policy: q = the slots, qu="concurrent-requests", no w; RateLimit: r = free slots, no t', () => {
+    expect(policyHeader([rate, slots])).toBe('"minute";q=5;w=30, "generations";q=4;qu="concurrent-requests"');
+    expect(rateLimitHeader([slots], [admitted])).toBe('"generations";r=3');
+  });
+
+  it("the single-limit formats leave them out (they speak of windows); none left: nothing", () => {
+    const rateDecision = { allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 6_000 };
+    const denied = { allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 0, reason: 'limit' as const };
+    expect(legacyHeaders([rate, slots], [rateDecision, denied])).toEqual([
+      ['X-RateLimit-Limit', '5'],
+      ['X-RateLimit-Remaining', '4'],
+      ['X-RateLimit-Reset', '6'],
+    ]);
+    expect(numericPolicyHeader([rate, slots])).toBe('5;w=30');
+    expect(legacyHeaders([slots], [denied])).toEqual([]);
+    expect(draft6Headers([slots], [denied])).toEqual([]);
+    expect(draft7Headers([slots], [denied])).toEqual([]);
+    expect(retryAfterSeconds([rateDecision, denied])).toBe(1);
   });
 });

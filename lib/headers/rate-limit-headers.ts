@@ -4,6 +4,13 @@ import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
 /** One limit's contribution to the headers of a response. */
 export interface HeaderLimit extends BucketLimit {
   readonly name: string;
+  /**
+   * The draft's quota unit, when it is not requests per window: a
+   * `concurrency` limit's members are `q=<slots>;qu="concurrent-requests"`
+   * (no `w`) in the policy and `r=<free slots>` (no `t`) in `RateLimit`; its
+   * `burst` is the slot count, its `rate` means nothing.
+   */
+  readonly unit?: 'concurrent-requests';
 }
 
 /** A header name and value, ready for `HttpAdapter.setHeader`. */
@@ -35,7 +42,8 @@ export function policyHeader(limits: readonly HeaderLimit[]): string {
   let value = '';
   for (let i = 0; i < limits.length; i++) {
     const limit = limits[i]!;
-    value += `${i === 0 ? '' : ', '}"${limit.name}";q=${quota(limit)};w=${windowSeconds(limit)}`;
+    const window = limit.unit === undefined ? `;w=${windowSeconds(limit)}` : `;qu="${limit.unit}"`;
+    value += `${i === 0 ? '' : ', '}"${limit.name}";q=${quota(limit)}${window}`;
   }
   return value;
 }
@@ -52,7 +60,9 @@ export function rateLimitHeader(limits: readonly HeaderLimit[], decisions: reado
   for (let i = 0; i < limits.length; i++) {
     const limit = limits[i]!;
     const decision = decisions[i]!;
-    value += `${i === 0 ? '' : ', '}"${limit.name}";r=${decision.remaining};t=${effectiveWindowSeconds(decision, limit)}`;
+    // Free slots have no window: they come back when requests end, not with time.
+    const window = limit.unit === undefined ? `;t=${effectiveWindowSeconds(decision, limit)}` : '';
+    value += `${i === 0 ? '' : ', '}"${limit.name}";r=${decision.remaining}${window}`;
   }
   return value;
 }

@@ -20,8 +20,21 @@ function mostRestrictive(decisions: readonly RateLimitDecision[]): number {
   return worst;
 }
 
+/**
+ * These formats speak of a quota per window and a reset time, which a
+ * `concurrency` limit has not: its members are left out of them (the
+ * `'draft'` mode reports it). Answers the input itself when there is none.
+ */
+function rateMembers(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): [readonly HeaderLimit[], readonly RateLimitDecision[]] {
+  if (!limits.some((limit) => limit.unit !== undefined)) return [limits, decisions];
+  const kept = limits.map((_limit, i) => i).filter((i) => limits[i]!.unit === undefined);
+  return [kept.map((i) => limits[i]!), kept.map((i) => decisions[i]!)];
+}
+
 /** `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds until full) for the most restrictive limit. */
-export function legacyHeaders(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): HeaderPair[] {
+export function legacyHeaders(allLimits: readonly HeaderLimit[], allDecisions: readonly RateLimitDecision[]): HeaderPair[] {
+  const [limits, decisions] = rateMembers(allLimits, allDecisions);
+  if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
   return [
     ['X-RateLimit-Limit', String(quota(limits[worst]!))],
@@ -35,14 +48,17 @@ export function legacyHeaders(limits: readonly HeaderLimit[], decisions: readonl
  * express-rate-limit writes it: a List of Integers (the quota) with a `w`
  * parameter, one member per limit.
  */
-export function numericPolicyHeader(limits: readonly HeaderLimit[]): string {
+export function numericPolicyHeader(allLimits: readonly HeaderLimit[]): string {
+  const limits = allLimits.filter((limit) => limit.unit === undefined);
   let value = '';
   for (let i = 0; i < limits.length; i++) value += `${i === 0 ? '' : ', '}${quota(limits[i]!)};w=${windowSeconds(limits[i]!)}`;
   return value;
 }
 
 /** `'draft-6'`: `RateLimit-Limit`, `-Remaining`, `-Reset` for the most restrictive limit, and the numeric policy. */
-export function draft6Headers(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): HeaderPair[] {
+export function draft6Headers(allLimits: readonly HeaderLimit[], allDecisions: readonly RateLimitDecision[]): HeaderPair[] {
+  const [limits, decisions] = rateMembers(allLimits, allDecisions);
+  if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
   return [
     ['RateLimit-Policy', numericPolicyHeader(limits)],
@@ -53,7 +69,9 @@ export function draft6Headers(limits: readonly HeaderLimit[], decisions: readonl
 }
 
 /** `'draft-7'`: one `RateLimit: limit=…, remaining=…, reset=…` Dictionary for the most restrictive limit, and the numeric policy. */
-export function draft7Headers(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): HeaderPair[] {
+export function draft7Headers(allLimits: readonly HeaderLimit[], allDecisions: readonly RateLimitDecision[]): HeaderPair[] {
+  const [limits, decisions] = rateMembers(allLimits, allDecisions);
+  if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
   const limit = quota(limits[worst]!);
   const decision = decisions[worst]!;

@@ -97,13 +97,32 @@ export interface RateLimitOptions {
   /**
    * Refill rate: tokens per second, or a string such as `'100/min'`; or a
    * function of the call giving one, synchronously or not (a plan looked up
-   * from a cache), validated each time it answers.
+   * from a cache), validated each time it answers. Required, except on a
+   * `concurrency` limit, which has none.
    *
    * With a window `algorithm`, the count per window: `'100/15min'` is at most
    * 100 per 15-minute window, `'1000/day'` 1000 per day; a number N is N per
    * second (a 1 s window). No functions. `'N/month'` only with `calendar`.
    */
-  readonly rate: Rate | DynamicRate;
+  readonly rate?: Rate | DynamicRate;
+  /**
+   * Makes this a concurrency limit instead of a rate limit: at most this many
+   * requests of one key in flight at once (a positive integer). A slot is
+   * taken when the request is admitted and given back when its handler
+   * completes, throws, or its stream ends, or when the client goes away. Takes
+   * only `name`, `key`, `scope`, `failMode`, `shadow: false` and
+   * `leaseTimeout`; declare a rate limit beside it for a rate. See
+   * docs/concurrency.md.
+   */
+  readonly concurrency?: number;
+  /**
+   * A `concurrency` limit's slot held longer than this (milliseconds, or
+   * `'30s'`, `'5min'`...) is taken back by the store: what a process that
+   * crashed while holding slots leaves behind. Longer than your slowest
+   * request (a stream included), or its slot is reclaimed while it runs.
+   * @default '5min'
+   */
+  readonly leaseTimeout?: number | string;
   /**
    * Bucket capacity: how many requests may arrive at once; or a function of the call.
    * Token bucket only: refused with a window `algorithm` (the quota is the rate's count).

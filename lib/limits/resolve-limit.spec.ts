@@ -30,7 +30,7 @@ describe('resolveLimit: unknown option names', () => {
     [{ rate: 1, failmode: 'closed' }, 'limit "default": failmode is not an option (did you mean failMode?)'],
     [
       { rate: 1, penalty: 60 },
-      'limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow, blockDuration, maxDelay, algorithm, calendar)',
+      'limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow, blockDuration, maxDelay, concurrency, leaseTimeout, algorithm, calendar)',
     ],
     [{ rate: 100, adaptive: { mni: 5 } }, 'limit "default": adaptive.mni is not an option (did you mean min?)'],
   ])('%j is refused', (limit, message) => {

@@ -1,4 +1,4 @@
-import { compileKeyStrategy } from '../keys/key-strategy.js';
+import { compileKeyStrategy, type Identify } from '../keys/key-strategy.js';
 import type { RequestAddress } from '../keys/request-address.js';
 import type { KeyStrategy, Rate, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
@@ -35,10 +35,12 @@ export interface LimitContext {
   readonly shadow?: boolean;
   /** The store can block a bucket (allows `blockDuration`). */
   readonly storeBlocks?: boolean;
+  /** The store has concurrency slots (allows `concurrency`). */
+  readonly storeSlots?: boolean;
 }
 
-/** Every option of a limit (in `@RateLimit()`, the module's `limits` and `defaults`). */
-const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
+/** Every option of a limit (in `@RateLimit()`, the module's `limits` and `defaults`), rate or concurrency. */
+export const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   name: true,
   rate: true,
   burst: true,
@@ -53,6 +55,8 @@ const LIMIT_OPTIONS = optionNames<RateLimitOptions>({
   shadow: true,
   blockDuration: true,
   maxDelay: true,
+  concurrency: true,
+  leaseTimeout: true,
   algorithm: true,
   calendar: true,
 });
@@ -76,6 +80,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
   }
 
+  if (options.leaseTimeout !== undefined) fail('leaseTimeout', 'only applies to a concurrency limit (one with concurrency: N)');
   const algorithm = resolveAlgorithm(options, fail);
   const window = algorithm === 'token-bucket' ? undefined : resolveWindow(options, algorithm, where, fail);
   const dynamic = window === undefined ? compileDynamicBucket(options.rate, options.burst, where) : undefined;
@@ -103,28 +108,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
   }
 
-  const keyStrategy = options.key ?? context.defaultKey;
-  let userFallbackReported = false;
-  let keyErrorReported = false;
-  const identify = compileKeyStrategy(keyStrategy, {
-    address: context.address,
-    ipv6Subnet: context.ipv6Subnet,
-    where: `${context.where}, limit "${name}"`,
-    onUserFallback: () => {
-      if (userFallbackReported) return;
-      userFallbackReported = true;
-      context.warn(userFallbackWarning(`${context.where}, limit "${name}"`));
-    },
-    // Refused calls: said once per limit, not once per call.
-    onKeyError: (message) => {
-      if (keyErrorReported) return;
-      keyErrorReported = true;
-      context.warn(`${message}. Such calls are refused; said once.`);
-    },
-  });
-  if (!identify) {
-    fail('key', `must be 'ip', 'user', 'global', 'connection', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`);
-  }
+  const identify = compileLimitKey(options.key, name, context, fail);
 
   const scope = options.scope ?? 'route';
   if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
@@ -154,7 +138,7 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     burst,
     bucket,
     cost,
-    identify: identify!,
+    identify,
     namespace: bucketNamespace(algorithm, name, scope === 'shared' ? SHARED_ROUTE : context.routeId),
     failMode: options.failMode,
     adaptive,
@@ -165,6 +149,33 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
     blockMs,
     maxDelayMs,
   };
+}
+
+/** A limit's key strategy (its own, else the module's default), compiled; refused through `fail`. */
+export function compileLimitKey(key: KeyStrategy | undefined, name: string, context: LimitContext, fail: (option: string, problem: string) => never): Identify {
+  const keyStrategy = key ?? context.defaultKey;
+  let userFallbackReported = false;
+  let keyErrorReported = false;
+  const identify = compileKeyStrategy(keyStrategy, {
+    address: context.address,
+    ipv6Subnet: context.ipv6Subnet,
+    where: `${context.where}, limit "${name}"`,
+    onUserFallback: () => {
+      if (userFallbackReported) return;
+      userFallbackReported = true;
+      context.warn(userFallbackWarning(`${context.where}, limit "${name}"`));
+    },
+    // Refused calls: said once per limit, not once per call.
+    onKeyError: (message) => {
+      if (keyErrorReported) return;
+      keyErrorReported = true;
+      context.warn(`${message}. Such calls are refused; said once.`);
+    },
+  });
+  if (!identify) {
+    return fail('key', `must be 'ip', 'user', 'global', 'connection', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`);
+  }
+  return identify;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ResolvedConcurrencyLimit } from '../concurrency/resolve-concurrency-limit.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
 import type { StoreLimit } from '../store/rate-limit-store.interface.js';
@@ -17,6 +18,14 @@ export interface CompiledRoute {
   readonly transport: RateLimitTransport;
   /** The limits that decide (shadow limits excepted). */
   readonly limits: readonly ResolvedLimit[];
+  /**
+   * The `concurrency` limits: slots taken by `RateLimitInterceptor` once the
+   * guard admitted the call on the limits above (`lib/concurrency/`).
+   */
+  readonly concurrency: readonly ResolvedConcurrencyLimit[];
+  /** Their names and slot counts, for the decision channel, built once. */
+  readonly concurrencyNames: readonly string[];
+  readonly concurrencyBursts: readonly number[];
   /** Limits in shadow mode: decided and charged after the others admitted, never denying. */
   readonly shadowLimits: readonly ResolvedLimit[];
   /**
@@ -29,7 +38,7 @@ export interface CompiledRoute {
   readonly buckets: readonly StoreLimit[];
   /** `RateLimitInterceptor` is bound to this route: it writes the headers. */
   readonly interceptorBound: boolean;
-  /** The strictest fail mode of the route's limits (each its own, else the module's). */
+  /** The strictest fail mode of the route's rate limits (each its own, else the module's). */
   readonly failMode: FailMode;
   /** Names of the adaptive limits, whose outcomes the interceptor reports. */
   readonly adaptiveNames: readonly string[];

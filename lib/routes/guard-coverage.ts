@@ -29,7 +29,7 @@ export class RateLimitGuardCoverage implements OnApplicationBootstrap {
     if (global === undefined || global.some(isRateLimitGuard)) return;
     const unguarded: string[] = [];
     for (const { controller, handler, route } of this.routes.compiled()) {
-      if (route.limits.length === 0) continue;
+      if (route.limits.length === 0 && route.concurrency.length === 0) continue;
       if (boundGuards(controller).some(isRateLimitGuard) || boundGuards(handler).some(isRateLimitGuard)) continue;
       unguarded.push(`${controller.name}.${handler.name}`);
     }

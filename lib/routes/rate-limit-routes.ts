@@ -8,6 +8,7 @@ import type { RateLimitOptions } from '../interfaces/rate-limit-options.interfac
 import { strictestFailMode } from '../limits/fail-mode.js';
 import { mergeLimits, type SkipDeclaration } from '../limits/merge-limits.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
+import { isConcurrencyLimit, resolveConcurrencyLimit } from '../concurrency/resolve-concurrency-limit.js';
 import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
@@ -58,7 +59,10 @@ export class RateLimitRoutes implements OnModuleInit {
     // Module-wide limits and defaults are checked even when no route uses them.
     const where = 'RateLimitModule options';
     const moduleWide = mergeLimits({ ...this.moduleDeclared(), classLimits: [], methodLimits: [], classSkip: undefined, methodSkip: undefined }, where);
-    for (const limit of moduleWide) resolveLimit(limit, this.limitContext(where, 'module'));
+    for (const limit of moduleWide) {
+      if (isConcurrencyLimit(limit)) resolveConcurrencyLimit(limit, this.limitContext(where, 'module'));
+      else resolveLimit(limit, this.limitContext(where, 'module'));
+    }
 
     const handlers = [...this.handlers()];
     await this.transports.load(new Set(handlers.map(({ kind }) => kind)));
@@ -124,7 +128,7 @@ export class RateLimitRoutes implements OnModuleInit {
       for (const method of this.scanner.getAllMethodNames(target.prototype)) {
         const handler = target.prototype[method] as Handler;
         if (typeof handler !== 'function' || !hasOwnGuards(target, handler)) continue;
-        if (this.declared(target, handler, `${target.name}.${method}`).some((limit) => this.keyedByUser(limit))) {
+        if (this.declared(target, handler, `${target.name}.${method}`).some((limit) => this.keyedByUser(limit) && !isConcurrencyLimit(limit))) {
           bindAfterRouteGuards(handler);
         }
       }
@@ -133,13 +137,16 @@ export class RateLimitRoutes implements OnModuleInit {
 
   private compile(controller: Type, handler: Handler, transportType: string): CompiledRoute {
     const where = `${controller.name}.${handler.name}`;
-    const declared = this.declared(controller, handler, where);
+    const all = this.declared(controller, handler, where);
+    // Concurrency limits are taken by the interceptor, after every guard: never part of the guard's evaluation.
+    const declared = all.filter((limit) => !isConcurrencyLimit(limit));
     // Limits keyed by user wait for the route's own guards when those come
     // first (bindAfterRouteGuards); the rest run in the guard, before them.
     const late = runsAfterRouteGuards(handler) ? declared.filter((limit) => this.keyedByUser(limit)) : [];
     const ordered = late.length === 0 ? declared : [...declared.filter((limit) => !late.includes(limit)), ...late];
     const routeId = this.routeIds.next(controller, handler);
     const resolved = ordered.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
+    const concurrency = all.filter(isConcurrencyLimit).map((limit) => resolveConcurrencyLimit(limit, this.limitContext(where, routeId)));
     for (const limit of resolved) {
       if (limit.adaptive) this.adaptive.register(limit.name, limit.adaptive, limit);
     }
@@ -149,12 +156,21 @@ export class RateLimitRoutes implements OnModuleInit {
     if (limits.length > 30 && limits.some((limit) => limit.skip !== undefined)) {
       throw new TypeError(`RateLimit: ${where}: a route with skip predicates may have at most 30 limits, got ${limits.length}`);
     }
+    if (concurrency.length > 0 && limits.some((limit) => limit.maxDelayMs > 0)) {
+      const delayed = limits.find((limit) => limit.maxDelayMs > 0)!;
+      throw new TypeError(
+        `RateLimit: ${where}, limit "${delayed.name}": maxDelay cannot be combined with a concurrency limit on the same route ("${concurrency[0]!.name}"): a request waiting for its token would hold no slot`,
+      );
+    }
     const lateEnforced = resolved.slice(resolved.length - late.length).filter((limit) => !limit.shadow).length;
     const route: CompiledRoute = {
       routeId,
       transport: this.transports.forType(transportType),
       limits,
       shadowLimits: resolved.filter((limit) => limit.shadow),
+      concurrency,
+      concurrencyNames: concurrency.map((limit) => limit.name),
+      concurrencyBursts: concurrency.map((limit) => limit.concurrency),
       afterRouteGuards: limits.length - lateEnforced,
       buckets: limits.map((limit) => reservingBucket(limit.bucket, limit.maxDelayMs)),
       limitNames: limits.map((limit) => limit.name),
@@ -210,6 +226,7 @@ export class RateLimitRoutes implements OnModuleInit {
       localFallback: this.options.store.localFallback !== undefined,
       shadow: this.options.shadow,
       storeBlocks: typeof this.options.store.block === 'function',
+      storeSlots: this.options.store.slots !== undefined,
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
+import type { ConcurrencySlots } from './concurrency-slots.interface.js';
 
 /**
  * Store contract, version 2.
@@ -255,6 +256,12 @@ export interface RateLimitStore {
    * that has none.
    */
   block?(request: BlockRequest): MaybePromise<ConsumeResult>;
+  /**
+   * Slots for `concurrency` limits (see `concurrency-slots.interface.ts`).
+   * Optional: the module refuses a `concurrency` limit at start-up with a
+   * store that has none.
+   */
+  readonly slots?: ConcurrencySlots;
   /** Release resources (timers, connections the store owns). Idempotent. */
   close(): MaybePromise<void>;
   /**

@@ -282,7 +282,7 @@ describe('start-up validation', () => {
       [
         'penalty (rate-limiter-flexible\'s name) in defaults',
         { defaults: { rate: 1, penalty: 60 } },
-        'RateLimit: RateLimitModule options, limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow, blockDuration, maxDelay, algorithm, calendar)',
+        'RateLimit: RateLimitModule options, limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow, blockDuration, maxDelay, concurrency, leaseTimeout, algorithm, calendar)',
       ],
       ['default: for defaults', { default: { rate: '2/min' } }, 'RateLimitModule: default is not an option (did you mean defaults?)'],
       ['trustproxy: for trustProxy', { trustproxy: true }, 'RateLimitModule: trustproxy is not an option (did you mean trustProxy?)'],

@@ -1,0 +1,121 @@
+import type { HeaderLimit } from '../headers/rate-limit-headers.js';
+import type { FailMode, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import type { Identify } from '../keys/key-strategy.js';
+import { describeValue, optionError } from '../errors/option-error.js';
+import { rejectUnknownOptions } from '../errors/unknown-options.js';
+import { failModeProblem } from '../limits/fail-mode.js';
+import { parseDuration } from '../limits/parse-duration.js';
+import { compileLimitKey, LIMIT_OPTIONS, type LimitContext } from '../limits/resolve-limit.js';
+import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
+import { SHARED_ROUTE } from '../store/bucket-key.js';
+import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
+
+/** A `concurrency` limit's slots are held at most this long by default: 5 minutes. */
+export const DEFAULT_LEASE_TIMEOUT_MS = 300_000;
+/** The longest `leaseTimeout`: one day (a slot held longer is a leak, not a request). */
+export const MAX_LEASE_TIMEOUT_MS = 86_400_000;
+/** The most slots one key may have: far beyond what one process can serve, small enough for any store. */
+export const MAX_CONCURRENCY = 1_000_000;
+
+/**
+ * The options of a rate limit that a concurrency limit has no use for: each
+ * refused with why, rather than ignored (a `rate` beside `concurrency` would
+ * otherwise look enforced).
+ */
+const RATE_ONLY: Readonly<Partial<Record<keyof RateLimitOptions, string>>> = {
+  rate: 'a limit is a rate limit or a concurrency limit: declare a second limit (another name) for the rate',
+  burst: 'is a rate-limit option; a concurrency limit has no bucket',
+  cost: 'is a rate-limit option; a request holds one slot',
+  adaptive: 'is a rate-limit option; a concurrency limit has no rate to adapt',
+  charge: 'is a rate-limit option; a slot is always given back when the request ends',
+  isFailure: 'is a rate-limit option (for charge); a slot is always given back when the request ends',
+  skip: 'is not supported on a concurrency limit; use @SkipRateLimit(name) on the routes it should not apply to',
+  blockDuration: 'is a rate-limit option; a concurrency limit frees a slot as soon as a request ends',
+  maxDelay: 'is a rate-limit option; a concurrency limit refuses at once rather than queueing',
+  algorithm: 'is a rate-limit option; a concurrency limit counts requests in flight, not per window',
+  calendar: 'is a rate-limit option (calendar-aligned fixed windows); a concurrency limit has no window',
+};
+
+/**
+ * A `concurrency` limit after start-up validation.
+ *
+ * @internal
+ */
+export interface ResolvedConcurrencyLimit {
+  readonly name: string;
+  /** Slots one key may hold at once. */
+  readonly concurrency: number;
+  /** `leaseTimeout` in whole milliseconds. */
+  readonly leaseMs: number;
+  readonly identify: Identify;
+  /** Prefix of every slot key of this limit: name and route (unless shared). */
+  readonly namespace: string;
+  readonly failMode: FailMode | undefined;
+  /** What the headers say of it: `q` = the slots, `qu="concurrent-requests"`. */
+  readonly header: HeaderLimit;
+  /**
+   * The bucket shape decision-channel subscribers read beside a key: rate
+   * and burst both the slot count (nothing refills; it is what `q` says).
+   */
+  readonly shape: TokenBucketLimit;
+}
+
+/** Whether a declared limit is a concurrency limit (it says `concurrency`). */
+export function isConcurrencyLimit(options: RateLimitOptions | undefined): boolean {
+  return options !== null && typeof options === 'object' && options.concurrency !== undefined;
+}
+
+/**
+ * Validate one declared `concurrency` limit. Throws a TypeError naming the
+ * place, the limit and the option.
+ */
+export function resolveConcurrencyLimit(options: RateLimitOptions, context: LimitContext): ResolvedConcurrencyLimit {
+  const name = options.name ?? DEFAULT_LIMIT_NAME;
+  const where = `RateLimit: ${context.where}, limit "${name}"`;
+  const fail = (option: string, problem: string): never => {
+    throw optionError(where, option, problem);
+  };
+  rejectUnknownOptions(where, options, LIMIT_OPTIONS);
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(name)) {
+    fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
+  }
+  for (const [option, why] of Object.entries(RATE_ONLY)) {
+    if ((options as Record<string, unknown>)[option] !== undefined) fail(option, `cannot be combined with concurrency: ${why}`);
+  }
+  const concurrency = options.concurrency;
+  if (typeof concurrency !== 'number' || !Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    fail('concurrency', `must be a positive integer (at most ${MAX_CONCURRENCY}), got ${describeValue(concurrency)}`);
+  }
+  if (context.storeSlots === false) {
+    fail('concurrency', 'needs a store with concurrency slots (RateLimitStore.slots: MemoryStore, RedisStore, TwoTierStore); this one has none');
+  }
+  const leaseMs = resolveLeaseTimeout(options.leaseTimeout, fail);
+  // In-flight requests are not a decision that can be replayed without effect: no shadow mode.
+  if ((options.shadow ?? context.shadow ?? false) !== false) {
+    fail('shadow', `is not supported on a concurrency limit${options.shadow === undefined ? " (the module's shadow is on: set shadow: false on this limit)" : ''}`);
+  }
+  const scope = options.scope ?? 'route';
+  if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
+  const failModeError = options.failMode === undefined ? undefined : failModeProblem(options.failMode, context.localFallback);
+  if (failModeError) fail('failMode', failModeError);
+  const identify = compileLimitKey(options.key, name, context, fail);
+  return {
+    name,
+    concurrency: concurrency!,
+    leaseMs,
+    identify,
+    namespace: `cc|${name}|${scope === 'shared' ? SHARED_ROUTE : context.routeId}|`,
+    failMode: options.failMode,
+    header: Object.freeze({ name, rate: concurrency!, burst: concurrency!, unit: 'concurrent-requests' }),
+    shape: Object.freeze({ algorithm: 'token-bucket', rate: concurrency!, burst: concurrency! }),
+  };
+}
+
+function resolveLeaseTimeout(value: unknown, fail: (option: string, problem: string) => never): number {
+  if (value === undefined) return DEFAULT_LEASE_TIMEOUT_MS;
+  const ms = parseDuration(value);
+  if (ms === undefined || ms > MAX_LEASE_TIMEOUT_MS) {
+    fail('leaseTimeout', `must be a positive number of milliseconds or a duration such as '30s' or '5min', at most one day, got ${describeValue(value)}`);
+  }
+  return Math.ceil(ms!);
+}

@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto';
+import type { ExecutionContext } from '@nestjs/common';
+import { finalize, Observable, type Subscription } from 'rxjs';
+import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
+import { policyHeader, retryAfterSeconds, type HeaderLimit } from '../headers/rate-limit-headers.js';
+import type { HeaderSource } from '../headers/write-headers.js';
+import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
+import { BurstLog } from '../observability/burst-log.js';
+import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from '../observability/rate-limit-channels.js';
+import type { RateLimiter } from '../rate-limiter.service.js';
+import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import type { CompiledRoute } from '../routes/compiled-route.js';
+import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
+import type { BucketRef, MaybePromise } from '../store/rate-limit-store.interface.js';
+import type { RateLimitDenial, RequestResponse } from '../transports/rate-limit-transport.interface.js';
+import { isPromiseLike } from '../util/maybe-promise.js';
+import { StoreFailureLog } from '../store/store-failure-log.js';
+import { holdSlots, type SlotAdmission } from './call-admission.js';
+import type { ResolvedConcurrencyLimit } from './resolve-concurrency-limit.js';
+import type { RateLimitClock } from '../clock.js';
+
+/** A refused request may retry in a second: slots come back when requests end, which no header can predict. */
+const RETRY_AFTER_MS = 1000;
+
+/** One call's work in progress: the slots it holds so far and what they decided. */
+interface Holding {
+  readonly context: ExecutionContext;
+  readonly route: CompiledRoute;
+  readonly exchange: RequestResponse;
+  readonly admission: SlotAdmission;
+  readonly slots: ConcurrencySlots;
+  readonly held: { readonly key: string; readonly id: string }[];
+  /** Each decided limit's key, parallel to `decisions`, for the decision channel's `checks`. */
+  readonly keys: BucketRef[];
+  readonly limits: HeaderLimit[];
+  readonly decisions: RateLimitDecision[];
+  /** A slot's store failed and its fail mode admitted the call without it. */
+  failedOpen: boolean;
+  /** Throws the denial (the guard's `throwRateLimitException`, or the transport's error). */
+  readonly deny: (denial: RateLimitDenial) => never;
+}
+
+/**
+ * `RateLimitInterceptor`'s side of `concurrency` limits: takes one slot per
+ * limit for a call the guard admitted (in declaration order; one refused
+ * gives back those taken and the call's rate tokens), runs the handler, and
+ * releases every slot exactly once when its observable completes, errors or
+ * is unsubscribed, or when the client goes away first. Synchronous with a
+ * synchronous store (memory).
+ *
+ * @internal
+ */
+export class SlotGate {
+  /** Slot ids: unique per process (random) and per acquisition (counter). */
+  private readonly prefix = randomBytes(6).toString('base64url');
+  private counter = 0;
+  private readonly releaseFailures: BurstLog;
+  /** Acquisitions that failed, said once per burst like the limiter's own store failures. */
+  private readonly failures = new StoreFailureLog();
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly options: ResolvedModuleOptions,
+    private readonly clock: RateLimitClock,
+  ) {
+    this.releaseFailures = new BurstLog(options.warn);
+  }
+
+  /**
+   * HTTP: the guard takes the call's slots, so that a refusal is a 429
+   * whatever the handler is (a server-sent events route commits its 200 on
+   * the next macrotask, before an asynchronous store could answer an
+   * interceptor). Released by the interceptor's `finalize` or when the
+   * response closes (sent, or the client gone), whichever comes first: the
+   * response's end also covers a later guard that refuses the call.
+   */
+  takeInGuard(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, deny: (denial: RateLimitDenial) => never): MaybePromise<true> {
+    const holding = this.holding(context, route, exchange, admission, deny);
+    const taken = this.acquireFrom(holding, 0);
+    if (isPromiseLike(taken)) return taken.then(() => this.heldByCall(holding));
+    return this.heldByCall(holding);
+  }
+
+  private heldByCall(holding: Holding): true {
+    this.announce(holding);
+    if (holding.held.length === 0) return true;
+    const release = this.releaser(holding, onResponseClosed(holding.exchange.response));
+    holdSlots(holding.context, release);
+    return true;
+  }
+
+  /** Other transports: the interceptor takes the call's slots after every guard, then `run`s the handler holding them. */
+  hold(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, run: () => Observable<unknown>): Observable<unknown> {
+    const deny = (denial: RateLimitDenial): never => {
+      throw route.transport.denialError(denial, context);
+    };
+    const holding = this.holding(context, route, exchange, admission, deny);
+    const taken = this.acquireFrom(holding, 0);
+    if (!isPromiseLike(taken)) return this.admitted(holding, run);
+    // An observable rather than a promise of one: a subscriber gone before the slots
+    // are taken must give them back, which nothing would do for an observable handed
+    // over too late to be subscribed.
+    return new Observable<unknown>((subscriber) => {
+      let closed = false;
+      let inner: Subscription | undefined;
+      taken.then(
+        () => {
+          if (closed) return this.releaseAll(holding);
+          try {
+            inner = this.admitted(holding, run).subscribe(subscriber);
+          } catch (error) {
+            subscriber.error(error);
+          }
+        },
+        (error: unknown) => subscriber.error(error),
+      );
+      return () => {
+        closed = true;
+        inner?.unsubscribe();
+      };
+    });
+  }
+
+  private admitted(holding: Holding, run: () => Observable<unknown>): Observable<unknown> {
+    this.announce(holding);
+    if (holding.held.length === 0) return run();
+    const watch = holding.route.transport.onClientGone?.bind(holding.route.transport, holding.exchange);
+    return run().pipe(finalize(this.releaser(holding, watch)));
+  }
+
+  private holding(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, deny: (denial: RateLimitDenial) => never): Holding {
+    const slots = this.options.store.slots!;
+    return { context, route, exchange, admission, slots, held: [], keys: [], limits: [], decisions: [], failedOpen: false, deny };
+  }
+
+  /** Every slot taken: published, and the headers written (the slots given back if they cannot be). */
+  private announce(holding: Holding): void {
+    publish(holding.route, this.options.owner, holding.failedOpen ? 'fail-open' : 'admitted', holding);
+    const source = this.headers(holding);
+    try {
+      // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
+      if (source.limits.length > 0) holding.route.transport.writeHeaders(holding.exchange.response, this.options.headers, source);
+    } catch (error) {
+      this.releaseAll(holding);
+      throw error;
+    }
+  }
+
+  /** The one release of a call's slots, also run by `watch` (the client gone, the response closed), whichever comes first. */
+  private releaser(holding: Holding, watch: ((listener: () => void) => () => void) | undefined): () => void {
+    let released = false;
+    let stopWatching: (() => void) | undefined;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      stopWatching?.();
+      this.releaseAll(holding);
+    };
+    stopWatching = watch?.(release);
+    return release;
+  }
+
+  /** Limits `from` on, in order; answers once every slot is taken (or its failure admitted). */
+  private acquireFrom(holding: Holding, from: number): MaybePromise<void> {
+    const limits = holding.route.concurrency;
+    for (let i = from; i < limits.length; i++) {
+      const step = this.acquireOne(holding, limits[i]!);
+      if (isPromiseLike(step)) return step.then(() => this.acquireFrom(holding, i + 1));
+    }
+  }
+
+  private acquireOne(holding: Holding, limit: ResolvedConcurrencyLimit): MaybePromise<void> {
+    let identity: MaybePromise<string>;
+    try {
+      identity = limit.identify(holding.context, holding.exchange.request);
+    } catch (error) {
+      return this.giveBackAndThrow(holding, error);
+    }
+    if (isPromiseLike(identity)) {
+      return identity.then(
+        (resolved) => this.acquireKey(holding, limit, limit.namespace + resolved),
+        (error: unknown) => this.giveBackAndThrow(holding, error),
+      );
+    }
+    return this.acquireKey(holding, limit, limit.namespace + identity);
+  }
+
+  private acquireKey(holding: Holding, limit: ResolvedConcurrencyLimit, key: string): MaybePromise<void> {
+    const id = `${this.prefix}:${(this.counter = (this.counter + 1) % Number.MAX_SAFE_INTEGER)}`;
+    let answer: MaybePromise<SlotAcquireResult>;
+    try {
+      answer = holding.slots.acquire({ key, limit: limit.concurrency, id, leaseMs: limit.leaseMs, now: this.clock.now() });
+    } catch (error) {
+      return this.failed(holding, limit, error);
+    }
+    if (!isPromiseLike(answer)) return this.decided(holding, limit, key, id, answer);
+    return answer.then(
+      (result) => this.decided(holding, limit, key, id, result),
+      (error: unknown) => this.failed(holding, limit, error),
+    );
+  }
+
+  private decided(holding: Holding, limit: ResolvedConcurrencyLimit, key: string, id: string, result: SlotAcquireResult): void {
+    this.failures.succeeded();
+    const free = Math.max(0, limit.concurrency - result.inFlight);
+    holding.limits.push(limit.header);
+    holding.keys.push({ key, limit: limit.shape });
+    if (result.allowed) {
+      holding.held.push({ key, id });
+      holding.decisions.push({ allowed: true, remaining: free, retryAfterMs: 0, resetMs: 0 });
+      return;
+    }
+    holding.decisions.push({ allowed: false, remaining: 0, retryAfterMs: RETRY_AFTER_MS, resetMs: 0, reason: 'limit' });
+    this.giveBack(holding);
+    publish(holding.route, this.options.owner, 'denied', holding);
+    const source = this.headers(holding);
+    const retryAfter = retryAfterSeconds(source.decisions);
+    holding.route.transport.writeHeaders(holding.exchange.response, this.options.headers, source, retryAfter);
+    holding.deny({ ...source, retryAfter });
+  }
+
+  /** The store failed: the limit's fail mode decides (`'local'` admits like `'open'`: slots have no local tier). */
+  private failed(holding: Holding, limit: ResolvedConcurrencyLimit, error: unknown): void {
+    const failMode: FailMode = limit.failMode ?? this.options.failMode;
+    const consecutiveFailures = this.failures.failed(error);
+    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode, owner: this.options.owner, consecutiveFailures });
+    if (failMode !== 'closed') {
+      holding.failedOpen = true;
+      return;
+    }
+    this.giveBack(holding);
+    publish(holding.route, this.options.owner, 'fail-closed', undefined);
+    throw holding.route.transport.unavailableError(holding.context);
+  }
+
+  private giveBackAndThrow(holding: Holding, error: unknown): never {
+    this.giveBack(holding);
+    throw error;
+  }
+
+  /** A refused call: the slots taken so far and the rate tokens charged go back. */
+  private giveBack(holding: Holding): void {
+    this.releaseAll(holding);
+    if (holding.admission.charged.length > 0) this.limiter.refundUncharged(holding.admission.charged);
+  }
+
+  /** Never throws, never leaves a rejection unhandled: a failed release is said once per burst (its lease frees the slot). */
+  private releaseAll(holding: Holding): void {
+    for (const { key, id } of holding.held.splice(0)) {
+      try {
+        const done = holding.slots.release({ key, id, now: this.clock.now() });
+        if (isPromiseLike(done)) done.then(undefined, (error: unknown) => this.releaseFailed(error));
+      } catch (error) {
+        this.releaseFailed(error);
+      }
+    }
+  }
+
+  private releaseFailed(error: unknown): void {
+    const why = error instanceof Error ? error.message : String(error);
+    this.releaseFailures.occurred('release', 60_000, () => ({
+      first: `RateLimit: a concurrency slot could not be released (${why}); it comes back when its lease runs out (leaseTimeout). Later failures are counted and said when this burst ends.`,
+      summary: (count) => `RateLimit: ${count} concurrency slot(s) could not be released in the last burst; their leases free them.`,
+    }));
+  }
+
+  /** The rate limits' headers, with a member per concurrency limit that decided. */
+  private headers(holding: Holding): HeaderSource {
+    const rate = holding.admission.source;
+    if (rate === undefined || rate.limits.length === 0) return { limits: holding.limits, decisions: holding.decisions, policy: undefined };
+    const own = policyHeader(holding.limits);
+    const policy = rate.policy === undefined || own === '' ? undefined : `${rate.policy}, ${own}`;
+    return { limits: [...rate.limits, ...holding.limits], decisions: [...rate.decisions, ...holding.decisions], policy };
+  }
+
+  /** Module shutdown: the release failures counted are said. */
+  close(): void {
+    this.releaseFailures.flush();
+  }
+}
+
+/**
+ * Concurrency decisions on the decision channel, as their own limits
+ * (counted per limit name like any other; the call's rate limits were
+ * published by the guard). A denial names the limits decided up to the one
+ * that refused; a store failure, every limit.
+ */
+function publish(route: CompiledRoute, owner: RateLimitOwner, result: DecisionResult, holding: Holding | undefined): void {
+  if (!rateLimitChannels.decision.hasSubscribers) return;
+  const decided = result === 'admitted' || result === 'denied';
+  const count = result === 'denied' ? holding!.decisions.length : route.concurrency.length;
+  const whole = count === route.concurrency.length;
+  rateLimitChannels.decision.publish({
+    route: route.routeId,
+    transport: route.transport.type,
+    limits: whole ? route.concurrencyNames : route.concurrencyNames.slice(0, count),
+    bursts: whole ? route.concurrencyBursts : route.concurrencyBursts.slice(0, count),
+    result,
+    decisions: decided ? holding!.decisions : [],
+    owner,
+    checks: decided ? holding!.keys : undefined,
+  });
+}
+
+/** The part of a Node `ServerResponse` (Express's response, Fastify's `reply.raw`) watched for its end. */
+interface NodeResponse {
+  readonly closed?: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+}
+
+/**
+ * Calls the listener once the HTTP response closes, sent or not; at once if
+ * it has closed already (the client left while the slots were being taken).
+ */
+function onResponseClosed(response: unknown): ((listener: () => void) => () => void) | undefined {
+  const raw = ((response as { raw?: NodeResponse } | undefined)?.raw ?? response) as NodeResponse | undefined;
+  if (raw === undefined || typeof raw.once !== 'function') return undefined;
+  return (listener) => {
+    if (raw.closed === true) {
+      listener();
+      return () => undefined;
+    }
+    raw.once('close', listener);
+    return () => raw.off('close', listener);
+  };
+}

@@ -1,0 +1,108 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import type { Redis } from 'ioredis';
+import { RateLimitModule } from 'nestjs-holdup';
+import { RedisStore } from 'nestjs-holdup/redis';
+import { createApp } from '../utils/create-app.js';
+import { connectSharedClient } from '../utils/redis-client.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ACQUIRE_SLOT_LUA } from '../../adapters/redis/scripts/slots.lua.js';
+import { redisKey } from '../../adapters/redis/redis-keys.js';
+import { nextMessage } from '../utils/next-message.js';
+import { sharedRedisUrl } from '../utils/redis-harness.js';
+import { GenerationsController } from './generations.controller.js';
+
+const WORKER = fileURLToPath(new URL('./slot-holder.worker.mjs', import.meta.url));
+
+/**
+ * Two instances on one Redis. Instance A dies holding its slots: its
+ * store's releases never reach Redis (as when the process is killed
+ * mid-request). Instance B is refused while A's leases run, and admitted
+ * once `leaseTimeout` (1 s, on Redis server time) has passed.
+ */
+describe('concurrency: a dead instance\'s slots come back after leaseTimeout (Redis)', () => {
+  let client: Redis;
+  let a: INestApplication;
+  let b: INestApplication;
+  const closing: INestApplication[] = [];
+
+  beforeAll(async () => {
+    client = await connectSharedClient();
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    for (const app of closing) await app.close();
+    await client?.quit();
+  });
+
+  it('refused while the leases run, admitted after them', async () => {
+    const keyPrefix = uniquePrefix('lease');
+    const dying = new RedisStore({ client, keyPrefix, timeoutMs: 5_000 });
+    // A crashed process never releases.
+    dying.slots.release = () => Promise.resolve();
+    a = await createApp('express', { imports: [RateLimitModule.forRoot({ store: dying })], controllers: [GenerationsController] });
+    b = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ store: new RedisStore({ client, keyPrefix, timeoutMs: 5_000 }) })],
+      controllers: [GenerationsController],
+    });
+
+    const takenAt = Date.now();
+    for (let i = 0; i < 2; i++) expect((await request(a.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
+    // Both of 'k's slots are held by A (which is gone, as far as its slots are concerned).
+    const refused = await request(b.getHttpServer()).get('/leased').set('x-api-key', 'k');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['ratelimit']).toBe('"leased";r=0');
+    // Another key is not concerned.
+    expect((await request(b.getHttpServer()).get('/leased').set('x-api-key', 'other')).status).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, takenAt + 1_150 - Date.now())));
+    const back = await request(b.getHttpServer()).get('/leased').set('x-api-key', 'k');
+    expect(back.status).toBe(200);
+    expect(back.headers['ratelimit']).toBe('"leased";r=1');
+  });
+
+  it('a process killed (SIGKILL) while holding slots: they come back after its lease', async () => {
+    const keyPrefix = uniquePrefix('lease-kill');
+    const store = new RedisStore({ client, keyPrefix, timeoutMs: 5_000 });
+    const keys: string[] = [];
+    const acquire = store.slots.acquire.bind(store.slots);
+    store.slots.acquire = (request) => {
+      keys.push(request.key);
+      return acquire(request);
+    };
+    const app = await createApp('express', { imports: [RateLimitModule.forRoot({ store })], controllers: [GenerationsController] });
+    closing.push(app);
+    // The key this route uses for 'k' (its slot is released at once).
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
+    const env = { ...process.env, NODE_OPTIONS: '', REDIS_URL: sharedRedisUrl(), SCRIPT: ACQUIRE_SLOT_LUA, KEY: redisKey(keyPrefix, keys[0]!), LIMIT: '2', LEASE_MS: '1000', SLOTS: '2' };
+    const child = fork(WORKER, [], { env, stdio: 'inherit' });
+    await nextMessage(child, 'holding');
+    const takenAt = Date.now();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, takenAt + 1_150 - Date.now())));
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
+  });
+
+  it('the sorted set expires with its last lease: nothing is left in Redis', async () => {
+    const keyPrefix = uniquePrefix('lease-ttl');
+    const store = new RedisStore({ client, keyPrefix, timeoutMs: 5_000 });
+    const key = 'cc|leased|r|k=x';
+    expect(await store.slots.acquire({ key, limit: 2, id: 'one', leaseMs: 300, now: 0 })).toEqual({ allowed: true, inFlight: 1 });
+    expect(await store.slots.acquire({ key, limit: 2, id: 'two', leaseMs: 300, now: 0 })).toEqual({ allowed: true, inFlight: 2 });
+    expect(await store.slots.acquire({ key, limit: 2, id: 'three', leaseMs: 300, now: 0 })).toEqual({ allowed: false, inFlight: 2 });
+    await store.slots.release({ key, id: 'one', now: 0 });
+    expect(await store.slots.inFlight(key)).toBe(1);
+    const ttl = await client.pttl(`${keyPrefix}{${key}}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(300);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await client.exists(`${keyPrefix}{${key}}`)).toBe(0);
+    store.close();
+  });
+});

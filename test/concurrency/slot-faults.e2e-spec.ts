@@ -1,0 +1,102 @@
+import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
+import { jest } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import request from 'supertest';
+import { RateLimit, RateLimitModule } from 'nestjs-holdup';
+import { RedisStore } from 'nestjs-holdup/redis';
+import { createApp } from '../utils/create-app.js';
+import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
+import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { InFlight } from './generations.controller.js';
+
+const gate = new InFlight();
+
+@Controller('f')
+class FaultController {
+  @RateLimit({ name: 'open', concurrency: 1, key: 'global' })
+  @Get('open')
+  open() {
+    return { ok: true };
+  }
+
+  @RateLimit({ name: 'closed', concurrency: 1, key: 'global', failMode: 'closed' })
+  @Get('closed')
+  closed() {
+    return { ok: true };
+  }
+
+  @RateLimit({ name: 'held', concurrency: 1, key: 'global' })
+  @Get('held')
+  async held() {
+    gate.enter();
+    await gate.gate;
+    gate.leave();
+    return { ok: true };
+  }
+}
+
+/**
+ * A concurrency limit in front of a Redis that dies (its own redis-server,
+ * SIGKILL): an acquisition that fails is decided by the limit's fail mode;
+ * a release that fails is contained (said once, never an unhandled
+ * rejection), the slot left to its lease.
+ */
+describe('concurrency slots when Redis fails', () => {
+  let server: RedisServer;
+  let client: Redis;
+  let app: INestApplication;
+  let warn: jest.SpiedFunction<Logger['warn']>;
+  let error: jest.SpiedFunction<Logger['error']>;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+  beforeEach(async () => {
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    process.on('unhandledRejection', onUnhandled);
+    server = await startRedisServer();
+    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    const store = new RedisStore({ client, keyPrefix: uniquePrefix('slot-faults'), timeoutMs: 200 });
+    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store })], controllers: [FaultController] });
+    gate.reset();
+  });
+  afterEach(async () => {
+    gate.release();
+    await app.close();
+    client.disconnect();
+    await server.stop();
+    process.off('unhandledRejection', onUnhandled);
+    warn.mockRestore();
+    error.mockRestore();
+  });
+
+  it("Redis down: failMode 'open' admits without a slot, 'closed' answers 503", async () => {
+    expect((await request(app.getHttpServer()).get('/f/open')).status).toBe(200);
+    await server.kill();
+    for (let i = 0; i < 3; i++) {
+      const open = await request(app.getHttpServer()).get('/f/open');
+      expect(open.status).toBe(200);
+      // Nothing to report for a limit that could not decide.
+      expect(open.headers['ratelimit']).toBeUndefined();
+      expect((await request(app.getHttpServer()).get('/f/closed')).status).toBe(503);
+    }
+    // Said once for the burst, not per request.
+    expect(error.mock.calls.filter(([message]) => String(message).includes('Rate-limit store failed'))).toHaveLength(1);
+  });
+
+  it('a release that fails is said once and never becomes an unhandled rejection', async () => {
+    const running = Promise.all([1, 2].map(() => request(app.getHttpServer()).get('/f/held')));
+    // Only one of the two may hold the slot: the other is refused while Redis is up.
+    while (gate.now < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await server.kill();
+    gate.release();
+    const statuses = (await running).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 429]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const said = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('could not be released'));
+    expect(said).toHaveLength(1);
+    expect(unhandled).toEqual([]);
+  });
+});
