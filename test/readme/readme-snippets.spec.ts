@@ -14,7 +14,7 @@ import ts from 'typescript';
  */
 const root = resolve(import.meta.dirname, '../..');
 /** README.md, and the docs pages with snippets of their own. */
-const DOCUMENTS = ['README.md', 'docs/events-and-health.md', 'docs/algorithms.md'];
+const DOCUMENTS = ['README.md', 'docs/events-and-health.md', 'docs/concurrency.md', 'docs/algorithms.md'];
 
 interface Snippet {
   /** 1-based line of the opening fence in the document. */
