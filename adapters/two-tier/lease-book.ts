@@ -149,7 +149,7 @@ export class LeaseBook {
    * is held in the {@link DenyCache} after a denial or a lease that came back
    * short (see `lease-sizing.ts`). Answers what the check reports.
    */
-  settle(check: TokenBucketCheck, state: KeyState, answer: RateLimitDecision, extra: number, allowed: boolean, now: number): RateLimitDecision {
+  settle(check: TokenBucketCheck, state: KeyState, answer: RateLimitDecision, extra: number, allowed: boolean, now: number, asked = state.target): RateLimitDecision {
     const interval = emissionIntervalMs(check.limit);
     const leftover = state.leaseMs;
     state.rate = check.limit.rate;
@@ -159,7 +159,9 @@ export class LeaseBook {
     const exact = leftover === 0;
     if (allowed) {
       if (extra > 0) this.grant(check.key, state, extra, interval);
-      if (cameShort(state.target, extra, check.cost, check.limit.burst)) {
+      // Short of what this call asked (`asked`), not of the target now: requests
+      // that arrived meanwhile may have raised it, and the bucket is not dry for that.
+      if (cameShort(asked, extra, check.cost, check.limit.burst)) {
         // The bucket ran dry: calling again before a whole lease has
         // refilled would fetch a token or two per call.
         state.contention = contended(state.contention);

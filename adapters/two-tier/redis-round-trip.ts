@@ -1,7 +1,7 @@
 import { gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { ConsumeRequest, ConsumeResult, TokenBucketRequest } from '../../lib/store/rate-limit-store.interface.js';
-import type { LeaseResult, RedisStore } from '../redis/index.js';
+import type { LeaseCheck, LeaseResult, RedisStore } from '../redis/index.js';
 import type { Fallback } from './fallback.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
@@ -71,7 +71,7 @@ export class RedisRoundTrip {
         settle();
         // A write reached Redis: towards the end of a fallback.
         this.fallback.succeeded();
-        return this.applyAnswer(request, now, remote, states, reservations, result);
+        return this.applyAnswer(request, now, remote, states, reservations, result, asked);
       },
       (error: unknown) => {
         settle();
@@ -98,6 +98,7 @@ export class RedisRoundTrip {
     states: KeyState[],
     reservations: Reservation[],
     result: LeaseResult,
+    asked: readonly LeaseCheck[],
   ): ConsumeResult {
     const { checks } = request;
     const decisions: RateLimitDecision[] = new Array(checks.length);
@@ -105,7 +106,7 @@ export class RedisRoundTrip {
     remote.forEach((index, j) => {
       const check = checks[index]!;
       const state = this.keys.touch(check.key, states[j]!);
-      decisions[index] = this.leases.settle(check, state, result.decisions[j]!, result.extras[j] ?? 0, allowed, now);
+      decisions[index] = this.leases.settle(check, state, result.decisions[j]!, result.extras[j] ?? 0, allowed, now, asked[j]!.maxExtra);
     });
     if (allowed) {
       for (const reservation of reservations) decisions[reservation.index] = reservation.outcome.decision;

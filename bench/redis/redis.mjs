@@ -206,7 +206,7 @@ async function tieredRun(client, decisions, contender, workload) {
   const redisAfter = await redisCpuSeconds(client);
   const serverScriptCalls = await scriptCalls(client);
   const counters = contender.counters(store);
-  if (workload.neverDenied && admitted < decisions) throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached`);
+  if (workload.neverDenied && admitted < decisions) throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached (${JSON.stringify(counters)}, limit ${JSON.stringify(limit)})`);
   return {
     perSecond: decisions / seconds,
     nodeCpuMicrosPerDecision: (cpu.user + cpu.system) / decisions,
