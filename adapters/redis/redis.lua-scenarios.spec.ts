@@ -1,5 +1,5 @@
 /**
- * The Lua script against the algorithm's scenario table: every scenario of
+ * The Lua scripts against the algorithm's scenario table: every scenario of
  * test/utils/gcra-scenarios.ts runs through a RedisStore (client time, `now` =
  * the step's `at`, one fresh key per scenario) and must give the expected
  * fields, compared with Object.is like the TypeScript runner does. Each
@@ -32,12 +32,22 @@ afterAll(async () => {
   await client.quit();
 });
 
-async function runScenario(scenario: GcraScenario): Promise<void> {
+/**
+ * A bucket that never denies, beside the scenario's in `'general'` runs: the
+ * request then has two checks, so the general `consume` script decides it;
+ * alone (`'single'`), `consume_one` does.
+ */
+const COMPANION = { key: 'companion', limit: tokenBucket(1e6, 1e9), cost: 1 };
+
+async function runScenario(scenario: GcraScenario, script: 'single' | 'general'): Promise<void> {
   const model = new ModelStore();
-  const check = { key: `scenario:${scenario.name}`, limit: tokenBucket(scenario.limit.rate, scenario.limit.burst) };
+  const check = { key: `scenario:${script}:${scenario.name}`, limit: tokenBucket(scenario.limit.rate, scenario.limit.burst) };
   for (const [index, step] of scenario.steps.entries()) {
-    const request = { checks: [{ ...check, cost: step.cost }], now: step.at };
-    const { decisions } = await store.consume(request);
+    const checks = [{ ...check, cost: step.cost }];
+    if (script === 'general') checks.push({ ...COMPANION, key: `companion:${scenario.name}` });
+    const { decisions: all } = await store.consume({ checks, now: step.at });
+    const decisions = all.slice(0, 1);
+    const request = { checks: checks.slice(0, 1), now: step.at };
     const decision = decisions[0]!;
     const got: Record<string, unknown> = { step: index };
     for (const field of Object.keys(step.expect)) got[field] = decision[field as keyof typeof decision];
@@ -53,7 +63,11 @@ describe('Lua script vs the GCRA scenario table', () => {
     expect(gcraScenarios.length).toBeGreaterThan(0);
   });
 
-  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))('%s', (_name: string, scenario: GcraScenario) =>
-    runScenario(scenario),
+  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))('%s (consume_one)', (_name: string, scenario: GcraScenario) =>
+    runScenario(scenario, 'single'),
+  );
+
+  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))('%s (consume, beside a second check)', (_name: string, scenario: GcraScenario) =>
+    runScenario(scenario, 'general'),
   );
 });

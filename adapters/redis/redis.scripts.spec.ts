@@ -44,14 +44,14 @@ describe('RedisStore scripts', () => {
     client.eval(SCRIPTS[script].source, 1, key, ...argv) as Promise<(string | number)[]>;
 
   it('has one script per operation, each documenting its KEYS and ARGV', () => {
-    expect(Object.keys(SCRIPTS).sort()).toEqual(['block', 'consume', 'evaluate', 'lease', 'peek', 'refund']);
+    expect(Object.keys(SCRIPTS).sort()).toEqual(['block', 'consume', 'consume_one', 'evaluate', 'lease', 'peek', 'refund']);
     for (const script of Object.values(SCRIPTS)) {
       expect(script.source.startsWith(`--[[\n  ${script.name}: `)).toBe(true);
-      expect(script.source).toContain('KEYS[i]');
+      expect(script.source).toContain(script.name === 'consume_one' ? 'KEYS[1]' : 'KEYS[i]');
       expect(script.source).toContain('ARGV[1]   now');
       expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
     }
-    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(6);
+    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(7);
   });
 
   it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {
@@ -60,11 +60,13 @@ describe('RedisStore scripts', () => {
     // As a server without REDIS_VERSION_NUM (before 7.0) runs it.
     const detection = 'local modern = redis.REDIS_VERSION_NUM ~= nil';
     for (const script of Object.values(SCRIPTS)) expect(script.source).toContain(detection);
-    const preSeven = SCRIPTS.consume.source.replace(detection, 'local modern = false');
+    const preSeven = (script: string) => script.replace(detection, 'local modern = false');
     await client.config('RESETSTAT');
     for (const [source, name] of [
       [SCRIPTS.consume.source, 'pxat'],
-      [preSeven, 'pexpireat'],
+      [preSeven(SCRIPTS.consume.source), 'pexpireat'],
+      [SCRIPTS.consume_one.source, 'one-pxat'],
+      [preSeven(SCRIPTS.consume_one.source), 'one-pexpireat'],
     ] as const) {
       const key = redisKey(prefix, name);
       await run(source, key);
@@ -72,8 +74,8 @@ describe('RedisStore scripts', () => {
       expect(Number(await client.call('PEXPIRETIME', key))).toBe(base + Math.ceil(offset));
     }
     const calls = await commandCalls(client);
-    expect(calls['set']).toBe(2);
-    expect(calls['pexpireat']).toBe(1); // the pre-7.0 path only
+    expect(calls['set']).toBe(4);
+    expect(calls['pexpireat']).toBe(2); // the pre-7.0 paths only
   });
 
   it('refunds exactly when untouched, and only its own cost when charged since', async () => {
@@ -100,6 +102,26 @@ describe('RedisStore scripts', () => {
     await run('refund', '1050.5', '0', '10', '5', '1', '1050:150', '1000:100');
     expect(await client.get(key)).toBe('1000:100');
     expect(await run('peek', '1050.5', '10', '5')).toEqual([1, 1, 4, 0, '49.5']);
+  });
+
+  it('consume_one answers what consume answers, reply for reply, on the same key histories', async () => {
+    const steps: [string, string, string, string][] = [
+      ['1000.25', '4', '2', '1'],
+      ['1000.25', '4', '2', '1'],
+      ['1000.25', '4', '2', '1'], // denied
+      ['1000.25', '4', '2', '3'], // cost above the burst
+      ['1100', '3', '2', '1'], // a rate that makes charge() round up
+      ['1100', '1e-3', '1', '1'],
+      ['999', '4', '2', '1'], // the clock went back
+      ['5000', '4', '2', '2'],
+    ];
+    const general = runOn(redisKey(prefix, 'same-general'));
+    const one = runOn(redisKey(prefix, 'same-one'));
+    for (const [now, rate, burst, cost] of steps) {
+      const expected = await general('consume', now, '0', '0', rate, burst, cost);
+      expect({ now, answer: await one('consume_one', now, '0', '0', rate, burst, cost) }).toEqual({ now, answer: expected });
+      expect((await client.get(redisKey(prefix, 'same-one')))).toBe(await client.get(redisKey(prefix, 'same-general')));
+    }
   });
 
   it('answers receipts only when asked, and numbers as integers when exact', async () => {

@@ -67,7 +67,7 @@ export class ScriptRunner {
 
   /** One script call on `buckets` (one Cluster slot): its reply, parsed. */
   async run(op: Operation, buckets: readonly Bucket[], now: number): Promise<ScriptAnswer> {
-    const script = SCRIPTS[op.script];
+    const script = isSingleTokenBucket(op, buckets) ? SCRIPTS.consume_one : SCRIPTS[op.script];
     const count = buckets.length;
     const args = this.args(op, buckets, now);
     let reply: unknown;
@@ -127,6 +127,11 @@ function rateArg(bucket: Bucket): string {
 
 function isWindow(bucket: Bucket): boolean {
   return bucket.spec !== undefined;
+}
+
+/** A consume of one token bucket, no receipt: `consume_one` answers it (same arguments, same reply). */
+function isSingleTokenBucket(op: Operation, buckets: readonly Bucket[]): boolean {
+  return op.script === 'consume' && !op.receipts && buckets.length === 1 && buckets[0]!.spec === undefined;
 }
 
 function isNoScript(error: unknown): boolean {

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { BLOCK_LUA } from './block.lua.js';
 import { CONSUME_LUA } from './consume.lua.js';
+import { CONSUME_ONE_LUA } from './consume-one.lua.js';
 import { EVALUATE_LUA } from './evaluate.lua.js';
 import { LEASE_LUA } from './lease.lua.js';
 import { PEEK_LUA } from './peek.lua.js';
 import { REFUND_LUA } from './refund.lua.js';
 
 /** The store's Lua scripts, one per operation (see each file's header for its KEYS, ARGV and reply). */
-export type ScriptName = 'consume' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block';
+export type ScriptName = 'consume' | 'consume_one' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block';
 
 /** A script as the store sends it: by SHA1 (`EVALSHA`), by source when Redis lost it (`EVAL`). */
 export interface RedisScript {
@@ -23,6 +24,8 @@ function script(name: ScriptName, source: string): RedisScript {
 /** Every script, by operation. */
 export const SCRIPTS: Readonly<Record<ScriptName, RedisScript>> = {
   consume: script('consume', CONSUME_LUA),
+  /** `consume` of one token bucket without receipt: the common request, straight through. */
+  consume_one: script('consume_one', CONSUME_ONE_LUA),
   evaluate: script('evaluate', EVALUATE_LUA),
   peek: script('peek', PEEK_LUA),
   refund: script('refund', REFUND_LUA),
