@@ -16,6 +16,9 @@ import { isPromiseLike } from './util/maybe-promise.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import { ProgrammaticLimits, type ProgrammaticLimit } from './limits/programmatic-limit.js';
+
+export type { ProgrammaticLimit } from './limits/programmatic-limit.js';
 import { realDecision, reservingBucket, waitMs } from './policies/delay/reservation.js';
 import { MAX_WAITING, WaitQueue } from './policies/delay/wait-queue.js';
 import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
@@ -34,21 +37,6 @@ function clockError(now: unknown): RateLimitStoreError {
   return new RateLimitStoreError(`Rate-limit clock read ${describeValue(now)}, not a time in [0, ${MAX_CLOCK_MS}] ms`);
 }
 
-/** A limit as the programmatic API takes it: the bucket part of {@link RateLimitOptions}. */
-export interface ProgrammaticLimit {
-  readonly name?: string;
-  /** Tokens per second, or a string such as `'100/min'`. */
-  readonly rate: Rate;
-  /** @default one second's worth of `rate`, at least 1 */
-  readonly burst?: number;
-}
-
-/**
- * A route limit's other options (`cost`, `key`, `scope`, ...) mean nothing
- * here: refused rather than ignored.
- */
-const PROGRAMMATIC_OPTIONS = optionNames<ProgrammaticLimit>({ name: true, rate: true, burst: true });
-
 /**
  * The rate limiter as a service: the guard's engine, and the programmatic API
  * for application code (jobs, outgoing calls, login attempts).
@@ -62,7 +50,7 @@ const PROGRAMMATIC_OPTIONS = optionNames<ProgrammaticLimit>({ name: true, rate: 
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {
   private readonly failures = new StoreFailureLog();
-  private readonly limits = new WeakMap<ProgrammaticLimit, ResolvedProgrammaticLimit>();
+  private readonly limits = new ProgrammaticLimits();
 
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
@@ -117,7 +105,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const checks = [{ ...this.bucket(key, limit), cost }];
     const now = this.clock.now();
     const result = await this.evaluate({ checks, now }, this.options.failMode);
-    if (!result.allowed) this.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.key.slice(this.resolve(limit).namespace.length), now);
+    if (!result.allowed) this.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.key.slice(this.limits.resolve(limit).namespace.length), now);
     return result.decisions[0]!;
   }
 
@@ -135,7 +123,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const decision = await this.consume(key, limit, options);
     if (decision.allowed) return decision;
     const retryAfter = retryAfterSeconds([decision]);
-    const { limit: bucket, name } = this.resolve(limit);
+    const { limit: bucket, name } = this.limits.resolve(limit);
     throw new RateLimitExceededException(
       retryAfter,
       [decision],
@@ -208,7 +196,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const { cost, maxWaitMs } = acquireOptions(options);
     options.signal?.throwIfAborted();
     const { key: bucketKey, limit: bucket } = this.bucket(key, limit);
-    const { name } = this.resolve(limit);
+    const { name } = this.limits.resolve(limit);
     const reserving = reservingBucket(bucket, maxWaitMs);
     const checks = [{ key: bucketKey, limit: reserving, cost }];
     const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
@@ -391,34 +379,9 @@ export class RateLimiter implements OnApplicationShutdown {
   }
 
   private bucket(key: string, limit: ProgrammaticLimit): BucketRef & { readonly limit: TokenBucketLimit } {
-    const resolved = this.resolve(limit);
+    const resolved = this.limits.resolve(limit);
     return { key: resolved.namespace + customIdentity(key, this.options.ipv6Subnet), limit: resolved.limit };
   }
-
-  /** A limit validated once (per object): its bucket, name and bucket-key namespace. */
-  private resolve(limit: ProgrammaticLimit): ResolvedProgrammaticLimit {
-    let resolved = this.limits.get(limit);
-    if (!resolved) {
-      if (limit === null || typeof limit !== 'object') {
-        throw optionError('RateLimiter', 'limit', `must be an object like { name, rate, burst }, got ${describeValue(limit)}`);
-      }
-      const name = limit.name ?? DEFAULT_LIMIT_NAME;
-      rejectUnknownOptions(`RateLimiter: limit "${name}"`, limit, PROGRAMMATIC_OPTIONS);
-      const { rate, burst } = resolveBucket(limit, (option, problem) => {
-        throw optionError(`RateLimiter: limit "${name}"`, option, problem);
-      });
-      // Keyed like a `scope: 'shared'` limit whose key function returns `key`.
-      resolved = { name, limit: { algorithm: 'token-bucket', rate, burst }, namespace: bucketNamespace('token-bucket', name) };
-      this.limits.set(limit, resolved);
-    }
-    return resolved;
-  }
-}
-
-interface ResolvedProgrammaticLimit {
-  readonly name: string;
-  readonly limit: TokenBucketLimit;
-  readonly namespace: string;
 }
 
 const hotKeysLogger = new Logger('RateLimit');

@@ -124,6 +124,16 @@ describe('RedisStore scripts', () => {
     }
   });
 
+  it('a lease of no extra token answers through consume_one what the lease script answers (a cold key of TwoTierStore)', async () => {
+    const lease = runOn(redisKey(prefix, 'lease-general'));
+    const one = runOn(redisKey(prefix, 'lease-one'));
+    for (const [now, cost] of [['1000.25', '1'], ['1000.25', '1'], ['1000.25', '1'], ['1100', '2']] as const) {
+      const expected = await lease('lease', now, '0', '0', '4', '2', cost, '0');
+      // The runner's layout for a lease (maxExtra last); consume_one reads up to the cost, and the runner adds the extras.
+      expect([...(await one('consume_one', now, '0', '0', '4', '2', cost, '0')), 0]).toEqual(expected);
+    }
+  });
+
   it('answers receipts only when asked, and numbers as integers when exact', async () => {
     const key = redisKey(prefix, 'reply-shape');
     const run = runOn(key);

@@ -67,7 +67,8 @@ export class ScriptRunner {
 
   /** One script call on `buckets` (one Cluster slot): its reply, parsed. */
   async run(op: Operation, buckets: readonly Bucket[], now: number): Promise<ScriptAnswer> {
-    const script = isSingleTokenBucket(op, buckets) ? SCRIPTS.consume_one : SCRIPTS[op.script];
+    const single = isSingleTokenBucket(op, buckets);
+    const script = single ? SCRIPTS.consume_one : SCRIPTS[op.script];
     const count = buckets.length;
     const args = this.args(op, buckets, now);
     let reply: unknown;
@@ -79,6 +80,8 @@ export class ScriptRunner {
       reply = await this.client.eval(script.source, count, ...args);
     }
     const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
+    // A lease of no extra answered by consume_one: its extras, none.
+    if (single && op.script === 'lease' && Array.isArray(reply)) reply.push(0);
     return parseReply(reply, count, op.script === 'lease', receipts, buckets.some(isWindow));
   }
 
@@ -129,9 +132,16 @@ function isWindow(bucket: Bucket): boolean {
   return bucket.spec !== undefined;
 }
 
-/** A consume of one token bucket, no receipt: `consume_one` answers it (same arguments, same reply). */
+/**
+ * A consume of one token bucket without receipt, or a lease of one that asks
+ * no extra token (a key cold on a `TwoTierStore`, which is a consume):
+ * `consume_one` answers it. Same arguments (a lease's `maxExtra` comes after
+ * what it reads), same reply (a lease's extras, none, are added).
+ */
 function isSingleTokenBucket(op: Operation, buckets: readonly Bucket[]): boolean {
-  return op.script === 'consume' && !op.receipts && buckets.length === 1 && buckets[0]!.spec === undefined;
+  if (buckets.length !== 1 || buckets[0]!.spec !== undefined) return false;
+  if (op.script === 'consume') return !op.receipts;
+  return op.script === 'lease' && !op.receipts && !(buckets[0]!.maxExtra! > 0);
 }
 
 function isNoScript(error: unknown): boolean {
