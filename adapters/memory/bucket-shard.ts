@@ -6,9 +6,9 @@ export const EVICTION_CANDIDATES = 8;
 
 /**
  * One slice of the memory store: bucket key → stored state (GCRA theoretical
- * arrival time, or a window's state: compared by {@link expiryOf}), kept in charge order (a charged key moves to the end), with
+ * arrival time, or a window's state: compared by {@link expiryOf}), kept in insertion order (a bucket charged again is updated in place), with
  * an incremental sweep and, at the cap, eviction of the bucket closest to
- * full among a few candidates taken from the least recently charged end.
+ * full among a few candidates taken from the oldest end.
  *
  * Why slices: V8 rehashes a `Map` in one go when it grows or has accumulated
  * deletions; at a million entries a single operation took 127-147 ms on
@@ -44,7 +44,7 @@ export class BucketShard extends SweptMap<string, BucketState> {
    * changes no decision), never `except` (the key just added). False when
    * there is nothing else to drop.
    *
-   * Candidates come from the least recently charged end; one passed over
+   * Candidates come from the oldest end (first inserted); one passed over
    * stays a candidate (its TAT re-read each time), so a bucket drained
    * further than the others, typically a denied one, is only dropped once
    * {@link EVICTION_CANDIDATES} - 1 other candidates are at least as far from

@@ -257,11 +257,11 @@ describe('MemoryStore', () => {
       expect(remainingOf(store, check('key-0', limit.rate, limit.burst), 3 * maxKeys)).toBe(2);
     });
 
-    it('evicts the least recently charged bucket', () => {
+    it('evicts, among buckets equally far from full, the oldest', () => {
       const store = new MemoryStore({ maxKeys: 3 });
       const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((k) => check(k, 1, 2));
       for (const x of [a!, b!, c!]) store.consume({ now: 0, checks: [x] }); // 1 left each
-      store.consume({ now: 0, checks: [a!] }); // a charged again: b is now the oldest
+      store.consume({ now: 0, checks: [a!] }); // a charged again: further from full than b and c, which tie; b is older
       store.consume({ now: 0, checks: [d!] });
       expect(store.evictions).toBe(1);
       expect(store.size).toBe(3);

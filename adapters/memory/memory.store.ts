@@ -22,7 +22,7 @@ export interface MemoryStoreOptions {
    * Hard cap on the number of buckets held. When a new bucket would exceed it,
    * a bucket is evicted (and counted in {@link MemoryStore.evictions}): that
    * caller gets a full bucket again. The one evicted is the closest to full
-   * (earliest TAT) among 8 candidates from the least recently charged end of
+   * (earliest TAT) among 8 candidates from the oldest end (first inserted) of
    * the new bucket's shard; candidates passed over stay candidates, so a
    * denied (drained) bucket is not evicted before fuller ones.
    * @default 1_000_000

@@ -15,7 +15,7 @@ const SCRIPT = fileURLToPath(new URL('./guard.mjs', import.meta.url));
 const PARTS = [
   ['RateLimitGuard.canActivate (all)', 'lib/rate-limit.guard.js', 'canActivate'],
   ['  RateLimiter.evaluate → MemoryStore.consume', 'adapters/memory/memory.store.js', 'consume'],
-  ['    MemoryStore.write (Map delete + set: LRU order)', 'adapters/memory/memory.store.js', 'write'],
+  ['    MemoryStore.insert (a new bucket: Map set, sweep step, cap)', 'adapters/memory/memory.store.js', 'insert'],
   ['    MemoryStore.sweep (incremental expiry)', 'adapters/memory/memory.store.js', 'sweep'],
   ['    gcraConsume (when not inlined)', 'lib/algorithms/gcra.js', 'gcraConsume'],
   ['  key: ipIdentity (canonical client address)', 'lib/keys/ip-address.js', 'ipIdentity'],
