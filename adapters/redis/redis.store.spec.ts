@@ -113,11 +113,13 @@ describe('RedisStore on a standalone Redis', () => {
   it('calls the scripts by SHA: one EVALSHA per decision, no SCRIPT LOAD, no EVAL once cached', async () => {
     const store = makeStore({ time: 'client' });
     await client.script('FLUSH');
-    await store.consume({ checks: [check('warm-up', 10, 10)], now: 0 });
+    await store.consume({ checks: [check('warm-up', 10, 10), check('warm-up-2', 10, 10)], now: 0 });
     expect(store.scriptReloads).toBe(1);
-    // One script per operation: each one is sent once after the flush.
+    // One script per operation (and consume_one for a single token bucket): each one is sent once after the flush.
     await store.peek({ checks: [bucket('warm-up', 10, 10)], now: 0 });
     expect(store.scriptReloads).toBe(2);
+    await store.consume({ checks: [check('warm-up', 10, 10)], now: 0 });
+    expect(store.scriptReloads).toBe(3);
 
     await client.config('RESETSTAT');
     for (let i = 0; i < 20; i++) {
@@ -130,8 +132,8 @@ describe('RedisStore on a standalone Redis', () => {
     expect(calls.script).toBeUndefined();
     expect(calls.keys).toBeUndefined();
     expect(calls.scan).toBeUndefined();
-    expect(store.scriptReloads).toBe(2);
-    expect(store.calls).toBe(23);
+    expect(store.scriptReloads).toBe(3);
+    expect(store.calls).toBe(24);
   });
 
   it('recovers from SCRIPT FLUSH with one EVAL, keeping the buckets', async () => {
