@@ -17,7 +17,10 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 
 const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
-const IN_FLIGHT = 50;
+// Decisions in flight; BENCH_REDIS_IN_FLIGHT and BENCH_REDIS_AUTO_PIPELINING=1 (ioredis'
+// enableAutoPipelining) vary the load by hand (npm run bench keeps 50, plain client).
+const IN_FLIGHT = Number(process.env.BENCH_REDIS_IN_FLIGHT ?? 50);
+const AUTO_PIPELINING = process.env.BENCH_REDIS_AUTO_PIPELINING === '1';
 const KEYS = 10_000;
 const NEVER = { algorithm: 'token-bucket', rate: 1e6, burst: 1e9 };
 /** The floor's script: no work at all (see the file comment). */
@@ -260,7 +263,7 @@ async function main() {
   const { RateLimiterRedis } = await import('rate-limiter-flexible');
 
   const redis = await startRedis();
-  const client = new Redis({ port: redis.port, host: '127.0.0.1', enableOfflineQueue: true, maxRetriesPerRequest: 1 });
+  const client = new Redis({ port: redis.port, host: '127.0.0.1', enableOfflineQueue: true, maxRetriesPerRequest: 1, enableAutoPipelining: AUTO_PIPELINING });
   try {
     await client.ping();
     const store = new RedisStore({ client, keyPrefix: 'bench:' });
