@@ -100,7 +100,7 @@ function svg(runs) {
   const TOP = 40;
   const plotW = W - LEFT - RIGHT;
   const x = (ms) => LEFT + (ms / (240 * SECOND)) * plotW;
-  const H = TOP + runs.length * PANEL + 40;
+  const H = TOP + runs.length * PANEL + 56;
   const parts = [];
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
   parts.push(`<rect width="${W}" height="${H}" fill="white"/>`);
@@ -132,7 +132,8 @@ function svg(runs) {
   const bottom = TOP + runs.length * PANEL;
   for (const s of [0, 60, 120, 180, 240]) parts.push(`<text x="${x(s * SECOND)}" y="${bottom + 4}" text-anchor="middle">${s} s</text>`);
   parts.push(
-    `<text x="${LEFT}" y="${bottom + 26}" fill="#444">Ticks: each request, tall blue = admitted, short red = denied. Green line: admitted in the trailing 60 s (dashed: the limit, 10). Dashed verticals: fixed-window edges.</text>`,
+    `<text x="${LEFT}" y="${bottom + 26}" fill="#444">Ticks: each request, tall blue = admitted, short red = denied. Dashed verticals: fixed-window edges.</text>`,
+    `<text x="${LEFT}" y="${bottom + 42}" fill="#444">Green line: admitted in the trailing 60 s (dashed: the limit, 10).</text>`,
   );
   parts.push('</svg>');
   return parts.join('\n') + '\n';
