@@ -127,3 +127,25 @@ function yes(): boolean {
 function no(): boolean {
   return false;
 }
+
+/**
+ * The Redis calls already in flight for the keys of `remote` (their
+ * `pending` answers), and whether one of them gives up later than
+ * `deadline`; `undefined` when none is.
+ */
+export function callsInFlight(
+  remote: readonly number[],
+  states: readonly KeyState[],
+  deadline: number,
+): { readonly pending: Promise<boolean>[]; readonly later: boolean } | undefined {
+  let pending: Promise<boolean>[] | undefined;
+  let later = false;
+  for (const i of remote) {
+    const state = states[i]!;
+    const wait = state.pending;
+    if (wait === undefined) continue;
+    (pending ??= []).push(wait);
+    if (state.pendingDeadline > deadline) later = true;
+  }
+  return pending === undefined ? undefined : { pending, later };
+}

@@ -1,5 +1,4 @@
-import { gcraBlock, gcraConsume, gcraPeek, gcraRefund, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
-import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
+import { gcraBlock, gcraPeek, gcraRefund, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
   BlockRequest,
@@ -12,7 +11,6 @@ import type {
   RateLimitStore,
   RefundRequest,
   StoreHealth,
-  TokenBucketCheck,
   TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { allTokenBuckets, isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
@@ -24,7 +22,8 @@ import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable, type KeyState } from './key-table.js';
 import { LeaseBook } from './lease-book.js';
-import { RedisRoundTrip } from './redis-round-trip.js';
+import { callsInFlight, RedisRoundTrip } from './redis-round-trip.js';
+import { changeViews, localDecision, sortChecks } from './local-decision.js';
 import { resolveTwoTierOptions, type TwoTierStoreOptions } from './two-tier.options.js';
 import type { TwoTierStoreStats } from './two-tier.stats.js';
 
@@ -96,12 +95,12 @@ const MIN_CALL_MS = 1;
  * @publicApi
  */
 export class TwoTierStore implements RateLimitStore {
+  /** `concurrency` slots: the Redis store's. No local tier: a slot is held by one request until it ends, and every instance must see it. */
+  readonly slots: ConcurrencySlots;
   /**
    * Decides from a local share of each limit while Redis fails: what the
    * module uses for requests whose `failMode` is `'local'`.
    */
-  /** `concurrency` slots: the Redis store's. No local tier: a slot is held by one request until it ends, and every instance must see it. */
-  readonly slots: ConcurrencySlots;
   readonly localFallback: LocalFallback;
   private readonly redis: RedisStore;
   private readonly ownsRedis: boolean;
@@ -260,16 +259,7 @@ export class TwoTierStore implements RateLimitStore {
   refund(request: RefundRequest): MaybePromise<ConsumeResult> {
     if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: refund called after close()'));
     const now = this.time.relative(request.now);
-    for (const check of request.checks) {
-      const state = this.keys.get(check.key);
-      if (state === undefined || isWindowLimit(check.limit)) continue;
-      // A lease held here was taken from the Redis bucket: it goes back first
-      // (same connection, sent before the refund), or a refund that fills the
-      // bucket would let this instance spend the lease on top of a full bucket.
-      if (state.leaseMs > 0) this.keys.release(check.key, state);
-      state.shadowTat = gcraRefund(state.shadowTat, now, check.limit, check.cost);
-      this.denials.clear(state);
-    }
+    changeViews(request.checks, this.keys, this.denials, (state, check) => gcraRefund(state.shadowTat, now, check.limit, check.cost));
     this.giveBacks.flush();
     this.redisCallCount++;
     return this.redis.refund(request);
@@ -283,13 +273,7 @@ export class TwoTierStore implements RateLimitStore {
   block(request: BlockRequest): MaybePromise<ConsumeResult> {
     if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: block called after close()'));
     const now = this.time.relative(request.now);
-    for (const check of request.checks) {
-      const state = this.keys.get(check.key);
-      if (state === undefined || isWindowLimit(check.limit)) continue;
-      if (state.leaseMs > 0) this.keys.release(check.key, state);
-      state.shadowTat = gcraBlock(state.shadowTat, now, check.limit, check.durationMs);
-      this.denials.clear(state);
-    }
+    changeViews(request.checks, this.keys, this.denials, (state, check) => gcraBlock(state.shadowTat, now, check.limit, check.durationMs));
     this.giveBacks.flush();
     this.redisCallCount++;
     return this.redis.block(request);
@@ -338,38 +322,13 @@ export class TwoTierStore implements RateLimitStore {
     const { checks } = request;
     const count = checks.length;
     if (count === 0) return { allowed: true, decisions: [] };
-    const { keys, leases } = this;
-    let remote: number[] | undefined;
-    let leased: number[] | undefined;
-    let denied = false;
-    let denyHit = false;
-    const states: KeyState[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const check = checks[i]!;
-      const state = (states[i] = keys.stateOf(check, now));
-      if (check.cost > check.limit.burst + TOKEN_EPSILON) {
-        denied = true;
-        continue;
-      }
-      if (leases.covers(check, state)) {
-        // The lease has the tokens, but the bucket itself must admit too (a
-        // limit that shrank, a clock that went back).
-        if (gcraConsume(state.shadowTat, now, check.limit, check.cost).decision.allowed) (leased ??= []).push(i);
-        else denied = true;
-        continue;
-      }
-      if (this.denials.active(check, state, now)) {
-        denied = true;
-        denyHit = true;
-        continue;
-      }
-      (remote ??= []).push(i);
-    }
+    const { leases } = this;
+    const { states, leased, remote, denied, denyHit } = sortChecks(checks, now, this.keys, leases, this.denials);
 
     if (denied) {
       if (denyHit) this.denials.hits++;
       this.localCount++;
-      return { allowed: false, decisions: checks.map((check, i) => this.localDecision(check, states[i]!, now)) };
+      return { allowed: false, decisions: checks.map((check, i) => localDecision(check, states[i]!, now, leases, this.denials)) };
     }
     if (remote === undefined) {
       this.localCount++;
@@ -383,16 +342,8 @@ export class TwoTierStore implements RateLimitStore {
     if (waits < MAX_WAITS) {
       // Another request is already asking Redis for this key: its answer
       // (a lease, a denial) probably decides this one too, without a call.
-      let pending: Promise<boolean>[] | undefined;
-      let later = false;
-      for (const i of remote) {
-        const state = states[i]!;
-        const wait = state.pending;
-        if (wait === undefined) continue;
-        (pending ??= []).push(wait);
-        if (state.pendingDeadline > deadline) later = true;
-      }
-      if (pending) return this.join(request, now, waits, deadline, pending, later);
+      const inFlight = callsInFlight(remote, states, deadline);
+      if (inFlight) return this.join(request, now, waits, deadline, inFlight.pending, inFlight.later);
     }
     const left = deadline - performance.now();
     if (left < MIN_CALL_MS) return this.roundTrip.timedOut(request);
@@ -441,18 +392,5 @@ export class TwoTierStore implements RateLimitStore {
       decisions[index] = answer.allowed ? this.leases.spend(check, state, now).decision : gcraPeek(state.shadowTat, now, check.limit);
     }
     return { allowed: answer.allowed, decisions };
-  }
-
-  /**
-   * What `check` reports in a request denied locally, which charged nothing:
-   * its cached denial if it is held, else its bucket as this instance sees
-   * it (a peek, had it admitted).
-   */
-  private localDecision(check: TokenBucketCheck, state: KeyState, now: number): RateLimitDecision {
-    const held =
-      check.cost <= check.limit.burst + TOKEN_EPSILON && !this.leases.covers(check, state) && this.denials.active(check, state, now);
-    if (held) return this.denials.decision(check, state, now);
-    const { decision } = gcraConsume(state.shadowTat, now, check.limit, check.cost);
-    return decision.allowed ? gcraPeek(state.shadowTat, now, check.limit) : decision;
   }
 }

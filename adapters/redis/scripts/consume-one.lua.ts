@@ -1,4 +1,4 @@
-import { FRAME, replyNumber } from './gcra.lua.js';
+import { chargeStatements, FRAME, replyNumber } from './gcra.lua.js';
 
 /**
  * `consume_one`: {@link CONSUME_LUA} for the request most requests are, one
@@ -51,15 +51,8 @@ if cost > burst + TOKEN_EPSILON then
 else
   -- charge: current + step, rounded up (one ulp at a time) so never charged less than step.
   local step = cost * interval
-  local nxt = current + step
-  while nxt - current < step do
-    if nxt == 0 then
-      nxt = 2 ^ -1074
-    else
-      local _, e = math.frexp(math.abs(nxt))
-      nxt = nxt + math.ldexp(1, e - 53)
-    end
-  end
+  local nxt
+  ${chargeStatements('current', 'step', 'nxt')}
   local debt = nxt - now
   if debt <= capacity + slack then
     charged = nxt

@@ -157,6 +157,24 @@ end
 `;
 
 /**
+ * Lua statements: `out` (a declared local) = `from + step`, rounded up so
+ * that the bucket is never charged less than `step`, in steps of one ulp (the
+ * distance to the next larger double, via frexp). Shared by the library's
+ * `charge` and the scripts that inline it (`consume-one.lua.ts`).
+ */
+export function chargeStatements(from: string, step: string, out: string): string {
+  return `${out} = ${from} + ${step}
+  while ${out} - ${from} < ${step} do
+    if ${out} == 0 then
+      ${out} = 2 ^ -1074
+    else
+      local _, e = math.frexp(math.abs(${out}))
+      ${out} = ${out} + math.ldexp(1, e - 53)
+    end
+  end`;
+}
+
+/**
  * `lib/algorithms/gcra.ts` in Lua: `charge` and `consume` (gcraConsume;
  * `wholeTokens` is written out where it is used,
  * `math.max(0, math.floor((free_ms + slack) / interval))`).
@@ -165,15 +183,8 @@ export const GCRA = `
 -- from + step, rounded up so that the bucket is never charged less than step
 -- (in steps of one ulp, the distance to the next larger double, via frexp).
 local function charge(from, step)
-  local nxt = from + step
-  while nxt - from < step do
-    if nxt == 0 then
-      nxt = 2 ^ -1074
-    else
-      local _, e = math.frexp(math.abs(nxt))
-      nxt = nxt + math.ldexp(1, e - 53)
-    end
-  end
+  local nxt
+  ${chargeStatements('from', 'step', 'nxt')}
   return nxt
 end
 
