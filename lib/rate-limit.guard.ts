@@ -378,7 +378,7 @@ function recordDenied(hotKeys: HotKeys, pending: PendingDecision, result: Consum
   result.decisions.forEach((decision, i) => {
     if (decision.allowed) return;
     const limit = route.limits[from + i]!;
-    hotKeys.denied(limit.name, checks[i]!.key.slice(limit.namespace.length), pending.now);
+    hotKeys.denied(limit.name, checks[i]!.identity ?? checks[i]!.key.slice(limit.namespace.length), pending.now);
   });
 }
 

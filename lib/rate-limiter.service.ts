@@ -105,7 +105,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const checks = [{ ...this.bucket(key, limit), cost }];
     const now = this.clock.now();
     const result = await this.evaluate({ checks, now }, this.options.failMode);
-    if (!result.allowed) this.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.key.slice(this.limits.resolve(limit).namespace.length), now);
+    if (!result.allowed) this.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.identity!, now);
     return result.decisions[0]!;
   }
 
@@ -155,8 +155,8 @@ export class RateLimiter implements OnApplicationShutdown {
     if (!Number.isFinite(durationMs) || durationMs <= 0) throw new TypeError(`RateLimiter.block: durationMs must be a positive number, got ${describeValue(durationMs)}`);
     const block = this.store.block?.bind(this.store);
     if (block === undefined) throw new TypeError('RateLimiter.block: the store cannot block a bucket (it has no block())');
-    const { key: bucketKey, limit: bucket } = this.bucket(key, limit);
-    const result = await this.call(() => block({ checks: [{ key: bucketKey, limit: bucket, durationMs }], now: this.now() }));
+    const bucket = this.bucket(key, limit);
+    const result = await this.call(() => block({ checks: [{ ...bucket, durationMs }], now: this.now() }));
     return result.decisions[0]!;
   }
 
@@ -195,10 +195,11 @@ export class RateLimiter implements OnApplicationShutdown {
   async acquire(key: string, limit: ProgrammaticLimit, options: AcquireOptions = {}): Promise<RateLimitDecision> {
     const { cost, maxWaitMs } = acquireOptions(options);
     options.signal?.throwIfAborted();
-    const { key: bucketKey, limit: bucket } = this.bucket(key, limit);
+    const ref = this.bucket(key, limit);
+    const bucket = ref.limit;
     const { name } = this.limits.resolve(limit);
     const reserving = reservingBucket(bucket, maxWaitMs);
-    const checks = [{ key: bucketKey, limit: reserving, cost }];
+    const checks = [{ ...ref, limit: reserving, cost }];
     const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
     const decision = realDecision(result.decisions[0]!, reserving, maxWaitMs);
     if (!result.allowed) {
@@ -380,7 +381,8 @@ export class RateLimiter implements OnApplicationShutdown {
 
   private bucket(key: string, limit: ProgrammaticLimit): BucketRef & { readonly limit: TokenBucketLimit } {
     const resolved = this.limits.resolve(limit);
-    return { key: resolved.namespace + customIdentity(key, this.options.ipv6Subnet), limit: resolved.limit };
+    const identity = customIdentity(key, this.options.ipv6Subnet);
+    return { key: resolved.namespace + identity, namespace: resolved.namespace, identity, limit: resolved.limit };
   }
 }
 

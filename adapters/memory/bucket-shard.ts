@@ -1,14 +1,20 @@
 import { expiryOf, type BucketState } from '../../lib/algorithms/algorithm.js';
 import { SweptMap } from '../../lib/store/swept-map.js';
+import { BucketSlots } from './bucket-slots.js';
 
 /** Buckets compared when one must be evicted (see {@link BucketShard.evictClosestToFull}). */
 export const EVICTION_CANDIDATES = 8;
 
 /**
- * One slice of the memory store: bucket key → stored state (GCRA theoretical
- * arrival time, or a window's state: compared by {@link expiryOf}), kept in insertion order (a bucket charged again is updated in place), with
- * an incremental sweep and, at the cap, eviction of the bucket closest to
- * full among a few candidates taken from the oldest end.
+ * One slice of the memory store: caller identity → stored state (GCRA
+ * theoretical arrival time, or a window's state: compared by
+ * {@link expiryOf}), kept in insertion order, with an incremental sweep and,
+ * at the cap, eviction of the bucket closest to full among a few candidates
+ * taken from the oldest end.
+ *
+ * The map holds a slot number per identity and the states live in
+ * {@link BucketSlots} (plain memory, not one heap object per bucket): a
+ * bucket charged again is one hash lookup and a write in place.
  *
  * Why slices: V8 rehashes a `Map` in one go when it grows or has accumulated
  * deletions; at a million entries a single operation took 127-147 ms on
@@ -17,10 +23,54 @@ export const EVICTION_CANDIDATES = 8;
  *
  * @internal
  */
-export class BucketShard extends SweptMap<string, BucketState> {
+export class BucketShard {
+  /** Identity → slot, in insertion order, with the sweep and eviction cursors. */
+  private readonly index = new SweptMap<string, number>();
+  private readonly states = new BucketSlots();
   /** Eviction candidates held over from earlier evictions (the first {@link held} slots). */
   private readonly candidates: (string | undefined)[] = new Array<string | undefined>(EVICTION_CANDIDATES).fill(undefined);
   private held = 0;
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** The slot of `key`'s state, or -1 when the bucket is not held. */
+  slotOf(key: string): number {
+    return this.index.entries.get(key) ?? -1;
+  }
+
+  stateAt(slot: number): BucketState {
+    return this.states.read(slot);
+  }
+
+  /** Replace the state in a slot: a bucket held, no hash operation at all. */
+  update(slot: number, state: BucketState): void {
+    this.states.write(slot, state);
+  }
+
+  get(key: string): BucketState | undefined {
+    const slot = this.index.entries.get(key);
+    return slot === undefined ? undefined : this.states.read(slot);
+  }
+
+  /** Hold a bucket known not to be held. */
+  add(key: string, state: BucketState): void {
+    this.index.add(key, this.states.allocate(state));
+  }
+
+  delete(key: string): boolean {
+    const slot = this.index.entries.get(key);
+    if (slot === undefined) return false;
+    this.index.delete(key);
+    this.states.release(slot);
+    return true;
+  }
+
+  /** The identities held, oldest first. */
+  keys(): IterableIterator<string> {
+    return this.index.entries.keys();
+  }
 
   /**
    * Examine up to `steps` entries from where the last sweep stopped and drop
@@ -30,10 +80,10 @@ export class BucketShard extends SweptMap<string, BucketState> {
    */
   sweep(now: number, steps: number, origin = 0): number {
     for (let examined = 0; examined < steps; examined++) {
-      const key = this.nextToSweep();
+      const key = this.index.nextToSweep();
       if (key === undefined) return examined;
-      const state = this.entries.get(key);
-      if (state !== undefined && expiryOf(state, origin) <= now) this.entries.delete(key);
+      const slot = this.index.entries.get(key);
+      if (slot !== undefined && this.expiry(slot, origin) <= now) this.delete(key);
     }
     return steps;
   }
@@ -54,20 +104,21 @@ export class BucketShard extends SweptMap<string, BucketState> {
    */
   evictClosestToFull(now: number, except?: string, origin = 0): boolean {
     const candidates = this.candidates;
+    const entries = this.index.entries;
     // Forget candidates that left meanwhile (swept, reset, refunded to full).
     for (let i = 0; i < this.held; ) {
-      if (this.entries.has(candidates[i]!)) i++;
+      if (entries.has(candidates[i]!)) i++;
       else candidates[i] = candidates[--this.held];
     }
     for (let steps = 0; this.held < EVICTION_CANDIDATES && steps < 2 * EVICTION_CANDIDATES; steps++) {
-      const key = this.oldest();
+      const key = this.index.oldest();
       if (key === undefined) break;
       if (key !== except && !this.holds(key)) candidates[this.held++] = key;
     }
     let pick = -1;
     let earliest = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.held; i++) {
-      const tat = expiryOf(this.entries.get(candidates[i]!)!, origin);
+      const tat = this.expiry(entries.get(candidates[i]!)!, origin);
       if (pick === -1 || tat < earliest) {
         pick = i;
         earliest = tat;
@@ -78,13 +129,21 @@ export class BucketShard extends SweptMap<string, BucketState> {
     const key = candidates[pick]!;
     candidates[pick] = candidates[--this.held];
     candidates[this.held] = undefined;
-    return this.entries.delete(key);
+    return this.delete(key);
   }
 
-  override clear(): void {
-    super.clear();
+  clear(): void {
+    this.index.clear();
+    this.states.clear();
     this.candidates.fill(undefined);
     this.held = 0;
+  }
+
+  /** When the bucket in `slot` is full again, in the store's frame. */
+  private expiry(slot: number, origin: number): number {
+    const time = this.states.time(slot);
+    // NaN: the slot holds a window state.
+    return time === time ? time : expiryOf(this.states.read(slot), origin);
   }
 
   private holds(key: string): boolean {

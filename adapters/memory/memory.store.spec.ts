@@ -287,17 +287,17 @@ describe('MemoryStore', () => {
 
     it('a bucket already full again goes first, whatever its place (no decision changes); never the key just added', () => {
       const shard = new BucketShard();
-      shard.set('slow', 3_600_000);
-      shard.set('fast', 1);
-      shard.set('mid', 1000);
-      shard.set('new', 0.5);
+      shard.add('slow', 3_600_000);
+      shard.add('fast', 1);
+      shard.add('mid', 1000);
+      shard.add('new', 0.5);
       expect(shard.evictClosestToFull(5, 'new')).toBe(true);
-      expect([...shard.entries.keys()]).toEqual(['slow', 'mid', 'new']);
+      expect([...shard.keys()]).toEqual(['slow', 'mid', 'new']);
       expect(shard.evictClosestToFull(5, 'new')).toBe(true);
-      expect([...shard.entries.keys()]).toEqual(['slow', 'new']);
+      expect([...shard.keys()]).toEqual(['slow', 'new']);
       expect(shard.evictClosestToFull(5, 'new')).toBe(true);
       expect(shard.evictClosestToFull(5, 'new')).toBe(false);
-      expect([...shard.entries.keys()]).toEqual(['new']);
+      expect([...shard.keys()]).toEqual(['new']);
     });
 
     it('charging a key already held never evicts', () => {

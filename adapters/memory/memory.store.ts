@@ -3,7 +3,9 @@ import { gcraBlock, gcraConsume } from '../../lib/algorithms/gcra.js';
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import { consumeAllOrNothing, type BucketStates } from '../../lib/store/all-or-nothing.js';
-import type { BlockRequest,
+import type {
+  BlockRequest,
+  BucketRef,
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
@@ -13,7 +15,9 @@ import type { BlockRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
-import { BucketShard } from './bucket-shard.js';
+import { splitBucketKey, type BucketKeyParts } from '../../lib/store/bucket-key.js';
+import type { BucketShard } from './bucket-shard.js';
+import { NamespaceBuckets } from './namespace-buckets.js';
 import { MemorySlots } from './memory-slots.js';
 
 /** Options of {@link MemoryStore}. */
@@ -45,24 +49,27 @@ const SWEEP_HOPS = 8;
 /** Target size of one shard: a V8 rehash of this many entries takes well under 1 ms. */
 const SHARD_SIZE = 16_384;
 const MAX_SHARDS = 256;
-/** Characters of the key hashed to pick a shard: the caller identity sits at the end. */
-const HASHED_SUFFIX = 24;
 
 /**
  * In-process store: bucket key → GCRA theoretical arrival time (one number),
- * or a window's state (start, end, counts: `lib/algorithms/window-state.ts`).
+ * or a window's state (start, end, counts: `lib/algorithms/window-state.ts`),
+ * held in a table per namespace (limit) by caller identity
+ * (`namespace-buckets.ts`: one short, often already hashed, string per lookup).
  *
  * - O(1) per decision, no timer at all (so nothing to `unref`, nothing pinning
- *   async contexts), one number per key.
+ *   async contexts), one number per key, in a typed array (`bucket-slots.ts`:
+ *   no heap object per bucket for the collector to visit).
  * - Exact cleanup: a bucket that is full again is indistinguishable from an
  *   absent one, so it is deleted. An incremental sweep examines a couple of
  *   entries per new bucket and every eighth decision, so memory is reclaimed
  *   without ever pausing the event loop for a pass over all keys. A bucket
- *   charged again is updated in place (one hash operation).
- * - Bounded: `maxKeys` is a hard cap on the total. Large stores are split
+ *   charged again is updated in its slot (one hash operation).
+ * - Bounded: `maxKeys` is a hard cap on the total. Large tables are split
  *   into shards of about 16k keys (so that no V8 rehash of one huge `Map`
- *   pauses the event loop). At the cap, a new bucket evicts, in its own
- *   shard, the bucket closest to full among a few candidates (see
+ *   pauses the event loop); a table left empty is dropped by the sweep. At
+ *   the cap, a new bucket evicts another: tables and their shards are taken
+ *   in turn, and in one shard the bucket closest to full among a few
+ *   candidates from its oldest end goes (see
  *   `BucketShard.evictClosestToFull`): bounded work, and a denied bucket is
  *   not handed back by minting keys.
  * - Precise: times are kept relative to the first `now` the store sees, where
@@ -74,12 +81,20 @@ const HASHED_SUFFIX = 24;
  * @publicApi
  */
 export class MemoryStore implements RateLimitStore {
-  private readonly shards: readonly BucketShard[];
-  private readonly shardMask: number;
+  /** Namespace → its buckets by identity. */
+  private readonly tables = new Map<string, NamespaceBuckets>();
+  /** The same tables, in the order the sweep visits them. */
+  private readonly tableList: NamespaceBuckets[] = [];
+  /** The table last asked for: a route's requests ask for the same one over and over. */
+  private lastTable: NamespaceBuckets | undefined;
+  /** Shards of a table that fills up (power of two, from `maxKeys`). */
+  private readonly shardCount: number;
   private readonly maxKeys: number;
   private count = 0;
   private evicted = 0;
-  private sweepShard = 0;
+  private sweepTable = 0;
+  /** The table the last eviction was from. */
+  private evictTable = 0;
   /** Decisions since the last sweep step. */
   private decisions = 0;
   /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
@@ -91,10 +106,10 @@ export class MemoryStore implements RateLimitStore {
    * bucket. At most `maxKeys` of them.
    */
   readonly slots: MemorySlots;
-  /** The shards as the shared all-or-nothing evaluation reads and writes them. */
+  /** The tables as the shared all-or-nothing evaluation reads and writes them. */
   private readonly states: BucketStates = {
-    read: (key) => this.shardOf(key).entries.get(key),
-    write: (key, state) => this.store(this.shardOf(key), key, state, this.now),
+    read: (_key, ref) => this.read(partsOf(ref)),
+    write: (_key, state, ref) => this.write(partsOf(ref), state, this.now),
   };
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -106,8 +121,7 @@ export class MemoryStore implements RateLimitStore {
     let count = 1;
     while (count < MAX_SHARDS && maxKeys / (count * 2) >= SHARD_SIZE) count *= 2;
     this.maxKeys = maxKeys;
-    this.shardMask = count - 1;
-    this.shards = Array.from({ length: count }, () => new BucketShard());
+    this.shardCount = count;
     this.slots = new MemorySlots(maxKeys);
   }
 
@@ -134,8 +148,11 @@ export class MemoryStore implements RateLimitStore {
     // The common case, without the bookkeeping of the all-or-nothing path.
     const check = checks[0]!;
     const { limit } = check;
-    const shard = this.shardOf(check.key);
-    const state = shard.entries.get(check.key);
+    const { namespace, identity } = partsOf(check);
+    const table = this.tableFor(namespace);
+    const shard = table.shardOf(identity);
+    const slot = shard.slotOf(identity);
+    const state = slot === -1 ? undefined : shard.stateAt(slot);
     // Token buckets (the hottest path) call GCRA directly, without the dispatch's wrapper object.
     const outcome =
       limit.algorithm === 'token-bucket'
@@ -143,9 +160,9 @@ export class MemoryStore implements RateLimitStore {
         : algorithmOf(limit).consume(state, now, limit, check.cost, origin);
     if (outcome.decision.allowed) {
       const next = 'tat' in outcome ? outcome.tat : outcome.state;
-      // A bucket held already is updated in place (one hash operation).
-      if (state !== undefined) shard.entries.set(check.key, next);
-      else this.insert(shard, check.key, next, now);
+      // A bucket held already is updated in its slot (no second hash operation).
+      if (slot !== -1) shard.update(slot, next);
+      else this.insert(table, shard, identity, next, now);
     }
     return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
   }
@@ -153,7 +170,7 @@ export class MemoryStore implements RateLimitStore {
   peek(request: BucketsRequest): ConsumeResult {
     const now = this.time.relative(request.now);
     const origin = this.time.origin;
-    const decisions = request.checks.map((check) => algorithmOf(check.limit).peek(this.states.read(check.key), now, check.limit, origin));
+    const decisions = request.checks.map((check) => algorithmOf(check.limit).peek(this.read(partsOf(check)), now, check.limit, origin));
     return { allowed: true, decisions };
   }
 
@@ -162,10 +179,10 @@ export class MemoryStore implements RateLimitStore {
     const origin = this.time.origin;
     const decisions = request.checks.map((check) => {
       const algorithm = algorithmOf(check.limit);
-      const shard = this.shardOf(check.key);
-      const state = algorithm.refund(shard.entries.get(check.key), now, check.limit, check.cost, origin);
-      if (state !== undefined) shard.entries.set(check.key, state);
-      else if (shard.delete(check.key)) this.count--;
+      const parts = partsOf(check);
+      const state = algorithm.refund(this.read(parts), now, check.limit, check.cost, origin);
+      if (state !== undefined) this.write(parts, state, now);
+      else this.delete(parts);
       return algorithm.peek(state, now, check.limit, origin);
     });
     return { allowed: true, decisions };
@@ -177,20 +194,23 @@ export class MemoryStore implements RateLimitStore {
       const { limit } = check;
       // Refused at start-up (resolve-limit.ts): a window has no refill to block.
       if (isWindowLimit(limit)) throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
-      const shard = this.shardOf(check.key);
-      const tat = gcraBlock(shard.entries.get(check.key) as number | undefined, now, limit, check.durationMs);
-      this.store(shard, check.key, tat, now);
+      const parts = partsOf(check);
+      const tat = gcraBlock(this.read(parts) as number | undefined, now, limit, check.durationMs);
+      this.write(parts, tat, now);
       return algorithmOf(limit).peek(tat, now, limit, 0);
     });
     return { allowed: false, decisions };
   }
 
   reset(request: BucketsRequest): void {
-    for (const check of request.checks) if (this.shardOf(check.key).delete(check.key)) this.count--;
+    for (const check of request.checks) this.delete(partsOf(check));
   }
 
   close(): void {
-    for (const shard of this.shards) shard.clear();
+    for (const table of this.tableList) table.clear();
+    this.tables.clear();
+    this.tableList.length = 0;
+    this.lastTable = undefined;
     this.count = 0;
     this.slots.clear();
   }
@@ -200,58 +220,88 @@ export class MemoryStore implements RateLimitStore {
     return Promise.resolve({ status: 'up', store: 'memory' });
   }
 
-  private store(shard: BucketShard, key: string, state: BucketState, now: number): void {
-    if (shard.entries.has(key)) shard.entries.set(key, state);
-    else this.insert(shard, key, state, now);
+  /** The table of `namespace`, created on first use. */
+  private tableFor(namespace: string): NamespaceBuckets {
+    const last = this.lastTable;
+    if (last !== undefined && last.namespace === namespace) return last;
+    let table = this.tables.get(namespace);
+    if (table === undefined) {
+      table = new NamespaceBuckets(namespace, this.shardCount);
+      this.tables.set(namespace, table);
+      this.tableList.push(table);
+    }
+    this.lastTable = table;
+    return table;
+  }
+
+  private read({ namespace, identity }: BucketKeyParts): BucketState | undefined {
+    return this.tables.get(namespace)?.get(identity);
+  }
+
+  private write({ namespace, identity }: BucketKeyParts, state: BucketState, now: number): void {
+    const table = this.tableFor(namespace);
+    const shard = table.shardOf(identity);
+    const slot = shard.slotOf(identity);
+    if (slot !== -1) shard.update(slot, state);
+    else this.insert(table, shard, identity, state, now);
+  }
+
+  private delete({ namespace, identity }: BucketKeyParts): void {
+    if (this.tables.get(namespace)?.delete(identity)) this.count--;
   }
 
   /** A bucket not held yet: counted, and at the cap another one is evicted. */
-  private insert(shard: BucketShard, key: string, state: BucketState, now: number): void {
-    shard.set(key, state);
+  private insert(table: NamespaceBuckets, shard: BucketShard, identity: string, state: BucketState, now: number): void {
+    table.add(shard, identity, state);
     this.count++;
     this.sweep(now);
     if (this.count <= this.maxKeys) return;
-    // Over the cap by the key just added: evict from its shard (never the key
-    // itself), else from any other.
-    for (let i = 0; i <= this.shardMask; i++) {
-      const victim = i === 0 ? shard : this.shards[(this.sweepShard + i) & this.shardMask]!;
-      if (victim.evictClosestToFull(now, key, this.time.origin)) {
-        this.count--;
-        this.evicted++;
-        return;
-      }
+    // Over the cap by the bucket just added: evict from the tables in turn
+    // (never that bucket), each from the oldest end of its shards in turn.
+    const origin = this.time.origin;
+    const tables = this.tableList;
+    for (let i = 0; i < tables.length; i++) {
+      this.evictTable = (this.evictTable + 1) % tables.length;
+      const candidate = tables[this.evictTable]!;
+      if (!candidate.evict(now, origin, candidate === table ? identity : undefined)) continue;
+      this.count--;
+      this.evicted++;
+      return;
     }
-  }
-
-  private shardOf(key: string): BucketShard {
-    if (this.shardMask === 0) return this.shards[0]!;
-    // FNV-1a over the end of the key, where the caller identity is.
-    let hash = 0x811c9dc5 ^ key.length;
-    for (let i = Math.max(0, key.length - HASHED_SUFFIX); i < key.length; i++) {
-      hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-    }
-    return this.shards[(hash >>> 0) & this.shardMask]!;
   }
 
   /**
-   * A couple of entries per decision, in one shard until its pass ends, then
-   * in the next: sparse shards are crossed quickly, and no call examines more
-   * than {@link SWEEP_STEP} entries or visits more than {@link SWEEP_HOPS} shards.
+   * A couple of entries per call, in one shard until its pass ends, then in
+   * the next, table after table: sparse shards are crossed quickly, and no
+   * call examines more than {@link SWEEP_STEP} entries or visits more than
+   * {@link SWEEP_HOPS} shards. A table found empty at the end of its pass is
+   * dropped, so namespaces come and go without bound on neither.
    */
   private sweep(now: number): void {
+    const origin = this.time.origin;
     let budget = SWEEP_STEP;
-    for (let hop = 0; budget > 0 && hop < SWEEP_HOPS; hop++) {
-      const shard = this.shards[this.sweepShard]!;
-      const before = shard.size;
-      if (before === 0) {
-        // Nothing to examine: no iterator to create either.
-        this.sweepShard = (this.sweepShard + 1) & this.shardMask;
-        continue;
-      }
-      const examined = shard.sweep(now, budget, this.time.origin);
-      this.count -= before - shard.size;
-      budget -= examined;
-      if (examined === 0 || budget > 0) this.sweepShard = (this.sweepShard + 1) & this.shardMask;
+    for (let hop = 0; budget > 0 && hop < SWEEP_HOPS && this.tableList.length > 0; hop++) {
+      if (this.sweepTable >= this.tableList.length) this.sweepTable = 0;
+      const table = this.tableList[this.sweepTable]!;
+      const before = table.size;
+      budget -= table.sweep(now, budget, origin);
+      this.count -= before - table.size;
+      // Emptied (or created by a call that charged nothing): dropped, so that namespaces come and go.
+      if (table.size === 0) this.dropTable(this.sweepTable);
+      else if (table.passEnded) this.sweepTable++;
     }
   }
+
+  private dropTable(index: number): void {
+    const table = this.tableList[index]!;
+    this.tableList[index] = this.tableList[this.tableList.length - 1]!;
+    this.tableList.pop();
+    this.tables.delete(table.namespace);
+    if (this.lastTable === table) this.lastTable = undefined;
+  }
+}
+
+/** A check's key in its parts: as the module gives them, else split from the key (a store called directly). */
+function partsOf(ref: BucketRef): BucketKeyParts {
+  return ref.namespace !== undefined && ref.identity !== undefined ? (ref as BucketKeyParts) : splitBucketKey(ref.key);
 }

@@ -32,25 +32,25 @@ describe('compileKeyStrategy', () => {
   describe("'ip'", () => {
     const ip = compile('ip');
 
-    it('the socket address, canonical, marked ip=', () => {
-      expect(ip(context, from('203.0.113.7'))).toBe('ip=203.0.113.7');
-      expect(ip(context, from('::ffff:203.0.113.7'))).toBe('ip=203.0.113.7');
+    it('the socket address, canonical, unmarked (no other identity can be an address)', () => {
+      expect(ip(context, from('203.0.113.7'))).toBe('203.0.113.7');
+      expect(ip(context, from('::ffff:203.0.113.7'))).toBe('203.0.113.7');
     });
 
     it('IPv6 by its /64', () => {
-      expect(ip(context, from('2001:db8:1:2:3:4:5:6'))).toBe('ip=2001:db8:1:2::/64');
-      expect(ip(context, from('2001:db8:1:2:ffff::1'))).toBe('ip=2001:db8:1:2::/64');
+      expect(ip(context, from('2001:db8:1:2:3:4:5:6'))).toBe('2001:db8:1:2::/64');
+      expect(ip(context, from('2001:db8:1:2:ffff::1'))).toBe('2001:db8:1:2::/64');
     });
 
     it("Fastify's raw socket when there is no socket on the request", () => {
-      expect(ip(context, { raw: { socket: { remoteAddress: '198.51.100.4' } } })).toBe('ip=198.51.100.4');
+      expect(ip(context, { raw: { socket: { remoteAddress: '198.51.100.4' } } })).toBe('198.51.100.4');
       expect(ip(context, { socket: { remoteAddress: '203.0.113.7' }, raw: { socket: { remoteAddress: '198.51.100.4' } } })).toBe(
-        'ip=203.0.113.7',
+        '203.0.113.7',
       );
     });
 
     it("the platform's req.ip when there is one (Express and Fastify honour their own trust-proxy setting there)", () => {
-      expect(ip(context, from('10.0.0.2', { ip: '203.0.113.9', headers: { 'x-forwarded-for': '203.0.113.9' } }))).toBe('ip=203.0.113.9');
+      expect(ip(context, from('10.0.0.2', { ip: '203.0.113.9', headers: { 'x-forwarded-for': '203.0.113.9' } }))).toBe('203.0.113.9');
     });
 
     it("the module's trustProxy, when set, over req.ip", () => {
@@ -58,7 +58,7 @@ describe('compileKeyStrategy', () => {
         address: compileRequestAddress({ trustProxy: 1, ipv6Subnet: 64, onUntrustedForward: () => undefined }),
       });
       const request = from('10.0.0.2', { ip: '10.0.0.2', headers: { 'x-forwarded-for': '1.1.1.1, 203.0.113.9' } });
-      expect(behindOneProxy(context, request)).toBe('ip=203.0.113.9');
+      expect(behindOneProxy(context, request)).toBe('203.0.113.9');
     });
 
     it('no usable address is an error naming the limit, never one bucket shared by every caller', () => {
@@ -103,7 +103,7 @@ describe('compileKeyStrategy', () => {
       let fallbacks = 0;
       const onUserFallback = () => void fallbacks++;
       for (const user of [undefined, null, {}, { id: null }, { id: '' }, { sub: '' }]) {
-        expect(compile('user', { onUserFallback })(context, from('203.0.113.7', { user: user as RequestLike['user'] }))).toBe('ip=203.0.113.7');
+        expect(compile('user', { onUserFallback })(context, from('203.0.113.7', { user: user as RequestLike['user'] }))).toBe('203.0.113.7');
       }
       expect(() => compile('user', { onUserFallback })(context, undefined)).toThrow(/no client address/);
       expect(fallbacks).toBe(7);
@@ -122,11 +122,11 @@ describe('compileKeyStrategy', () => {
 
     it('falls back to the address when the header is absent or empty', () => {
       const apiKey = compile('header:x-api-key');
-      expect(apiKey(context, from('203.0.113.7'))).toBe('ip=203.0.113.7');
-      expect(apiKey(context, from('203.0.113.7', { headers: {} }))).toBe('ip=203.0.113.7');
-      expect(apiKey(context, from('203.0.113.7', { headers: { 'x-api-key': '' } }))).toBe('ip=203.0.113.7');
-      expect(apiKey(context, from('203.0.113.7', { headers: { 'x-api-key': [] } }))).toBe('ip=203.0.113.7');
-      expect(apiKey(context, from('203.0.113.7', { headers: { 'x-other': 'k-123' } }))).toBe('ip=203.0.113.7');
+      expect(apiKey(context, from('203.0.113.7'))).toBe('203.0.113.7');
+      expect(apiKey(context, from('203.0.113.7', { headers: {} }))).toBe('203.0.113.7');
+      expect(apiKey(context, from('203.0.113.7', { headers: { 'x-api-key': '' } }))).toBe('203.0.113.7');
+      expect(apiKey(context, from('203.0.113.7', { headers: { 'x-api-key': [] } }))).toBe('203.0.113.7');
+      expect(apiKey(context, from('203.0.113.7', { headers: { 'x-other': 'k-123' } }))).toBe('203.0.113.7');
     });
   });
 
@@ -149,7 +149,7 @@ describe('compileKeyStrategy', () => {
     });
 
     it.each([undefined, null, ''])('falls back to the address when it returns %p', (value) => {
-      expect(compile(() => value)(context, from('203.0.113.7'))).toBe('ip=203.0.113.7');
+      expect(compile(() => value)(context, from('203.0.113.7'))).toBe('203.0.113.7');
     });
   });
 
@@ -180,7 +180,7 @@ describe('compileKeyStrategy', () => {
       const answer = identify(context, from('203.0.113.7'));
       expect(answer).toBeInstanceOf(Promise);
       await expect(answer).resolves.toBe('k=tenant-7');
-      await expect(compile(async () => undefined)(context, from('203.0.113.7'))).resolves.toBe('ip=203.0.113.7');
+      await expect(compile(async () => undefined)(context, from('203.0.113.7'))).resolves.toBe('203.0.113.7');
     });
 
     it('a synchronous one answers a string, no promise', () => {

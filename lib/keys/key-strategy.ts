@@ -59,7 +59,11 @@ export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): 
     // No address (a transport without peers, such as Redis pub/sub): an
     // error, never one bucket shared by every caller.
     if (address === undefined) throw keyError(env, noAddressMessage(env.where));
-    return `ip=${address}`;
+    // Unmarked: every other identity starts with a letter and a marker (`u=`,
+    // `h#`, `c=`...) or is `global`, none of which is an address. And it is
+    // the request's own string for a socket's IPv4 address, whose hash V8
+    // keeps: the memory store's lookup then hashes nothing.
+    return address;
   };
   if (typeof strategy === 'function') return keyFunction(strategy, env, byAddress);
   if (strategy === 'ip') return (_context, request) => byAddress(request);

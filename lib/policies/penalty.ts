@@ -55,7 +55,7 @@ export function penalize(limits: readonly ResolvedLimit[], from: number, checks:
     if (decision.resetMs > check.limit.burst * interval * (1 + TOKEN_EPSILON)) continue; // blocked already
     const tat = gcraBlock(now + decision.resetMs, now, check.limit, durationMs);
     (answered ??= decisions.slice())[i] = gcraConsume(tat, now, check.limit, check.cost).decision;
-    (blocks ??= []).push({ key: check.key, limit: check.limit, durationMs });
+    (blocks ??= []).push({ key: check.key, namespace: check.namespace, identity: check.identity, limit: check.limit, durationMs });
     (names ??= []).push(limits[from + i]!.name);
   }
   return answered === undefined ? undefined : { decisions: answered, blocks: blocks!, names: names! };

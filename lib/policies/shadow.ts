@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { RateLimitClock } from '../clock.js';
 import type { RequestLike } from '../keys/key-strategy.js';
 import { costOf } from '../limits/limit-cost.js';
+import { bucketCheck } from '../store/bucket-key.js';
 import { BurstLog } from '../observability/burst-log.js';
 import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
 import type { RateLimiter } from '../rate-limiter.service.js';
@@ -56,7 +57,7 @@ export class ShadowLimits {
     const limits = route.shadowLimits;
     const identities = limits.map((limit) => limit.identify(context, request));
     const build = (keys: readonly string[]) =>
-      limits.map((limit, i): RateLimitCheck => ({ key: limit.namespace + keys[i]!, limit: limit.bucket, cost: costOf(limit, context) }));
+      limits.map((limit, i): RateLimitCheck => bucketCheck(limit.namespace, keys[i]!, limit.bucket, costOf(limit, context)));
     if (!identities.some(isPromiseLike)) return build(identities as string[]);
     return Promise.all(identities).then(build);
   }

@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { RequestLike } from '../keys/key-strategy.js';
 import { costOf } from '../limits/limit-cost.js';
+import { bucketCheck } from '../store/bucket-key.js';
 import type { MaybePromise, RateLimitCheck, StoreLimit } from '../store/rate-limit-store.interface.js';
 import type { CompiledRoute } from './compiled-route.js';
 
@@ -22,7 +23,7 @@ export function buildChecks(
     const limit = route.limits[i]!;
     const identity = limit.identify(context, request as RequestLike | undefined);
     if (typeof identity !== 'string') return checksAfterKey(context, route, i, to, request, buckets, checks, identity, from);
-    checks[i - from] = { key: limit.namespace + identity, limit: buckets[i]!, cost: costOf(limit, context) };
+    checks[i - from] = bucketCheck(limit.namespace, identity, buckets[i]!, costOf(limit, context));
   }
   return checks;
 }
@@ -42,7 +43,7 @@ async function checksAfterKey(
   for (let i = at; i < to; i++) {
     const limit = route.limits[i]!;
     if (i > at) identity = limit.identify(context, request as RequestLike | undefined);
-    checks[i - from] = { key: limit.namespace + (await identity), limit: buckets[i]!, cost: costOf(limit, context) };
+    checks[i - from] = bucketCheck(limit.namespace, await identity, buckets[i]!, costOf(limit, context));
   }
   return checks;
 }

@@ -1,14 +1,15 @@
 import { algorithmOf, type BucketState } from '../algorithms/algorithm.js';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
-import type { ConsumeResult, RateLimitCheck } from './rate-limit-store.interface.js';
+import type { BucketRef, ConsumeResult, RateLimitCheck } from './rate-limit-store.interface.js';
 
 /**
  * Where an in-process store keeps its bucket states: a number per token
  * bucket (GCRA TAT), a small object per window. @internal
  */
 export interface BucketStates {
-  read(key: string): BucketState | undefined;
-  write(key: string, state: BucketState): void;
+  /** `ref`: the check the key is read for (its `namespace` and `identity`, when a store indexes by them). */
+  read(key: string, ref: BucketRef): BucketState | undefined;
+  write(key: string, state: BucketState, ref: BucketRef): void;
 }
 
 /**
@@ -27,13 +28,16 @@ export function consumeAllOrNothing(states: BucketStates, checks: readonly RateL
   let allowed = true;
   for (let i = 0; i < count; i++) {
     const check = checks[i]!;
-    const outcome = algorithmOf(check.limit).consume(states.read(check.key), now, check.limit, check.cost, origin);
+    const outcome = algorithmOf(check.limit).consume(states.read(check.key, check), now, check.limit, check.cost, origin);
     next[i] = outcome.state;
     decisions[i] = outcome.decision;
     allowed &&= outcome.decision.allowed;
   }
   if (!allowed) return { allowed, decisions: reportUncharged(states, checks, decisions, now, origin) };
-  for (let i = 0; i < count; i++) states.write(checks[i]!.key, next[i]!);
+  for (let i = 0; i < count; i++) {
+    const check = checks[i]!;
+    states.write(check.key, next[i]!, check);
+  }
   return { allowed, decisions };
 }
 
@@ -54,7 +58,7 @@ export function reportUncharged(
   for (let i = 0; i < checks.length; i++) {
     if (!decisions[i]!.allowed) continue;
     const check = checks[i]!;
-    decisions[i] = algorithmOf(check.limit).peek(states.read(check.key), now, check.limit, origin);
+    decisions[i] = algorithmOf(check.limit).peek(states.read(check.key, check), now, check.limit, origin);
   }
   return decisions;
 }

@@ -93,6 +93,15 @@ export interface BucketRef {
    * already folded in, length bounded): see `bucketNamespace`.
    */
   readonly key: string;
+  /**
+   * The key in its two parts, `namespace + identity === key` (see
+   * `bucketNamespace`), which the module gives with every check. An
+   * in-process store may index by them instead of hashing the whole key on
+   * every call (`MemoryStore` does); others ignore them. A store must decide
+   * the same with or without them.
+   */
+  readonly namespace?: string;
+  readonly identity?: string;
   /** The bucket's shape, read on every decision (adaptive limits change it). */
   readonly limit: StoreLimit;
 }

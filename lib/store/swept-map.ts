@@ -40,6 +40,13 @@ export class SweptMap<K, V> {
     return !existed;
   }
 
+  /** Store `value` for a `key` known to be absent (one hash operation fewer than {@link set}). */
+  add(key: K, value: V): void {
+    this.entries.set(key, value);
+    this.evictionCursor.inserted();
+    this.sweepCursor.inserted();
+  }
+
   delete(key: K): boolean {
     return this.entries.delete(key);
   }

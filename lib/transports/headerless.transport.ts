@@ -7,7 +7,7 @@ const NOTHING: RequestResponse = Object.freeze({ request: undefined, response: u
 /**
  * Contexts with no HTTP request or response (WebSocket, RPC, anything else):
  * the same decision, without headers, keyed by a key function (or one shared
- * `ip=unknown` bucket). Errors are the HTTP ones for now.
+ * * `unknown` bucket). Errors are the HTTP ones for now.
  *
  * @internal
  */

@@ -72,7 +72,7 @@ describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
       ...Array(3).fill(key('session', 'k=alice')),
       key('session', 'k=bob'),
       // No session: the key function answers undefined, so the client address.
-      key('session', 'ip=127.0.0.1'),
+      key('session', '127.0.0.1'),
     ]);
   });
 
@@ -81,7 +81,7 @@ describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
     expect(await statuses('/async-keys/mixed', [headers, headers, headers])).toEqual([200, 200, 429]);
     expect(store.keys).toEqual(
       Array(3)
-        .fill([key('mixed', 'ip=127.0.0.1', 'per-ip'), key('mixed', 'k=alice', 'per-session'), key('mixed', 'h=t1', 'per-tenant')])
+        .fill([key('mixed', '127.0.0.1', 'per-ip'), key('mixed', 'k=alice', 'per-session'), key('mixed', 'h=t1', 'per-tenant')])
         .flat(),
     );
   });

@@ -29,7 +29,7 @@ describe.each(ALL_STORES)('hot keys (%s store)', (kind) => {
     const from = (path: string, address: string) => request(app.getHttpServer()).get(path).set('x-forwarded-for', address);
     const hot = async (limit?: string) => (await request(app.getHttpServer()).get('/admin/hot-keys').query(limit ? { limit } : {})).body;
 
-    // Callers as their bucket knows them: `ip=` an address, `h=` a header's value, `k=` a key function's or RateLimiter's.
+    // Callers as their bucket knows them: an address as is, `h=` a header's value, `k=` a key function's or RateLimiter's.
     it('counts each limit\'s denials by caller, most denied first; admitted requests are not counted', async () => {
       const statuses: number[] = [];
       for (const [address, times] of [['203.0.113.7', 6], ['203.0.113.8', 3], ['203.0.113.9', 1]] as const) {
@@ -38,8 +38,8 @@ describe.each(ALL_STORES)('hot keys (%s store)', (kind) => {
       expect(statuses.filter((status) => status === 429)).toHaveLength(5 + 2);
       for (let i = 0; i < 4; i++) await request(app.getHttpServer()).get('/partner').set('x-api-key', 'key-of-acme');
       expect(await hot()).toEqual([
-        { limit: 'search', key: 'ip=203.0.113.7', denied: 5, overcount: 0 },
-        { limit: 'search', key: 'ip=203.0.113.8', denied: 2, overcount: 0 },
+        { limit: 'search', key: '203.0.113.7', denied: 5, overcount: 0 },
+        { limit: 'search', key: '203.0.113.8', denied: 2, overcount: 0 },
         { limit: 'partner', key: 'h=key-of-acme', denied: 2, overcount: 0 },
       ]);
       expect(await hot('partner')).toEqual([{ limit: 'partner', key: 'h=key-of-acme', denied: 2, overcount: 0 }]);

@@ -43,7 +43,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const xff = (ip: string) => ({ 'X-Forwarded-For': ip });
       expect(await statuses('/keys/ip', [xff('203.0.113.1'), xff('203.0.113.2'), xff('203.0.113.3'), {}])).toEqual([200, 200, 429, 429]);
       // The socket address is 127.0.0.1 or ::ffff:127.0.0.1 depending on the listener: both are one client.
-      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|ip=127.0.0.1']));
+      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|127.0.0.1']));
     });
 
     it('trustProxy true: the left-most forwarded address is the client', async () => {
@@ -52,9 +52,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const b = { 'X-Forwarded-For': '203.0.113.2, 10.0.0.1' };
       expect(await statuses('/keys/ip', [a, a, a, b, b, b, {}])).toEqual([200, 200, 429, 200, 200, 429, 200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.1'),
-        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.2'),
-        'tb|default|KeysController.ip:keys/ip|ip=127.0.0.1',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.1'),
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.2'),
+        'tb|default|KeysController.ip:keys/ip|127.0.0.1',
       ]);
     });
 
@@ -67,9 +67,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/ip', [xff('2001:db8:1:3::1')])).toEqual([200]);
       expect(await statuses('/keys/ip', [xff('not-an-ip, 198.51.100.4')])).toEqual([200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=2001:db8:1:2::/64'),
-        'tb|default|KeysController.ip:keys/ip|ip=2001:db8:1:3::/64',
-        'tb|default|KeysController.ip:keys/ip|ip=198.51.100.4',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|2001:db8:1:2::/64'),
+        'tb|default|KeysController.ip:keys/ip|2001:db8:1:3::/64',
+        'tb|default|KeysController.ip:keys/ip|198.51.100.4',
       ]);
     });
 
@@ -79,9 +79,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/ip', [spoofed('1.1.1.1'), spoofed('2.2.2.2'), spoofed('3.3.3.3')])).toEqual([200, 200, 429]);
       expect(await statuses('/keys/ip', [{ 'X-Forwarded-For': '203.0.113.8' }, {}])).toEqual([200, 200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.7'),
-        'tb|default|KeysController.ip:keys/ip|ip=203.0.113.8',
-        'tb|default|KeysController.ip:keys/ip|ip=127.0.0.1',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.7'),
+        'tb|default|KeysController.ip:keys/ip|203.0.113.8',
+        'tb|default|KeysController.ip:keys/ip|127.0.0.1',
       ]);
     });
 
@@ -90,7 +90,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       await get('/keys/ip', { 'X-Forwarded-For': '198.51.100.1, 203.0.113.7' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '6.6.6.6, 198.51.100.1, 203.0.113.7' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '7.7.7.7, 198.51.100.1, 203.0.113.7' }).expect(429);
-      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=198.51.100.1'));
+      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.ip:keys/ip|198.51.100.1'));
     });
 
     it('trustProxy list with every loopback form: the right-most untrusted forwarded address is the client', async () => {
@@ -99,8 +99,8 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/ip', [xff('203.0.113.9'), xff('192.0.2.1, 203.0.113.9'), xff('203.0.113.9')])).toEqual([200, 200, 429]);
       expect(await statuses('/keys/ip', [xff('203.0.113.10')])).toEqual([200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.9'),
-        'tb|default|KeysController.ip:keys/ip|ip=203.0.113.10',
+        ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.9'),
+        'tb|default|KeysController.ip:keys/ip|203.0.113.10',
       ]);
     });
 
@@ -109,20 +109,20 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       await get('/keys/ip', { 'X-Forwarded-For': '192.0.2.50, 203.0.113.9, 10.1.2.3' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '203.0.113.9, 10.9.9.9' }).expect(200);
       await get('/keys/ip', { 'X-Forwarded-For': '203.0.113.9' }).expect(429);
-      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.ip:keys/ip|ip=203.0.113.9'));
+      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.9'));
     });
 
     it('trustProxy list given only as the IPv4-mapped form trusts the loopback socket too', async () => {
       await boot({ trustProxy: ['::ffff:127.0.0.1'] });
       await get('/keys/ip', { 'X-Forwarded-For': '203.0.113.11' }).expect(200);
-      expect(store.last()).toEqual(['tb|default|KeysController.ip:keys/ip|ip=203.0.113.11']);
+      expect(store.last()).toEqual(['tb|default|KeysController.ip:keys/ip|203.0.113.11']);
     });
 
     it('trustProxy list not containing the socket address: X-Forwarded-For is ignored', async () => {
       await boot({ trustProxy: ['::1', '10.0.0.0/8'] });
       const xff = (value: string) => ({ 'X-Forwarded-For': value });
       expect(await statuses('/keys/ip', [xff('203.0.113.1'), xff('203.0.113.2'), xff('203.0.113.3')])).toEqual([200, 200, 429]);
-      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|ip=127.0.0.1']));
+      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|127.0.0.1']));
     });
   });
 
@@ -141,7 +141,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(socket.body).toEqual({ remoteAddress: '::ffff:127.0.0.1' });
       await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.20').expect(200);
       await request(url).get('/keys/ip').expect(200);
-      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|ip=203.0.113.20', 'tb|default|KeysController.ip:keys/ip|ip=127.0.0.1']);
+      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|203.0.113.20', 'tb|default|KeysController.ip:keys/ip|127.0.0.1']);
     });
 
     itIpv6('IPv6 loopback (::1): grouped by /64; trusted only when listed', async () => {
@@ -151,14 +151,14 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(socket.body).toEqual({ remoteAddress: '::1' });
       await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.21').expect(200);
       await request(url).get('/keys/ip').expect(200);
-      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|ip=203.0.113.21', 'tb|default|KeysController.ip:keys/ip|ip=0:0:0:0::/64']);
+      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|203.0.113.21', 'tb|default|KeysController.ip:keys/ip|0:0:0:0::/64']);
     });
 
     itIpv6('IPv6 loopback not listed: X-Forwarded-For ignored', async () => {
       await boot({ trustProxy: ['127.0.0.1'] });
       const url = await listen('::1', '[::1]');
       await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.22').expect(200);
-      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|ip=0:0:0:0::/64']);
+      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|0:0:0:0::/64']);
     });
   });
 
@@ -199,7 +199,7 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       // A header value equal to the address (or to the whole fallback identity) is another bucket.
       expect(await statuses('/keys/header', [{ 'x-api-key': '127.0.0.1' }, { 'x-api-key': 'ip=127.0.0.1' }])).toEqual([200, 200]);
       expect(store.keys).toEqual([
-        ...Array(3).fill('tb|default|KeysController.header:keys/header|ip=127.0.0.1'),
+        ...Array(3).fill('tb|default|KeysController.header:keys/header|127.0.0.1'),
         'tb|default|KeysController.header:keys/header|h=127.0.0.1',
         'tb|default|KeysController.header:keys/header|h=ip=127.0.0.1',
       ]);
@@ -234,8 +234,8 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(await statuses('/keys/computed', [{}, {}, {}])).toEqual([200, 200, 429]);
       await get('/keys/computed?n=0').expect(200);
       expect(store.keys).toEqual([
-        ...Array(3).fill('tb|default|KeysController.fn:keys/fn|ip=127.0.0.1'),
-        ...Array(3).fill('tb|default|KeysController.computed:keys/computed|ip=127.0.0.1'),
+        ...Array(3).fill('tb|default|KeysController.fn:keys/fn|127.0.0.1'),
+        ...Array(3).fill('tb|default|KeysController.computed:keys/computed|127.0.0.1'),
         'tb|default|KeysController.computed:keys/computed|k=0',
       ]);
     });
@@ -351,7 +351,7 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     // A user whose id looks like the fallback identity is still a user bucket.
     await get({ Authorization: 'Bearer ip=127.0.0.1' }).expect(200);
     expect(store.keys).toEqual([
-      ...Array(3).fill('tb|default|UserKeyController.user:user|ip=127.0.0.1'),
+      ...Array(3).fill('tb|default|UserKeyController.user:user|127.0.0.1'),
       'tb|default|UserKeyController.user:user|u=ip=127.0.0.1',
     ]);
   });
