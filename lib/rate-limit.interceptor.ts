@@ -4,7 +4,14 @@ import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import { RATE_LIMIT_CHECKS, RATE_LIMIT_HEADERS, RATE_LIMIT_ROUTE, type RequestWithRateLimit } from './rate-limit.request-state.js';
+import {
+  RATE_LIMIT_CHECKS,
+  RATE_LIMIT_HEADERS,
+  RATE_LIMIT_INTERCEPTED,
+  RATE_LIMIT_ROUTE,
+  type ContextWithEvaluation,
+  type RequestWithRateLimit,
+} from './rate-limit.request-state.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
@@ -13,13 +20,6 @@ import { RateLimiter } from './rate-limiter.service.js';
 import { takeAdmission } from './concurrency/call-admission.js';
 import { SlotGate } from './concurrency/slot-gate.js';
 import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
-
-/**
- * Contexts whose outcome is already being reported. Nest hands every
- * interceptor of one call the same context object; shared by all instances,
- * since a route-bound interceptor is a different instance from the global one.
- */
-const intercepted = new WeakSet<ExecutionContext>();
 
 /**
  * Does the rate-limit work that belongs after the guard: writes the headers
@@ -78,18 +78,18 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     }
 
     const admission = route.concurrency.length > 0 ? takeAdmission(context) : undefined;
-    if (admission !== undefined && 'release' in admission) return this.afterHandler(context, next, route, response).pipe(finalize(admission.release));
+    if (admission !== undefined && 'release' in admission) return this.afterHandler(context, next, route, request, response).pipe(finalize(admission.release));
     if (admission !== undefined) {
-      return this.slots.hold(context, route, { request, response }, admission, () => this.afterHandler(context, next, route, response));
+      return this.slots.hold(context, route, { request, response }, admission, () => this.afterHandler(context, next, route, request, response));
     }
-    return this.afterHandler(context, next, route, response);
+    return this.afterHandler(context, next, route, request, response);
   }
 
   /** The handler, with its outcome reported where the route's limits want it (adaptive, charge by outcome). */
-  private afterHandler(context: ExecutionContext, next: CallHandler, route: CompiledRoute, response: unknown): Observable<unknown> {
-    if (!route.reportsOutcome || intercepted.has(context)) return next.handle();
-    intercepted.add(context);
-    const { request } = route.transport.requestResponse(context);
+  private afterHandler(context: ExecutionContext, next: CallHandler, route: CompiledRoute, request: unknown, response: unknown): Observable<unknown> {
+    const state = context as ContextWithEvaluation;
+    if (!route.reportsOutcome || state[RATE_LIMIT_INTERCEPTED]) return next.handle();
+    state[RATE_LIMIT_INTERCEPTED] = true;
     const startedAt = this.clock.now();
     // The checks the guard charged (absent when the store failed and the request was admitted anyway).
     const checks = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_CHECKS];

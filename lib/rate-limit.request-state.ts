@@ -75,7 +75,18 @@ export interface SplitEvaluation {
   buckets?: { readonly limits: readonly HeaderLimit[]; readonly buckets: readonly StoreLimit[] };
 }
 
+/**
+ * Where `RateLimitInterceptor` records, on the execution context (one object
+ * for every interceptor of a call), that the call's outcome is being
+ * reported: bound twice (globally and on the route), it reports once. A
+ * symbol property, like {@link RATE_LIMIT_EVALUATION}, not a `WeakSet`.
+ *
+ * @internal
+ */
+export const RATE_LIMIT_INTERCEPTED: unique symbol = Symbol('RATE_LIMIT:INTERCEPTED');
+
 /** @internal */
 export interface ContextWithEvaluation {
   [RATE_LIMIT_EVALUATION]?: typeof EVALUATED | SplitEvaluation;
+  [RATE_LIMIT_INTERCEPTED]?: true;
 }
