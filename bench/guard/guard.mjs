@@ -7,12 +7,14 @@
 //   node bench/guard/guard.mjs <callsPerRun> <repetitions>
 // Prints one JSON line: ns per call of every case in every repetition.
 import 'reflect-metadata';
-import { Controller, Get, Injectable, Module } from '@nestjs/common';
+import { Controller, Get, Injectable, Module, UseInterceptors } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
+import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer.js';
+import { lastValueFrom } from 'rxjs';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
-import { MemoryStore, RateLimit, RateLimitGuard, RateLimitModule } from 'nestjs-holdup';
+import { MemoryStore, RateLimit, RateLimitGuard, RateLimitInterceptor, RateLimitModule } from 'nestjs-holdup';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { Registry } from 'prom-client';
 
@@ -26,13 +28,26 @@ class OnDemandReader extends MetricReader {
   }
 }
 
-// Never denies, even one client at the ~1M calls/s a tight loop reaches.
-const RATE = 1_000_000;
+// Never denies, even one client at the ~1M calls/s a tight loop reaches,
+// and keeps every client's bucket held between its visits (1 token/s: a
+// visit every ~0.2 s drains it by ~0.8 token), as for callers being limited.
+const RATE = 1;
 const BURST = 1e9;
+// The same guard where every visit finds its bucket full again (refilled
+// within a microsecond): each request inserts a new bucket and the sweep
+// deletes an old one, the cost of a caller's first request.
+const FAST_RATE = 1_000_000;
 const CLIENTS = 100_000;
 // Plans for the dynamic case: every request is on 'pro', found through its request, as an application would.
 const PLANS = { free: { rate: RATE / 2, burst: BURST / 2 }, pro: { rate: RATE, burst: BURST } };
 const planOf = (ctx) => ctx.switchToHttp().getRequest().headers['x-plan'] ?? 'pro';
+
+class NoopInterceptor {
+  intercept(_context, next) {
+    return next.handle();
+  }
+}
+Reflect.decorate([Injectable()], NoopInterceptor);
 
 class NoopGuard {
   canActivate() {
@@ -78,7 +93,7 @@ function controller(routeDecorators = []) {
 async function app(imports, routeDecorators, guardType) {
   const Hello = controller(routeDecorators);
   class AppModule {}
-  Reflect.decorate([Module({ imports, controllers: [Hello], providers: guardType === RateLimitGuard ? [] : [guardType] })], AppModule);
+  Reflect.decorate([Module({ imports, controllers: [Hello], providers: guardType === RateLimitGuard ? [] : [guardType, NoopInterceptor] })], AppModule);
   const application = await NestFactory.create(AppModule, new FastifyAdapter(), { logger: false, abortOnError: false });
   await application.init();
   return { application, guard: application.get(guardType), Hello };
@@ -110,13 +125,14 @@ async function main() {
   const repetitions = Number(repetitionsArg);
 
   const holdupWith = (metrics) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate: RATE, burst: BURST, key: 'ip' }, headers: 'draft', metrics })];
-  const holdup = (headers) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate: RATE, burst: BURST, key: 'ip' }, headers })];
+  const holdup = (headers, rate = RATE) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate, burst: BURST, key: 'ip' }, headers })];
   const setups = {
     noop: await app([], [], NoopGuard),
     floor: await app([], [], FloorGuard),
     holdup: await app(holdup('draft'), [], RateLimitGuard),
     'holdup-noheaders': await app(holdup(false), [], RateLimitGuard),
     'holdup-hot': await app(holdup('draft'), [], RateLimitGuard),
+    'holdup-new': await app(holdup('draft', FAST_RATE), [], RateLimitGuard),
     'holdup-adaptive': await app(
       [RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })],
       [RateLimit({ rate: RATE, burst: BURST, key: 'ip', adaptive: { min: RATE / 10, max: RATE } })],
@@ -141,6 +157,11 @@ async function main() {
     'holdup-prom': () => app(holdupWith({ prometheus: { registry: new Registry() } }), [], RateLimitGuard),
   };
   const clientsOf = { 'holdup-hot': 1 };
+  // Routes with an interceptor: a no-op one (what Nest charges for any interceptor), and an adaptive route (guard + RateLimitInterceptor).
+  const noopRoute = await app([], [UseInterceptors(NoopInterceptor)], NoopGuard);
+  setups['route-noop-interceptor'] = { ...noopRoute, guard: undefined, interceptor: noopRoute.application.get(NoopInterceptor) };
+  const adaptiveRoute = setups['holdup-adaptive'];
+  setups['route-adaptive'] = { ...adaptiveRoute, interceptor: adaptiveRoute.application.get(RateLimitInterceptor) };
 
   async function run(id, n) {
     if (lazy[id]) {
@@ -155,6 +176,7 @@ async function main() {
   }
 
   async function timed(id, n) {
+    if (setups[id].interceptor) return timedPipeline(id, n);
     const { guard, Hello } = setups[id];
     const handler = Hello.prototype.hello;
     const clients = clientsOf[id] ?? CLIENTS;
@@ -171,6 +193,34 @@ async function main() {
     return ns;
   }
 
+  // A route with an interceptor, the way Nest's router runs it: the guard
+  // (when there is one) on its own context, then the interceptors through
+  // Nest's InterceptorsConsumer, the handler's result awaited as the
+  // router's response controller does (lastValueFrom).
+  const consumer = new InterceptorsConsumer();
+  async function timedPipeline(id, n) {
+    const { guard, interceptor, Hello } = setups[id];
+    const instance = new Hello();
+    const handler = Hello.prototype.hello;
+    const clients = clientsOf[id] ?? CLIENTS;
+    const response = reply();
+    let answered = 0;
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) {
+      const args = [request(i % clients), response, undefined];
+      if (guard) {
+        const context = new ExecutionContextHost(args, Hello, handler);
+        context.setType('http');
+        if (!(await guard.canActivate(context))) continue;
+      }
+      const result = await consumer.intercept([interceptor], args, instance, handler, async () => handler.call(instance), 'http');
+      if ((await lastValueFrom(result)) === 'Hello World!') answered++;
+    }
+    const ns = Number(process.hrtime.bigint() - start) / n;
+    if (answered !== n) throw new Error(`${id}: ${n - answered} requests not answered`);
+    return ns;
+  }
+
   // BENCH_GUARD_ONLY=holdup: one case (used by the profile in guard/profile.mjs).
   const ids = process.env.BENCH_GUARD_ONLY ? process.env.BENCH_GUARD_ONLY.split(',') : [...Object.keys(setups), ...Object.keys(lazy)];
   for (const id of ids) await run(id, Math.min(calls, 50_000)); // warm-up
@@ -182,6 +232,7 @@ async function main() {
   // What the guards wrote, as a check that headers really were produced.
   const headers = {};
   for (const id of ids) {
+    if (setups[id]?.interceptor) continue;
     if (lazy[id]) setups[id] = await lazy[id]();
     const response = reply();
     const context = new ExecutionContextHost([request(0), response, undefined], setups[id].Hello, setups[id].Hello.prototype.hello);
@@ -190,7 +241,7 @@ async function main() {
     headers[id] = Object.keys(response.headers);
     if (lazy[id]) await setups[id].application.close();
   }
-  for (const [id, { application }] of Object.entries(setups)) if (!lazy[id]) await application.close();
+  for (const [id, { application }] of Object.entries(setups)) if (!lazy[id] && id !== 'route-adaptive') await application.close();
   process.stdout.write(JSON.stringify({ calls, repetitions, clients: CLIENTS, samples, headers }) + '\n');
 }
 

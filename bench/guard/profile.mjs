@@ -15,10 +15,11 @@ const SCRIPT = fileURLToPath(new URL('./guard.mjs', import.meta.url));
 const PARTS = [
   ['RateLimitGuard.canActivate (all)', 'lib/rate-limit.guard.js', 'canActivate'],
   ['  RateLimiter.evaluate → MemoryStore.consume', 'adapters/memory/memory.store.js', 'consume'],
+  ['    BucketShard.slotOf (the bucket\'s slot: one Map lookup by caller identity)', 'adapters/memory/bucket-shard.js', 'slotOf'],
   ['    MemoryStore.insert (a new bucket: Map set, sweep step, cap)', 'adapters/memory/memory.store.js', 'insert'],
   ['    MemoryStore.sweep (incremental expiry)', 'adapters/memory/memory.store.js', 'sweep'],
   ['    gcraConsume (when not inlined)', 'lib/algorithms/gcra.js', 'gcraConsume'],
-  ['  key: ipIdentity (canonical client address)', 'lib/keys/ip-address.js', 'ipIdentity'],
+  ['  key: byAddress (canonical client address)', 'lib/keys/key-strategy.js', 'byAddress'],
   ['  decide (admitted: headers)', 'lib/rate-limit.guard.js', 'decide'],
   ['    writeRateLimitHeaders', 'lib/headers/write-headers.js', 'writeRateLimitHeaders'],
   ['      HttpAdapter.setHeader (Fastify adapter + reply)', 'adapters/fastify-adapter.js', 'setHeader'],

@@ -11,8 +11,15 @@ import { MemoryStore } from 'nestjs-holdup';
 import { gcraConsume } from 'nestjs-holdup/algorithms';
 
 const KEYS = 100_000;
-const keys = Array.from({ length: KEYS }, (_, i) => `default|HelloController.hello|ip=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
-const HOT = keys[0];
+// Callers as the guard sees them: a client address (the request's own
+// string), and the limit's namespace; the guard gives the store both parts
+// and the whole key (`namespace + identity`, built per request).
+const NAMESPACE = 'tb|default|HelloController.hello|';
+const identities = Array.from({ length: KEYS }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+const keys = identities.map((identity) => NAMESPACE + identity);
+const HOT = identities[0];
+/** One check as the guard builds it (`bucketCheck`). */
+const checkOf = (identity, limit) => ({ key: NAMESPACE + identity, namespace: NAMESPACE, identity, limit, cost: 1 });
 
 // Limits that never deny during a run and keep every key live (no expiry in
 // the middle of the run turning updates into inserts):
@@ -49,7 +56,7 @@ const CASES = {
   'holdup-hot': async (n) => {
     const store = new MemoryStore();
     const body = () => {
-      const result = store.consume({ checks: [{ key: HOT, limit: OUR_LIMIT, cost: 1 }], now: Date.now() });
+      const result = store.consume({ checks: [checkOf(HOT, OUR_LIMIT)], now: Date.now() });
       sink += result.allowed ? 1 : 0;
     };
     timeSync(Math.min(n, 100_000), body);
@@ -59,7 +66,7 @@ const CASES = {
   'holdup-100k': async (n) => {
     const store = new MemoryStore();
     const body = (i) => {
-      const result = store.consume({ checks: [{ key: keys[i % KEYS], limit: OUR_LIMIT, cost: 1 }], now: Date.now() });
+      const result = store.consume({ checks: [checkOf(identities[i % KEYS], OUR_LIMIT)], now: Date.now() });
       sink += result.allowed ? 1 : 0;
     };
     timeSync(2 * KEYS, body); // every key exists before timing
@@ -124,7 +131,7 @@ const CASES = {
     const { RateLimiterMemory } = await import('rate-limiter-flexible');
     const limiter = new RateLimiterMemory({ points: NEVER, duration: TTL_MS / 1000 });
     const body = async (i) => {
-      const res = await limiter.consume(keys[i % KEYS]);
+      const res = await limiter.consume(identities[i % KEYS]);
       sink += res.remainingPoints;
     };
     await timeAsync(KEYS, body);
@@ -136,7 +143,7 @@ const CASES = {
 // 1 key and 10k keys round-robin, every call allowed or every call denied,
 // each called the way a guard calls it (one check object, a namespaced key,
 // Date.now(); rate-limiter-flexible awaited, its denial a rejection).
-const MATRIX_KEYS = { '1': [HOT], '10k': keys.slice(0, 10_000) };
+const MATRIX_KEYS = { '1': [HOT], '10k': identities.slice(0, 10_000) };
 const ALLOWED = { rate: 1, burst: 1e9 }; // never denies within a run, and every key stays held (no sweep turning updates into inserts)
 const DENIED = { rate: 1e-3, burst: 1 }; // one token per 1000 s: after the first call per key, every call denied
 
@@ -177,7 +184,7 @@ function matrixCase(contender, keysName, outcome) {
       const store = new MemoryStore();
       const limit = { algorithm: 'token-bucket', ...shape };
       const body = (i) => {
-        const result = store.consume({ checks: [{ key: pool[i % pool.length], limit, cost: 1 }], now: Date.now() });
+        const result = store.consume({ checks: [checkOf(pool[i % pool.length], limit)], now: Date.now() });
         sink += result.allowed === expected ? 1 : 0;
       };
       timeSync(warm, body);

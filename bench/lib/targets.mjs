@@ -1,0 +1,93 @@
+// Issue 14's targets, each as measured / target / met, from the sections of
+// one `npm run bench` run. A target whose section did not run (BENCH_ONLY)
+// says so instead of a verdict.
+
+const num = (value, digits = 0) => (value === undefined || Number.isNaN(value) ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const times = (value) => `${num(value, 2)}×`;
+const verdict = (met) => (met === undefined ? 'not measured' : met ? 'met' : 'not met');
+
+function decisionTargets(micro) {
+  const m = Object.fromEntries((micro?.rows ?? []).map((r) => [r.case, r]));
+  return ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].map((cell) => {
+    const name = `In-process decision, ${cell.replace('-', ' key(s), ')}: ≤ 3× the hand-written floor, ≥ 1.5× faster than rate-limiter-flexible`;
+    const [floor, ours, rlf] = ['floor', 'holdup', 'rlf'].map((who) => m[`${who}-${cell}`]?.nsPerOpMedian);
+    if (ours === undefined) return [name, '–', verdict(undefined)];
+    return [name, `${times(ours / floor)} the floor; rate-limiter-flexible ${times(rlf / ours)} ours (${num(ours)} / ${num(floor)} / ${num(rlf)} ns)`, verdict(ours <= 3 * floor && rlf >= 1.5 * ours)];
+  });
+}
+
+function guardTargets(guard) {
+  const ns = Object.fromEntries((guard?.rows ?? []).map((r) => [r.case, r.nsPerCallMedian]));
+  const name = 'Guard (canActivate, headers on, 100k clients): ≤ 2× a guard running the hand-written bucket and writing one header';
+  const adaptiveName = 'Adaptive route (guard + RateLimitInterceptor): ≤ 5 µs above a route with a no-op interceptor (guard micro-benchmark, Nest\'s interceptor pipeline)';
+  if (ns.holdup === undefined) return [[name, '–', verdict(undefined)], [adaptiveName, '–', verdict(undefined)]];
+  const rows = [
+    [name, `${times(ns.holdup / ns.floor)} (${num(ns.holdup)} vs ${num(ns.floor)} ns)`, verdict(ns.holdup <= 2 * ns.floor)],
+    [
+      '… the same when every visit is a new bucket (a caller\'s first request: insert, and the sweep deletes one), for information',
+      `${times(ns['holdup-new'] / ns.floor)} (${num(ns['holdup-new'])} ns)`,
+      'not a target',
+    ],
+  ];
+  const above = (ns['route-adaptive'] - ns['route-noop-interceptor']) / 1000;
+  rows.push([adaptiveName, `${num(above, 2)} µs (${num(ns['route-adaptive'])} vs ${num(ns['route-noop-interceptor'])} ns)`, verdict(Number.isNaN(above) ? undefined : above <= 5)]);
+  return rows;
+}
+
+function httpAdaptiveRows(http) {
+  return ['express', 'fastify'].map((platform) => {
+    const row = (variant) => http?.rows.find((r) => r.platform === platform && r.variant === variant);
+    const adaptive = row('holdup-adaptive');
+    const noop = row('noop-interceptor');
+    const name = `… over HTTP, ${platform}: CPU per request above the no-op interceptor's (noisy: see the HTTP tables' ranges), for information`;
+    if (!adaptive || !noop) return [name, '–', 'not a target'];
+    return [name, `${num(adaptive.cpuMicrosPerRequestMedian - noop.cpuMicrosPerRequestMedian, 1)} µs`, 'not a target'];
+  });
+}
+
+function redisTargets(redis) {
+  const rows = redis?.rows ?? [];
+  const ours = rows.find((r) => r.store.startsWith('holdup RedisStore'));
+  const rlf = rows.find((r) => r.store.startsWith('rate-limiter-flexible'));
+  const floor = rows.find((r) => r.store.startsWith('EVALSHA floor'));
+  const inFlight = redis?.settings?.inFlight;
+  const names = [
+    `RedisStore, ${inFlight ?? '–'} in flight: ≥ 1.2× rate-limiter-flexible's decisions/s`,
+    `RedisStore, ${inFlight ?? '–'} in flight: ≥ 0.8× the EVALSHA floor`,
+    'RedisStore: Redis CPU per decision ≤ rate-limiter-flexible\'s',
+  ];
+  if (!ours || !rlf || !floor) return names.map((name) => [name, '–', verdict(undefined)]);
+  const a = ours.decisionsPerSecondMedian;
+  return [
+    [names[0], `${times(a / rlf.decisionsPerSecondMedian)} (${num(a)} vs ${num(rlf.decisionsPerSecondMedian)}/s)`, verdict(a >= 1.2 * rlf.decisionsPerSecondMedian)],
+    [names[1], `${times(a / floor.decisionsPerSecondMedian)} (floor ${num(floor.decisionsPerSecondMedian)}/s)`, verdict(a >= 0.8 * floor.decisionsPerSecondMedian)],
+    [names[2], `${num(ours.redisCpuMicrosPerDecisionMedian, 1)} vs ${num(rlf.redisCpuMicrosPerDecisionMedian, 1)} µs`, verdict(ours.redisCpuMicrosPerDecisionMedian <= rlf.redisCpuMicrosPerDecisionMedian)],
+  ];
+}
+
+function twoTierTargets(redis) {
+  const name = 'TwoTierStore on cold keys: ≥ 0.95× RedisStore\'s throughput';
+  const cold = redis?.twoTier?.cold;
+  if (!cold || redis.twoTier.skipped) return [[name, '–', verdict(undefined)]];
+  const [redisCold, twoTierCold] = cold;
+  return [[name, `${times(twoTierCold.ratioToRedisStore)} (Node CPU ${num(twoTierCold.nodeCpuMicrosPerDecisionMedian, 1)} vs ${num(redisCold.nodeCpuMicrosPerDecisionMedian, 1)} µs per decision)`, verdict(twoTierCold.ratioToRedisStore >= 0.95)]];
+}
+
+function memoryTargets(memory) {
+  const heap = memory?.heap?.find((row) => row.store === 'holdup MemoryStore');
+  const name = 'MemoryStore at 1,000,000 keys: heap per key ≤ 150 bytes';
+  return [[name, heap ? `${num(heap.bytesPerKey)} B (key strings included)` : '–', verdict(heap ? heap.bytesPerKey <= 150 : undefined)]];
+}
+
+/** Rows [target, measured, verdict], in the issue's order; more rows come from the sections that measure them (`extra`). */
+export function issue14Targets(results, extra = []) {
+  return [
+    ...decisionTargets(results.micro),
+    ...guardTargets(results.guard),
+    ...httpAdaptiveRows(results.http),
+    ...redisTargets(results.redis),
+    ...twoTierTargets(results.redis),
+    ...memoryTargets(results.memory),
+    ...extra,
+  ];
+}
