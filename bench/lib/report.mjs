@@ -142,7 +142,76 @@ function memorySections(memory) {
         p.maxCpuUsWithoutGc === undefined ? '–' : fmt(p.maxCpuUsWithoutGc / 1000, 1),
       ]),
     },
+    ...churnSections(memory),
   ];
+}
+
+/** Issue 14's memory target: no event-loop stall over 50 ms, heap per key ≤ 150 B, at 1M keys under churn. */
+const CHURN_TARGET = { stallMs: 50, bytesPerKey: 150 };
+
+function churnSections(memory) {
+  const churn = memory.churn;
+  if (!churn?.store) return [];
+  const { store, control } = churn;
+  const row = (label, r) => [
+    label,
+    fmt(r.insertions),
+    fmt(r.calls),
+    fmt(r.wallSeconds, 1),
+    fmt(r.delayMaxMs, 1),
+    fmt(r.delayP99Ms, 1),
+    fmt(r.stallsOver50ms),
+    `${fmt(r.gc.longestScavengeMs, 1)} (${fmt(r.gc.scavenges)})`,
+    `${fmt(r.gc.longestMarkCompactMs, 1)} (${fmt(r.gc.markCompacts)})`,
+    r.heap.liveKeys ? `${fmt(r.heap.bytesPerKeyFilled)} / ${fmt(r.heap.bytesPerKeyAfterChurn)}` : '–',
+  ];
+  const bytesPerKey = Math.max(store.heap.bytesPerKeyFilled, store.heap.bytesPerKeyAfterChurn);
+  const stallsMet = store.stallsOver50ms === 0;
+  return [
+    {
+      title:
+        `MemoryStore at ${fmt(memory.settings.keys)} keys under churn (issue 14): new callers evicting old ones, one update of an existing caller after each, ` +
+        `${fmt(memory.settings.churnChunk)} calls per macrotask (setImmediate); node --trace-gc, monitorEventLoopDelay (1 ms resolution); one run`,
+      header: ['process', 'insertions', 'calls', 'wall s', 'event-loop delay max ms', 'p99 ms', 'stalls > 50 ms', 'longest Scavenge ms (count)', 'longest Mark-Compact ms (count)', 'heap B/key filled / after churn'],
+      rows: [row('MemoryStore (maxKeys 1M, filled, then churned)', store), ...(control ? [row('control: the same loop, strings and objects, no store', control)] : [])],
+    },
+    {
+      title: 'Memory target (issue 14): MemoryStore at 1M keys under churn',
+      header: ['target', 'measured', 'target', 'met'],
+      rows: [
+        [
+          'no event-loop stall over 50 ms',
+          `${fmt(store.stallsOver50ms)} stalls (${fmt(store.stallsOver50msDescheduled)} with the process off the CPU for over half of it), longest ${fmt(store.delayMaxMs, 1)} ms ` +
+            `(control: ${control ? `${fmt(control.stallsOver50ms)}, ${fmt(control.delayMaxMs, 1)} ms` : '–'})`,
+          `0 over ${CHURN_TARGET.stallMs} ms`,
+          stallsMet ? 'met' : 'not met',
+        ],
+        ['heap per key', `${fmt(bytesPerKey)} B`, `≤ ${CHURN_TARGET.bytesPerKey} B`, bytesPerKey <= CHURN_TARGET.bytesPerKey ? 'met' : 'not met'],
+      ],
+    },
+  ];
+}
+
+/** The churn run's stalls in words: each with the process CPU time in it and the collections it overlapped. */
+function churnObservation(churn) {
+  if (!churn?.store) return undefined;
+  const { store, control } = churn;
+  const stalls = store.stalls.length
+    ? store.stalls
+        .slice(0, 5)
+        .map((s) => `${fmt(s.ms, 1)} ms (process CPU ${fmt(s.cpuMs, 1)} ms${s.gcKinds ? `, over a ${s.gcKinds} GC of ${fmt(s.gcMs, 1)} ms` : ', no GC'})`)
+        .join(', ')
+    : 'none';
+  return (
+    `Churn (issue 14): ${fmt(store.insertions)} new callers at the 1M-key cap (${fmt(store.evictions)} evictions) in ${fmt(store.wallSeconds, 1)} s; ` +
+    `event-loop delay max ${fmt(store.delayMaxMs, 1)} ms, p99 ${fmt(store.delayP99Ms, 1)} ms; longest macrotask ${fmt(store.turnMaxMs, 1)} ms, ${fmt(store.turnsOver20ms)} over 20 ms; ` +
+    `stalls over 50 ms: ${stalls}. Process CPU well below a stall's wall time means the shared machine descheduled the process. ` +
+    `Longest GC pauses (--trace-gc): Scavenge ${fmt(store.gc.longestScavengeMs, 1)} ms, Mark-Compact ${fmt(store.gc.longestMarkCompactMs, 1)} ms (largest incremental marking step ${fmt(store.gc.longestMarkingStepMs, 1)} ms), ${fmt(store.gc.totalMs)} ms in all. ` +
+    (control
+      ? `Control (same loop, no store): delay max ${fmt(control.delayMaxMs, 1)} ms, p99 ${fmt(control.delayP99Ms, 1)} ms, ${fmt(control.stallsOver50ms)} stalls over 50 ms, longest Scavenge ${fmt(control.gc.longestScavengeMs, 1)} ms, ${fmt(control.wallSeconds, 1)} s. `
+      : '') +
+    `Heap per key ${fmt(store.heap.bytesPerKeyFilled)} B filled, ${fmt(store.heap.bytesPerKeyAfterChurn)} B after the churn (gc() before and after; identities of 8-11 characters, 10.x.y.z, kept by the store).`
+  );
 }
 
 function redisSections(redis) {
@@ -294,6 +363,8 @@ function observations(results) {
           ? ` Control, the same calls without the store: longest ${fmt(p.control.maxUs / 1000, 1)} ms, ${fmt(p.control.callsOver1ms)} calls over 1 ms, p99 ${fmt(p.control.p99Us, 1)} µs (what the machine and V8 charge any call).`
           : ''),
     );
+    const churnNote = churnObservation(memory.churn);
+    if (churnNote) notes.push(churnNote);
   }
   const redis = results.redis;
   if (redis && !redis.skipped) {
@@ -408,7 +479,11 @@ export function markdownReport(results) {
     `- Guard (\`bench/guard\`): one process, ${results.guard?.settings.repetitions ?? 5} repetitions of ${results.guard ? results.guard.settings.calls.toLocaleString('en-US') : '200,000'} calls per guard, interleaved, after a warm-up; 100k client addresses round-robin (or one).`,
     `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved, ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
       `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists).`,
-    '- Memory (`bench/memory`): `node --expose-gc`; heap used after `gc()` before and after inserting the live keys; pauses with `process.hrtime` around each call.',
+    '- Memory (`bench/memory`): `node --expose-gc`; heap used after `gc()` before and after inserting the live keys; pauses with `process.hrtime` around each call. ' +
+      'Checks are built as the guard builds them: namespace `tb|default|HelloController.hello|`, identity a client address (`10.x.y.z`), the key given whole and in parts. ' +
+      'Churn (issue 14): in a process of its own run with `--trace-gc`, a store at `maxKeys` 1M is filled, then new callers (each evicting one) alternate with updates of existing callers, ' +
+      `${results.memory?.settings.churnChunk ?? 1000} calls per \`setImmediate\` macrotask as a server would run them; \`monitorEventLoopDelay({ resolution: 1 })\` and each macrotask's start-to-start time (a stall: over 50 ms) ` +
+      'during the churn only; GC pauses by kind from the `--trace-gc` lines between the script\'s own `gc()` calls; the control runs the same loop, strings and objects with a GCRA decision on one number and no store, in another process.',
     '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), one ioredis client shared by both stores, 50 decisions in flight; ' +
       '`INFO cpu` around each run for the server\'s CPU, `CONFIG RESETSTAT` + `INFO commandstats` for the commands.',
     '- TwoTierStore (`bench/redis`, same server and client): for each workload (hot keys, cold keys, a saturated key) every run builds a fresh TwoTierStore or RedisStore ' +
