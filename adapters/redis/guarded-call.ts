@@ -1,13 +1,15 @@
 import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
+import { Deadlines, type Waiting } from './deadlines.js';
 import type { RedisClient } from './redis-client.interface.js';
 
 /**
  * The store's rules for every call to Redis, and their counters: fail fast
  * when closed or not connected, reject after `timeoutMs`, wrap every failure
  * in `RateLimitStoreError`, swallow whatever comes after the caller got its
- * answer.
+ * answer. The deadlines of all calls share one timer ({@link Deadlines}).
  */
 export class GuardedCalls {
+  private readonly deadlines = new Deadlines();
   private closed = false;
   private callCount = 0;
   private timeoutCount = 0;
@@ -62,29 +64,27 @@ export class GuardedCalls {
     }
     return new Promise<T>((resolve, reject) => {
       let settled = false;
-      const timer = setTimeout(() => {
-        // Check again after the poll phase: if the event loop was stalled
-        // past the deadline, a reply may be sitting in the socket, and it
-        // should win over a timeout that is only the stall's fault.
-        setImmediate(() => {
+      const call: Waiting = {
+        deadline: performance.now() + timeoutMs,
+        expire: () => {
           if (settled) return;
           settled = true;
           this.timeoutCount++;
           reject(new RateLimitStoreError(`RedisStore: ${operation} got no answer from Redis within ${timeoutMs} ms`));
-        });
-      }, timeoutMs);
-      timer.unref();
+        },
+      };
+      this.deadlines.add(call);
       pending.then(
         (value) => {
           if (settled) return;
           settled = true;
-          clearTimeout(timer);
+          this.deadlines.remove(call);
           resolve(value);
         },
         (error: unknown) => {
           if (settled) return;
           settled = true;
-          clearTimeout(timer);
+          this.deadlines.remove(call);
           this.errorCount++;
           reject(toStoreError(error, `RedisStore: ${operation} failed`));
         },

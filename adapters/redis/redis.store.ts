@@ -45,8 +45,11 @@ export type { LeaseCheck, LeaseRequest, LeaseResult } from './lease.interface.js
  * - Failure is bounded: a decision rejects with `RateLimitStoreError` when
  *   Redis does not answer within `timeoutMs`, answers an error, or the client
  *   is not connected (checked before sending, so nothing waits in an offline
- *   queue). Late replies are swallowed, timers are `unref()`'d, and the store
- *   recovers by itself when the client reconnects.
+ *   queue). Late replies are swallowed, the timeout timer (one per store) is
+ *   `unref()`'d, and the store recovers by itself when the client reconnects.
+ * - With ioredis' standalone client, the script calls of concurrent requests
+ *   made in the same tick leave in one socket write (`script-sender.ts`),
+ *   whether or not the client auto-pipelines.
  *
  * All-or-nothing across the checks of one request:
  * - Standalone Redis: all checks run in one script call, atomically.
@@ -200,8 +203,8 @@ export class RedisStore implements RateLimitStore {
 
   /**
    * Stops accepting calls. The client is left open: it was passed in, so its
-   * owner closes it. The store holds no timer beyond the per-call timeouts,
-   * which are `unref()`'d and end with their call.
+   * owner closes it. The store's only timer is the one that times its calls
+   * out (`deadlines.ts`): `unref()`'d, and not re-armed once no call is waiting.
    */
   close(): void {
     this.guard.close();

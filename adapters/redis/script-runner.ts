@@ -1,5 +1,6 @@
 import type { RedisClient } from './redis-client.interface.js';
 import { parseReply, type Receipt, type ScriptAnswer } from './script-reply.js';
+import { scriptSender, type SendScript } from './script-sender.js';
 import { SCRIPTS } from './scripts/index.js';
 
 /** A check with its Redis key, as the scripts are given it. */
@@ -45,10 +46,13 @@ export const REFUND: Operation = { script: 'refund' };
  * Runs the store's scripts: every operation goes through {@link run}, by SHA
  * (`EVALSHA`); after a Redis restart, failover or `SCRIPT FLUSH` the
  * `NOSCRIPT` reply is answered with one `EVAL`, which also caches the script
- * again. Never `SCRIPT LOAD`, never `KEYS`/`SCAN`.
+ * again. Never `SCRIPT LOAD`, never `KEYS`/`SCAN`. The calls of one tick
+ * leave in one socket write (`script-sender.ts`).
  */
 export class ScriptRunner {
   private reloadCount = 0;
+  /** `EVALSHA`, written as `script-sender.ts` says. */
+  private readonly send: SendScript;
 
   /**
    * @param clientTime `now` of each request decides (else Redis `TIME`).
@@ -58,7 +62,9 @@ export class ScriptRunner {
     private readonly client: RedisClient,
     private readonly clientTime: boolean,
     private readonly paddingArg: string,
-  ) {}
+  ) {
+    this.send = scriptSender(client);
+  }
 
   /** `NOSCRIPT` replies answered by re-sending a script. */
   get reloads(): number {
@@ -66,23 +72,22 @@ export class ScriptRunner {
   }
 
   /** One script call on `buckets` (one Cluster slot): its reply, parsed. */
-  async run(op: Operation, buckets: readonly Bucket[], now: number): Promise<ScriptAnswer> {
+  run(op: Operation, buckets: readonly Bucket[], now: number): Promise<ScriptAnswer> {
     const single = isSingleTokenBucket(op, buckets);
     const script = single ? SCRIPTS.consume_one : SCRIPTS[op.script];
     const count = buckets.length;
     const args = this.args(op, buckets, now);
-    let reply: unknown;
-    try {
-      reply = await this.client.evalsha(script.sha, count, ...args);
-    } catch (error) {
+    const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
+    const parse = (reply: unknown): ScriptAnswer => {
+      // A lease of no extra answered by consume_one: its extras, none.
+      if (single && op.script === 'lease' && Array.isArray(reply)) reply.push(0);
+      return parseReply(reply, count, op.script === 'lease', receipts, buckets.some(isWindow));
+    };
+    return this.send(script.sha, count, args).then(parse, (error: unknown) => {
       if (!isNoScript(error)) throw error;
       this.reloadCount++;
-      reply = await this.client.eval(script.source, count, ...args);
-    }
-    const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
-    // A lease of no extra answered by consume_one: its extras, none.
-    if (single && op.script === 'lease' && Array.isArray(reply)) reply.push(0);
-    return parseReply(reply, count, op.script === 'lease', receipts, buckets.some(isWindow));
+      return this.client.eval(script.source, count, ...args).then(parse);
+    });
   }
 
   /** `KEYS` then `ARGV`, as each script's header lays them out. */

@@ -1,0 +1,84 @@
+import type { RedisClient } from './redis-client.interface.js';
+
+/** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */
+export type SendScript = (sha: string, numkeys: number, args: readonly string[]) => Promise<unknown>;
+
+/** What ioredis' standalone `Redis` client has beyond {@link RedisClient}, as far as {@link scriptSender} uses it. */
+interface IoredisStandalone extends RedisClient {
+  /** The connection's socket (`Redis.stream`: a `net.Socket` or `tls.TLSSocket`). */
+  readonly stream?: { cork?(): void; uncork?(): void } | null;
+  readonly options: { readonly keyPrefix?: string; readonly showFriendlyErrorStack?: boolean };
+  sendCommand(command: unknown): unknown;
+  defineCommand(...args: unknown[]): unknown;
+  pipeline(...args: unknown[]): unknown;
+}
+
+/**
+ * How the store sends its scripts.
+ *
+ * ioredis' standalone client: the socket is corked from the first script
+ * call of a tick until the tick ends (`process.nextTick`), so that the calls
+ * of concurrent requests made in one tick (typically: the requests that one
+ * batch of replies set going again) leave in one write. Every call still is
+ * its own command, answered as soon as its reply is read, and the next batch
+ * leaves without waiting for the last one to be answered. One socket write
+ * and one Redis read per batch instead of one per call: that system call,
+ * and the wake-up of Redis it causes, cost more than the rest of a call on
+ * either side (`bench/redis`).
+ *
+ * And never through ioredis' auto-pipelining (`enableAutoPipelining`), which
+ * holds each automatic pipeline until the one before it is fully answered:
+ * Node then waits while Redis runs a whole batch of scripts, and Redis waits
+ * while Node handles the replies; the longer the script, the slower
+ * (measured: about half the decisions per second at 16 in flight). The
+ * client's own `evalsha` is called on a view of the client whose options say
+ * no auto-pipelining and whose `sendCommand` is the client's: ioredis'
+ * command methods read nothing else of `this` (`utils/Commander.js`), so the
+ * command is built exactly as the client builds it (key prefix, reply
+ * encoding, friendly error stacks) and written as any command is.
+ *
+ * Any other client (ioredis `Cluster`, whose commands go to a connection per
+ * node, or an adapter for another library): its own `evalsha`.
+ */
+export function scriptSender(client: RedisClient): SendScript {
+  if (!isIoredisStandalone(client)) return (sha, numkeys, args) => client.evalsha(sha, numkeys, ...args);
+  const { keyPrefix, showFriendlyErrorStack } = client.options;
+  const view = {
+    options: { keyPrefix, showFriendlyErrorStack, enableAutoPipelining: false },
+    isPipeline: false,
+    sendCommand: (command: unknown) => client.sendCommand(command),
+  };
+  const evalsha = client.evalsha;
+  let corked: { uncork?(): void } | undefined;
+  const uncork = (): void => {
+    const stream = corked;
+    corked = undefined;
+    stream?.uncork?.();
+  };
+  return (sha, numkeys, args) => {
+    if (corked === undefined && client.status === 'ready') {
+      // Read each time: ioredis replaces the socket when it reconnects.
+      const stream = client.stream;
+      if (stream && typeof stream.cork === 'function' && typeof stream.uncork === 'function') {
+        stream.cork();
+        corked = stream;
+        process.nextTick(uncork);
+      }
+    }
+    return evalsha.call(view as unknown as RedisClient, sha, numkeys, ...args);
+  };
+}
+
+/** ioredis' `Redis` (not its `Cluster`, not another library's client). */
+function isIoredisStandalone(client: RedisClient): client is IoredisStandalone {
+  const io = client as Partial<IoredisStandalone>;
+  return (
+    client.isCluster !== true &&
+    typeof io.options === 'object' &&
+    io.options !== null &&
+    typeof io.sendCommand === 'function' &&
+    typeof io.defineCommand === 'function' &&
+    typeof io.pipeline === 'function' &&
+    'stream' in client
+  );
+}
