@@ -87,3 +87,18 @@ describe('Deadlines', () => {
     deadlines.remove(call);
   });
 });
+
+describe('Deadlines list', () => {
+  it('keeps watching the others when the first, a middle or the last call is removed, and ignores a removal of a call not watched', async () => {
+    const deadlines = new Deadlines();
+    const calls = [20, 20, 20, 20, 20].map((ms) => watched(ms));
+    for (const call of calls) deadlines.add(call);
+    deadlines.remove(calls[0]!);
+    deadlines.remove(calls[2]!);
+    deadlines.remove(calls[4]!);
+    deadlines.remove(calls[4]!);
+    deadlines.remove(watched(20));
+    await sleep(20 + LATE_MS);
+    expect(calls.map((call) => call.expiredAt !== undefined)).toEqual([false, true, false, true, false]);
+  });
+});

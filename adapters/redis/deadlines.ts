@@ -4,14 +4,19 @@ export interface Waiting {
   readonly deadline: number;
   /** Called once, when the deadline has passed and the call is still waiting. */
   expire(): void;
+  /** Links of the list of waiting calls ({@link Deadlines}' own; start them `undefined`). */
+  previous?: Waiting | undefined;
+  next?: Waiting | undefined;
 }
 
 /**
  * The deadlines of the calls waiting for Redis, on one store-wide timer
  * rather than one per call: a `setTimeout` and its `clearTimeout` cost more
  * than the rest of a call's own work in Node, at tens of thousands of calls
- * per second. Calls leave the set as soon as they are answered, so it only
- * ever holds the calls in flight; the timer is armed for the earliest
+ * per second. The calls are linked in a list through their own fields (no
+ * hashing, no allocation: a `Set` cost 2 % of Node's time on cold keys), and
+ * leave it as soon as they are answered, so it only ever holds the calls in
+ * flight; the timer is armed for the earliest
  * deadline among them (re-armed only when a call comes with an earlier one
  * than the armed time, which calls of one store's `timeoutMs`, arriving in
  * order, never do), is `unref()`'d, and is not re-armed when no call is waiting.
@@ -22,20 +27,32 @@ export interface Waiting {
  * only the stall's fault.
  */
 export class Deadlines {
-  private readonly waiting = new Set<Waiting>();
+  /** Oldest waiting call; calls are appended, and unlinked when answered or expired. */
+  private first: Waiting | undefined;
+  private last: Waiting | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the armed timer is due (`performance.now()` ms); +Infinity when none is. */
   private armedFor = Number.POSITIVE_INFINITY;
 
   /** Starts watching `call`: its `expire` runs once its deadline has passed, unless {@link remove}d first. */
   add(call: Waiting): void {
-    this.waiting.add(call);
+    call.previous = this.last;
+    call.next = undefined;
+    if (this.last === undefined) this.first = call;
+    else this.last.next = call;
+    this.last = call;
     if (call.deadline < this.armedFor) this.arm(call.deadline);
   }
 
-  /** The call was answered (or given up): no longer watched. */
+  /** The call was answered (or given up): no longer watched. Removing a call not watched does nothing. */
   remove(call: Waiting): void {
-    this.waiting.delete(call);
+    const { previous, next } = call;
+    if (previous === undefined && this.first !== call) return;
+    if (previous === undefined) this.first = next;
+    else previous.next = next;
+    if (next === undefined) this.last = previous;
+    else next.previous = previous;
+    call.previous = call.next = undefined;
   }
 
   private arm(deadline: number): void {
@@ -54,15 +71,17 @@ export class Deadlines {
 
   /** Gives up the calls whose deadline had passed at `firedAt` and are still waiting; re-arms for the rest. */
   private sweep(firedAt: number): void {
-    let next = Number.POSITIVE_INFINITY;
-    for (const call of this.waiting) {
+    let nextDeadline = Number.POSITIVE_INFINITY;
+    for (let call = this.first; call !== undefined; ) {
+      const following = call.next;
       if (call.deadline <= firedAt) {
-        this.waiting.delete(call);
+        this.remove(call);
         call.expire();
-      } else if (call.deadline < next) {
-        next = call.deadline;
+      } else if (call.deadline < nextDeadline) {
+        nextDeadline = call.deadline;
       }
+      call = following;
     }
-    if (next < this.armedFor) this.arm(next);
+    if (nextDeadline < this.armedFor) this.arm(nextDeadline);
   }
 }

@@ -65,6 +65,8 @@ export class GuardedCalls {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const call: Waiting = {
+        previous: undefined,
+        next: undefined,
         deadline: performance.now() + timeoutMs,
         expire: () => {
           if (settled) return;

@@ -49,6 +49,20 @@ describe('KeyTable', () => {
     expect(b).toBeDefined();
   });
 
+  it('leaves a key answered by the request that created it where it is; moves an older one (answered)', () => {
+    const { keys } = table(10);
+    const [a, b] = ['a', 'b', 'c'].map((key) => keys.stateOf(check(key, 1, 1), 0));
+    expect(keys.answered('a', a!, 0)).toBe(a);
+    expect([...keys.entries.keys()]).toEqual(['a', 'b', 'c']);
+    // First seen at 0, answered for a request at 5: made recent.
+    expect(keys.answered('b', b!, 5)).toBe(b);
+    expect([...keys.entries.keys()]).toEqual(['a', 'c', 'b']);
+    // Dropped meanwhile: put back, as touch does.
+    keys.forget('a');
+    expect(keys.answered('a', a!, 0)).toBe(a);
+    expect([...keys.entries.keys()]).toEqual(['c', 'b', 'a']);
+  });
+
   it('gives the lease of a key it drops back (tokens = lease time x rate), and forgets the key held one', () => {
     const { keys, givenBack } = table(1);
     const state = keys.stateOf(check('a', 10, 20), 0);

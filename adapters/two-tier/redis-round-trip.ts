@@ -105,7 +105,7 @@ export class RedisRoundTrip {
     const { allowed } = result;
     remote.forEach((index, j) => {
       const check = checks[index]!;
-      const state = this.keys.touch(check.key, states[j]!);
+      const state = this.keys.answered(check.key, states[j]!, now);
       decisions[index] = this.leases.settle(check, state, result.decisions[j]!, result.extras[j] ?? 0, allowed, now, asked[j]!.maxExtra);
     });
     if (allowed) {
