@@ -431,6 +431,16 @@ describe('MemoryStore at 1,000,000 keys', () => {
 
   afterAll(() => store.close());
 
+  /**
+   * At the cap after a run of new keys: each call adds one bucket, and its
+   * sweep step may drop up to two short-lived buckets still waiting to be
+   * swept (then nothing is evicted), so a call can leave the store one under.
+   */
+  const expectAtTheCap = (size: number) => {
+    expect(size).toBeLessThanOrEqual(FILL);
+    expect(size).toBeGreaterThanOrEqual(FILL - 1);
+  };
+
   it('holds them all (the default cap is 1,000,000)', () => {
     expect(store.size).toBe(FILL);
     expect(store.evictions).toBe(0);
@@ -479,7 +489,7 @@ describe('MemoryStore at 1,000,000 keys', () => {
     }));
     collectGarbage();
     const timing = timeCalls(store, requests);
-    expect(store.size).toBe(FILL);
+    expectAtTheCap(store.size);
     expect(timing.maxMs).toBeLessThan(PAUSE_BOUND_MS);
   }, 60_000);
 
@@ -493,7 +503,7 @@ describe('MemoryStore at 1,000,000 keys', () => {
     const requests = churn('timed', 20_000);
     collectGarbage();
     const timing = timeCalls(store, requests);
-    expect(store.size).toBe(FILL);
+    expectAtTheCap(store.size);
     expect(timing.meanUs).toBeLessThan(100);
   }, 60_000);
 });

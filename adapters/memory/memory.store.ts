@@ -46,8 +46,15 @@ const SWEEP_STEP = 2;
 const SWEEP_EVERY = 8;
 /** Shards one sweep may move through when they are (nearly) empty. */
 const SWEEP_HOPS = 8;
-/** Target size of one shard: a V8 rehash of this many entries takes well under 1 ms. */
-const SHARD_SIZE = 16_384;
+/**
+ * Target size of one shard. V8 rebuilds a `Map`'s table in one go when live
+ * plus deleted entries fill it, and under churn every shard, taking the same
+ * share of insertions, reaches that point at about the same time: at 16k keys
+ * per shard (1M keys in 32 shards) such bunched rebuilds stalled the event
+ * loop 60-97 ms; at 4k (128 shards), 29 ms at most (`npm run bench`, memory
+ * churn: 4M insertions at the 1M cap, monitorEventLoopDelay).
+ */
+const SHARD_SIZE = 4_096;
 const MAX_SHARDS = 256;
 
 /**
@@ -65,7 +72,7 @@ const MAX_SHARDS = 256;
  *   without ever pausing the event loop for a pass over all keys. A bucket
  *   charged again is updated in its slot (one hash operation).
  * - Bounded: `maxKeys` is a hard cap on the total. Large tables are split
- *   into shards of about 16k keys (so that no V8 rehash of one huge `Map`
+ *   into shards of about 4k keys (so that no V8 rehash of one huge `Map`
  *   pauses the event loop); a table left empty is dropped by the sweep. At
  *   the cap, a new bucket evicts another: tables and their shards are taken
  *   in turn, and in one shard the bucket closest to full among a few
