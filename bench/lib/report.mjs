@@ -1,4 +1,5 @@
 // Turns the results object into the stdout tables and docs/benchmarks.md.
+import { issue14Targets } from './targets.mjs';
 import { markdownTable, textTable } from './util.mjs';
 
 const REFERENCE = {
@@ -146,9 +147,7 @@ function memorySections(memory) {
   ];
 }
 
-/** Issue 14's memory target: no event-loop stall over 50 ms, heap per key ≤ 150 B, at 1M keys under churn. */
-const CHURN_TARGET = { stallMs: 50, bytesPerKey: 150 };
-
+/** The churn run of issue 14's memory target (its verdict: bench/lib/targets.mjs). */
 function churnSections(memory) {
   const churn = memory.churn;
   if (!churn?.store) return [];
@@ -165,8 +164,6 @@ function churnSections(memory) {
     `${fmt(r.gc.longestMarkCompactMs, 1)} (${fmt(r.gc.markCompacts)})`,
     r.heap.liveKeys ? `${fmt(r.heap.bytesPerKeyFilled)} / ${fmt(r.heap.bytesPerKeyAfterChurn)}` : '–',
   ];
-  const bytesPerKey = Math.max(store.heap.bytesPerKeyFilled, store.heap.bytesPerKeyAfterChurn);
-  const stallsMet = store.stallsOver50ms === 0;
   return [
     {
       title:
@@ -174,20 +171,6 @@ function churnSections(memory) {
         `${fmt(memory.settings.churnChunk)} calls per macrotask (setImmediate); node --trace-gc, monitorEventLoopDelay (1 ms resolution); one run`,
       header: ['process', 'insertions', 'calls', 'wall s', 'event-loop delay max ms', 'p99 ms', 'stalls > 50 ms', 'longest Scavenge ms (count)', 'longest Mark-Compact ms (count)', 'heap B/key filled / after churn'],
       rows: [row('MemoryStore (maxKeys 1M, filled, then churned)', store), ...(control ? [row('control: the same loop, strings and objects, no store', control)] : [])],
-    },
-    {
-      title: 'Memory target (issue 14): MemoryStore at 1M keys under churn',
-      header: ['target', 'measured', 'target', 'met'],
-      rows: [
-        [
-          'no event-loop stall over 50 ms',
-          `${fmt(store.stallsOver50ms)} stalls (${fmt(store.stallsOver50msDescheduled)} with the process off the CPU for over half of it), longest ${fmt(store.delayMaxMs, 1)} ms ` +
-            `(control: ${control ? `${fmt(control.stallsOver50ms)}, ${fmt(control.delayMaxMs, 1)} ms` : '–'})`,
-          `0 over ${CHURN_TARGET.stallMs} ms`,
-          stallsMet ? 'met' : 'not met',
-        ],
-        ['heap per key', `${fmt(bytesPerKey)} B`, `≤ ${CHURN_TARGET.bytesPerKey} B`, bytesPerKey <= CHURN_TARGET.bytesPerKey ? 'met' : 'not met'],
-      ],
     },
   ];
 }
@@ -240,6 +223,7 @@ function redisSections(redis) {
       header: ['store', 'commands per decision'],
       rows: redis.rows.map((row) => [row.store, commands(row.commandsPerDecision)]),
     },
+    ...redisLoadsSection(redis),
     ...twoTierSections(redis),
   ];
 }
@@ -286,8 +270,38 @@ function twoTierSections(redis) {
   ];
 }
 
+function targetsSection(results) {
+  return [
+    {
+      title: 'Issue 14 targets: measured / met (figures from the sections below)',
+      header: ['target', 'measured', 'met'],
+      rows: issue14Targets(results),
+    },
+  ];
+}
+
+function redisLoadsSection(redis) {
+  if (!redis?.loads) return [];
+  return [
+    {
+      title: `Redis by load: decisions/s, medians of ${redis.settings.repetitions} interleaved runs per load, ${fmt(redis.settings.keys)} keys, one ioredis client (plain, or with enableAutoPipelining)`,
+      header: ['in flight', 'client', 'RedisStore', 'rate-limiter-flexible', 'EVALSHA floor', 'ours ÷ rlf', 'ours ÷ floor', 'Redis CPU µs/decision, ours / rlf'],
+      rows: redis.loads.map((load) => [
+        fmt(load.inFlight),
+        load.autoPipelining ? 'auto-pipelining' : 'plain',
+        fmt(load.ours),
+        fmt(load.rlf),
+        fmt(load.floor),
+        x(load.ours / load.rlf),
+        x(load.ours / load.floor),
+        `${fmt(load.oursRedisCpu, 1)} / ${fmt(load.rlfRedisCpu, 1)}`,
+      ]),
+    },
+  ];
+}
+
 function allSections(results) {
-  return [...httpSections(results.http), ...guardSection(results.guard), ...guardProfileSection(results.guard), ...microSection(results.micro), ...microTargetSection(results.micro), ...memorySections(results.memory), ...redisSections(results.redis)];
+  return [...targetsSection(results), ...httpSections(results.http), ...guardSection(results.guard), ...guardProfileSection(results.guard), ...microSection(results.micro), ...microTargetSection(results.micro), ...memorySections(results.memory), ...redisSections(results.redis)];
 }
 
 function observations(results) {

@@ -21,6 +21,8 @@ const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 // enableAutoPipelining) vary the load by hand (npm run bench keeps 50, plain client).
 const IN_FLIGHT = Number(process.env.BENCH_REDIS_IN_FLIGHT ?? 50);
 const AUTO_PIPELINING = process.env.BENCH_REDIS_AUTO_PIPELINING === '1';
+// BENCH_REDIS_SKIP_TWO_TIER=1: the three-contender comparison only (the extra in-flight settings of npm run bench).
+const SKIP_TWO_TIER = process.env.BENCH_REDIS_SKIP_TWO_TIER === '1';
 const KEYS = 10_000;
 const NEVER = { algorithm: 'token-bucket', rate: 1e6, burst: 1e9 };
 /** The floor's script: no work at all (see the file comment). */
@@ -303,13 +305,14 @@ async function main() {
     }
 
     await store.close();
-    const twoTier = await twoTierComparison(client, decisions, repetitions, RedisStore);
+    const twoTier = SKIP_TWO_TIER ? { skipped: 'BENCH_REDIS_SKIP_TWO_TIER' } : await twoTierComparison(client, decisions, repetitions, RedisStore);
 
     const serverVersion = /redis_version:(\S+)/.exec(await client.info('server'))?.[1];
     process.stdout.write(
       JSON.stringify({
         redisVersion: serverVersion,
         inFlight: IN_FLIGHT,
+        autoPipelining: AUTO_PIPELINING,
         keys: KEYS,
         decisions,
         repetitions,

@@ -8,9 +8,47 @@ const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 
 export const REDIS_SETTINGS = QUICK ? { decisions: 10_000, repetitions: 3 } : { decisions: 30_000, repetitions: 3 };
 
+/**
+ * The load settings of issue 14's Redis targets: 16 and 256 decisions in
+ * flight, each with ioredis' plain client and with `enableAutoPipelining`.
+ * The first is the main run (its two-tier comparison included).
+ */
+const LOADS = [
+  { inFlight: 16, autoPipelining: false },
+  { inFlight: 256, autoPipelining: false },
+  { inFlight: 16, autoPipelining: true },
+  { inFlight: 256, autoPipelining: true },
+];
+
 export async function runRedis() {
   if (!existsSync(REDIS_SERVER)) return { skipped: `no redis-server at ${REDIS_SERVER}` };
-  const raw = await withRetry('redis', () => runNodeJson(SCRIPT, [REDIS_SETTINGS.decisions, REDIS_SETTINGS.repetitions]));
+  const [main, ...others] = LOADS;
+  const result = await runLoad(main, false);
+  if (result.skipped) return result;
+  const loads = [loadRow(main, result)];
+  for (const load of others) loads.push(loadRow(load, await runLoad(load, true)));
+  return { ...result, loads };
+}
+
+function runLoad({ inFlight, autoPipelining }, skipTwoTier) {
+  const env = { BENCH_REDIS_IN_FLIGHT: String(inFlight), BENCH_REDIS_AUTO_PIPELINING: autoPipelining ? '1' : '0', BENCH_REDIS_SKIP_TWO_TIER: skipTwoTier ? '1' : '0' };
+  return withRetry(`redis ${inFlight} in flight${autoPipelining ? ', auto-pipelining' : ''}`, async () => summarise(await runNodeJson(SCRIPT, [REDIS_SETTINGS.decisions, REDIS_SETTINGS.repetitions], [], { env })));
+}
+
+/** One load setting: decisions/s of the three contenders, ours against the others. */
+function loadRow(load, result) {
+  const [ours, rlf, floor] = result.rows;
+  return {
+    ...load,
+    ours: ours.decisionsPerSecondMedian,
+    rlf: rlf.decisionsPerSecondMedian,
+    floor: floor?.decisionsPerSecondMedian,
+    oursRedisCpu: ours.redisCpuMicrosPerDecisionMedian,
+    rlfRedisCpu: rlf.redisCpuMicrosPerDecisionMedian,
+  };
+}
+
+function summarise(raw) {
   if (raw.skipped) return raw;
   const summary = (name) => {
     const runs = raw.runs[name];
@@ -23,19 +61,19 @@ export async function runRedis() {
     };
   };
   const holdup = summary('holdup');
-  const twoTier = twoTierSummary(raw.twoTier);
+  const twoTier = raw.twoTier?.skipped ? raw.twoTier : twoTierSummary(raw.twoTier);
   const rlf = summary('rlf');
   // Older results (before the floor was measured) have none.
   const floor = raw.runs.floor ? summary('floor') : undefined;
   const ofFloor = (row) => (floor ? { percentOfFloor: round((100 * row.decisionsPerSecondMedian) / floor.decisionsPerSecondMedian, 1) } : {});
   log(
-    `redis: holdup ${holdup.decisionsPerSecondMedian}/s, rate-limiter-flexible ${rlf.decisionsPerSecondMedian}/s` +
+    `redis (${raw.inFlight} in flight${raw.autoPipelining ? ', auto-pipelining' : ''}): holdup ${holdup.decisionsPerSecondMedian}/s, rate-limiter-flexible ${rlf.decisionsPerSecondMedian}/s` +
       (floor
         ? `, EVALSHA floor ${floor.decisionsPerSecondMedian}/s (holdup ${ofFloor(holdup).percentOfFloor} %, rate-limiter-flexible ${ofFloor(rlf).percentOfFloor} % of the floor)`
         : ''),
   );
   return {
-    settings: { ...REDIS_SETTINGS, inFlight: raw.inFlight, keys: raw.keys, redisVersion: raw.redisVersion },
+    settings: { ...REDIS_SETTINGS, inFlight: raw.inFlight, autoPipelining: raw.autoPipelining, keys: raw.keys, redisVersion: raw.redisVersion },
     rows: [
       { store: 'holdup RedisStore (server time)', ...holdup, ratioToOurs: 1, ...ofFloor(holdup) },
       { store: 'rate-limiter-flexible RateLimiterRedis', ...rlf, ratioToOurs: round(rlf.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2), ...ofFloor(rlf) },
