@@ -76,6 +76,23 @@ describe('MemoryStore: buckets by namespace and identity', () => {
     expect(heldB).toBeGreaterThan(1);
   });
 
+  it('splits a table into shards only as it grows: a namespace of a few hundred callers is one map', () => {
+    const store = new MemoryStore(); // maxKeys 1M: up to 128 shards of ~4k
+    const table = (namespace: string) => tablesOf(store).get(namespace) as unknown as { shardCount: number; size: number };
+    for (let i = 0; i < 500; i++) store.consume({ now: 0, checks: [bucketCheck('tb|small|*|', `10.0.${i >> 8}.${i & 255}`, limit, 1)] });
+    expect(table('tb|small|*|').shardCount).toBe(1);
+    for (let i = 0; i < 40_000; i++) store.consume({ now: 0, checks: [bucketCheck('tb|big|*|', `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, limit, 1)] });
+    const big = table('tb|big|*|');
+    expect(big.size).toBe(40_000);
+    // Split on demand: about 40k / 4k shards or a little more (hash luck), never the full 128.
+    expect(big.shardCount).toBeGreaterThanOrEqual(10);
+    expect(big.shardCount).toBeLessThanOrEqual(32);
+    // Every bucket still decides as before the splits.
+    for (let i = 0; i < 40_000; i += 997) {
+      expect(store.peek({ now: 0, checks: [bucketCheck('tb|big|*|', `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, limit, 1)] }).decisions[0]!.remaining).toBe(2);
+    }
+  });
+
   it('reuses the slot of a dropped bucket, window state or time alike', () => {
     const store = new MemoryStore();
     const window = { algorithm: 'fixed-window', quota: 2, windowMs: 1000 } as const;

@@ -94,7 +94,7 @@ export class MemoryStore implements RateLimitStore {
   private readonly tableList: NamespaceBuckets[] = [];
   /** The table last asked for: a route's requests ask for the same one over and over. */
   private lastTable: NamespaceBuckets | undefined;
-  /** Shards of a table that fills up (power of two, from `maxKeys`). */
+  /** Shards a table splits into at most (power of two, from `maxKeys`). */
   private readonly shardCount: number;
   private readonly maxKeys: number;
   private count = 0;
@@ -233,7 +233,7 @@ export class MemoryStore implements RateLimitStore {
     if (last !== undefined && last.namespace === namespace) return last;
     let table = this.tables.get(namespace);
     if (table === undefined) {
-      table = new NamespaceBuckets(namespace, this.shardCount);
+      table = new NamespaceBuckets(namespace, this.shardCount, SHARD_SIZE);
       this.tables.set(namespace, table);
       this.tableList.push(table);
     }

@@ -13,31 +13,43 @@ const HASHED_SUFFIX = 24;
  * must flatten and hash on every lookup (~40 characters). Here the lookup
  * hashes the identity alone, often a string V8 has hashed already (a
  * client's address is the same string object for every request of its
- * connection): about a third of the guard's cost on a store of 100k callers
- * (`node bench/guard/guard.mjs`).
+ * connection).
  *
- * Shards are created on first use, so a namespace with a few callers costs a
- * few small maps. The table keeps its own count and sweep position; the
- * store keeps the total and the cap.
+ * Shards split as the table grows (extendible hashing): a table starts as
+ * one shard, and a shard that reaches the target size hands the entries
+ * whose next hash bit is set to a new shard, until the table has the store's
+ * shard count. So a namespace with a few hundred callers is one small map,
+ * not a hundred empty ones, and a split moves one shard's entries (a
+ * millisecond or so), never the table's. The table keeps its own count and
+ * sweep position; the store keeps the total and the cap.
  *
  * @internal
  */
 export class NamespaceBuckets {
-  private readonly shards: (BucketShard | undefined)[];
-  private readonly mask: number;
+  /** Hash suffix → shard; its length is 2^(the deepest shard's depth). */
+  private directory: BucketShard[] = [new BucketShard()];
+  /** The distinct shards, for the sweep and eviction. */
+  private readonly shards: BucketShard[] = [this.directory[0]!];
+  /** Hash bits each shard routes on, by shard. */
+  private readonly depths = new Map<BucketShard, number>([[this.directory[0]!, 0]]);
   private held = 0;
-  /** The shard the sweep is in. */
+  /** The shard the sweep is in (index into {@link shards}). */
   private sweepShard = 0;
   /** The shard the last eviction was from. */
   private evictShard = 0;
+  /** Hash bits a shard routes on at most: every shard ends at this depth in a full table, so they are of one size. */
+  private readonly maxDepth: number;
 
-  /** `shardCount`: a power of two. */
+  /**
+   * `maxShards`: a power of two, the most shards the table splits into;
+   * `shardSize`: the size at which a shard splits (while it can).
+   */
   constructor(
     readonly namespace: string,
-    shardCount: number,
+    maxShards: number,
+    private readonly shardSize: number,
   ) {
-    this.shards = new Array<BucketShard | undefined>(shardCount).fill(undefined);
-    this.mask = shardCount - 1;
+    this.maxDepth = Math.log2(maxShards);
   }
 
   /** Buckets held. */
@@ -45,20 +57,26 @@ export class NamespaceBuckets {
     return this.held;
   }
 
-  /** The shard `identity` belongs to (created on first use). */
+  /** Shards the table has split into. */
+  get shardCount(): number {
+    return this.shards.length;
+  }
+
+  /** The shard `identity` belongs to. */
   shardOf(identity: string): BucketShard {
-    const index = this.mask === 0 ? 0 : shardIndex(identity, this.mask);
-    return (this.shards[index] ??= new BucketShard());
+    const directory = this.directory;
+    return directory.length === 1 ? directory[0]! : directory[identityHash(identity) & (directory.length - 1)]!;
   }
 
   get(identity: string): BucketState | undefined {
     return this.shardOf(identity).get(identity);
   }
 
-  /** Hold a bucket known not to be held, in its shard. */
+  /** Hold a bucket known not to be held, in its shard (which may then split). */
   add(shard: BucketShard, identity: string, state: BucketState): void {
     shard.add(identity, state);
     this.held++;
+    if (shard.size >= this.shardSize && this.depths.get(shard)! < this.maxDepth) this.split(shard);
   }
 
   /** Drop a bucket; true when it was held. */
@@ -74,14 +92,14 @@ export class NamespaceBuckets {
   /**
    * One step of the incremental sweep: up to `budget` entries of the next
    * shard that has any, buckets full again dropped (exact: a full bucket and
-   * an absent one decide the same). Shards not created or empty are skipped
-   * (array reads, at most one pass). Returns the entries examined.
+   * an absent one decide the same). Empty shards are skipped (at most one
+   * pass). Returns the entries examined.
    */
   sweep(now: number, budget: number, origin: number): number {
     this.passEnded = false;
-    for (let skipped = 0; skipped <= this.mask && this.held > 0; skipped++) {
-      const shard = this.shards[this.sweepShard];
-      if (shard !== undefined && shard.size > 0) {
+    for (let skipped = 0; skipped < this.shards.length && this.held > 0; skipped++) {
+      const shard = this.shards[this.sweepShard]!;
+      if (shard.size > 0) {
         const before = shard.size;
         const examined = shard.sweep(now, budget, origin);
         this.held -= before - shard.size;
@@ -102,10 +120,9 @@ export class NamespaceBuckets {
    * False when the table has nothing (else) to drop.
    */
   evict(now: number, origin: number, except?: string): boolean {
-    for (let i = 0; i <= this.mask; i++) {
-      this.evictShard = (this.evictShard + 1) & this.mask;
-      const shard = this.shards[this.evictShard];
-      if (shard === undefined || !shard.evictClosestToFull(now, except, origin)) continue;
+    for (let i = 0; i < this.shards.length; i++) {
+      this.evictShard = (this.evictShard + 1) % this.shards.length;
+      if (!this.shards[this.evictShard]!.evictClosestToFull(now, except, origin)) continue;
       this.held--;
       return true;
     }
@@ -113,22 +130,45 @@ export class NamespaceBuckets {
   }
 
   private nextShard(): boolean {
-    this.sweepShard = (this.sweepShard + 1) & this.mask;
+    this.sweepShard = (this.sweepShard + 1) % this.shards.length;
     this.passEnded = this.sweepShard === 0;
     return this.passEnded;
   }
 
+  /**
+   * Split `shard` on its next hash bit: the entries with that bit set move
+   * to a new shard (their states with them), and the directory, doubled if
+   * needed, sends their suffixes there.
+   */
+  private split(shard: BucketShard): void {
+    const depth = this.depths.get(shard)!;
+    if (1 << depth === this.directory.length) this.directory = this.directory.concat(this.directory);
+    const sibling = new BucketShard();
+    const bit = 1 << depth;
+    for (const identity of [...shard.keys()]) {
+      if ((identityHash(identity) & bit) === 0) continue;
+      sibling.add(identity, shard.get(identity)!);
+      shard.delete(identity);
+    }
+    for (let i = 0; i < this.directory.length; i++) {
+      if (this.directory[i] === shard && (i & bit) !== 0) this.directory[i] = sibling;
+    }
+    this.depths.set(shard, depth + 1);
+    this.depths.set(sibling, depth + 1);
+    this.shards.push(sibling);
+  }
+
   clear(): void {
-    for (const shard of this.shards) shard?.clear();
+    for (const shard of this.shards) shard.clear();
     this.held = 0;
   }
 }
 
 /** FNV-1a over the end of the identity, where callers differ. */
-function shardIndex(identity: string, mask: number): number {
+function identityHash(identity: string): number {
   let hash = 0x811c9dc5 ^ identity.length;
   for (let i = Math.max(0, identity.length - HASHED_SUFFIX); i < identity.length; i++) {
     hash = Math.imul(hash ^ identity.charCodeAt(i), 0x01000193);
   }
-  return (hash >>> 0) & mask;
+  return hash >>> 0;
 }
