@@ -41,6 +41,23 @@ describe('script-sender on ioredis', () => {
     store.close();
   });
 
+  it('lets a batch leave as soon as it is full (a quarter of the commands awaiting replies, at least 4), so Redis starts on it while the tick goes on', async () => {
+    const client = await connect();
+    const store = new RedisStore({ client, keyPrefix: uniquePrefix('sender-batch'), time: 'client', timeoutMs: 5_000 });
+    const stream = client.stream as unknown as { writableCorked: number };
+    const calls = [];
+    for (let i = 0; i < 3; i++) calls.push(store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }));
+    expect(stream.writableCorked).toBe(1);
+    // The fourth fills the batch of an idle connection: written at once.
+    calls.push(store.consume({ checks: [check('k3', 10, 10)], now: 0 }));
+    expect(stream.writableCorked).toBe(0);
+    // The next call starts the next batch.
+    calls.push(store.consume({ checks: [check('k4', 10, 10)], now: 0 }));
+    expect(stream.writableCorked).toBe(1);
+    expect((await Promise.all(calls)).every((result) => result.allowed)).toBe(true);
+    store.close();
+  });
+
   it('bypasses auto-pipelining (each call its own command, not held behind a pipeline), and gets the same answers', async () => {
     const client = await connect({ enableAutoPipelining: true });
     const store = new RedisStore({ client, keyPrefix: uniquePrefix('sender-ap'), time: 'client', timeoutMs: 5_000 });
@@ -73,6 +90,18 @@ describe('script-sender on ioredis', () => {
     const reply = send('0000000000000000000000000000000000000000', 0, []).catch((error: Error) => error.message);
     expect(client.stream).toBeUndefined();
     expect(await reply).toMatch(/NOSCRIPT/);
+  });
+
+  it('corks the socket of a client that connected after the store was created (as in an application)', async () => {
+    const client = createRedisClient(sharedRedisUrl(), { lazyConnect: true, maxRetriesPerRequest: 1 });
+    clients.push(client);
+    const store = new RedisStore({ client, keyPrefix: uniquePrefix('sender-late'), time: 'client', timeoutMs: 5_000 });
+    await client.connect();
+    const stream = client.stream as unknown as { writableCorked: number };
+    const calls = Array.from({ length: 3 }, (_, i) => store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }));
+    expect(stream.writableCorked).toBe(1);
+    expect((await Promise.all(calls)).every((result) => result.allowed)).toBe(true);
+    store.close();
   });
 
   it("uses another client's own evalsha", async () => {
