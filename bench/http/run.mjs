@@ -19,6 +19,7 @@ export const VARIANTS = [
   { id: 'baseline', label: 'no limiter (baseline)' },
   { id: 'noop-guard', label: 'calibration: a global guard that returns true' },
   { id: 'noop-interceptor', label: 'calibration: a global no-op interceptor' },
+  { id: 'floor-guard', label: 'floor: a global guard running a hand-written bucket per client in a Map, writing one header' },
   { id: 'holdup', label: 'holdup global guard, MemoryStore, headers: draft' },
   { id: 'holdup-noheaders', label: 'holdup global guard, headers: false' },
   { id: 'holdup-adaptive', label: 'holdup adaptive route (guard + RateLimitInterceptor)' },

@@ -31,6 +31,32 @@ class NoopGuard {
 }
 Reflect.decorate([Injectable()], NoopGuard);
 
+/**
+ * The floor of issue 14: a hand-written lazy-refill bucket per client
+ * address in a Map, writing one header, as a team would write it without a
+ * library (no cap, no sweep: it never forgets a client).
+ */
+class FloorGuard {
+  buckets = new Map();
+  canActivate(context) {
+    const http = context.switchToHttp();
+    const now = Date.now();
+    const key = http.getRequest().ip;
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) this.buckets.set(key, (bucket = { tokens: BURST, at: now }));
+    else {
+      bucket.tokens = Math.min(BURST, bucket.tokens + ((now - bucket.at) * RATE) / 1000);
+      bucket.at = now;
+    }
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    // Express's response and Fastify's reply both have header(name, value).
+    http.getResponse().header('RateLimit', `"default";r=${Math.floor(bucket.tokens)};t=1`);
+    return true;
+  }
+}
+Reflect.decorate([Injectable()], FloorGuard);
+
 /** Calibration: what Nest itself charges for any global interceptor (the issue's 0.83x / 0.72x). */
 class NoopInterceptor {
   intercept(_context, next) {
@@ -45,6 +71,8 @@ async function imports(variant) {
       return { imports: [], providers: [], route: [] };
     case 'noop-guard':
       return { imports: [], providers: [{ provide: APP_GUARD, useClass: NoopGuard }], route: [] };
+    case 'floor-guard':
+      return { imports: [], providers: [{ provide: APP_GUARD, useClass: FloorGuard }], route: [] };
     case 'noop-interceptor':
       return { imports: [], providers: [{ provide: APP_INTERCEPTOR, useClass: NoopInterceptor }], route: [] };
     case 'holdup':
