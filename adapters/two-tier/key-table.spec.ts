@@ -2,6 +2,7 @@ import { ManualClock } from '../../lib/clock.js';
 import { check } from '../../test/utils/checks.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable } from './key-table.js';
+import { hashOf, MAX_SIGHTING_SLOTS, Sightings } from './sightings.js';
 
 /** What the table hands to the give-back queue: [key, rate, burst, tokens]. */
 type GivenBack = [string, number, number, number];
@@ -157,5 +158,79 @@ describe('KeyTable', () => {
       expect(keys.get('leased')).toBeUndefined();
       expect(keys.leased.size).toBe(0);
     });
+  });
+
+  describe('first sightings', () => {
+    it('keeps no state for a key seen once; its second sighting within idleMs gets one, with the first one\'s demand', () => {
+      const { keys } = table(10, 1_000);
+      const a = check('a', 10, 20, 3);
+      expect(keys.firstSighting([a], 100)).toBe(true);
+      expect(keys.size).toBe(0);
+      expect(keys.firstSighting([a], 400)).toBe(false);
+      // As if tracked since its first request: 3 tokens asked at 100.
+      expect(keys.stateOf(a, 400)).toMatchObject({ score: 3, seenAt: 100, firstSeen: 100 });
+      expect(keys.firstSighting([a], 5_000)).toBe(false); // it has a state now
+      expect(keys.firstSighting([check('b', 10, 20)], 100)).toBe(true);
+      expect(keys.firstSighting([check('b', 10, 20)], 1_100)).toBe(true); // idleMs later: a first sighting again
+      expect(keys.size).toBe(1);
+    });
+
+    it('takes several checks as a first sighting only if every key is new, and marks none otherwise', () => {
+      const { keys } = table(10, 1_000);
+      keys.stateOf(check('known', 1, 1), 0);
+      expect(keys.firstSighting([check('x', 1, 1), check('known', 1, 1)], 10)).toBe(false);
+      expect(keys.firstSighting([check('x', 1, 1)], 10)).toBe(true); // not marked by the request above
+      expect(keys.firstSighting([check('y', 1, 1), check('x', 1, 1)], 10)).toBe(false); // x was seen
+      expect(keys.firstSighting([check('y', 1, 1), check('z', 1, 1)], 10)).toBe(true);
+      expect(keys.firstSighting([check('z', 1, 1)], 10)).toBe(false);
+      expect(keys.firstSighting([], 10)).toBe(false);
+      // A cost above the burst is denied locally, without a call: not a first sighting, not marked.
+      expect(keys.firstSighting([check('v', 1, 1, 2)], 10)).toBe(false);
+      expect(keys.firstSighting([check('u', 1, 2), check('v', 1, 1, 2)], 10)).toBe(false);
+      expect(keys.firstSighting([check('u', 1, 2), check('v', 1, 1)], 10)).toBe(true);
+      // A state made without a sighting starts with no demand.
+      expect(keys.stateOf(check('w', 1, 1), 10)).toMatchObject({ score: 0, firstSeen: 10 });
+    });
+  });
+});
+
+describe('Sightings', () => {
+  it('is a power of two of slots, as many as the keys asked for, at most MAX_SIGHTING_SLOTS', () => {
+    expect(new Sightings(1, 1_000).slots).toBe(1);
+    expect(new Sightings(5, 1_000).slots).toBe(8);
+    expect(new Sightings(4_096, 1_000).slots).toBe(4_096);
+    expect(new Sightings(100_000, 1_000).slots).toBe(MAX_SIGHTING_SLOTS);
+  });
+
+  it('remembers a key for windowMs, and tells apart keys in different slots', () => {
+    const sightings = new Sightings(MAX_SIGHTING_SLOTS, 1_000);
+    // A slot never written matches no key, even at time 0.
+    expect(Array.from({ length: 1_000 }, (_, i) => `k${i}`).some((key) => sightings.seen(key, 0))).toBe(false);
+    expect(sightings.first('a', 0)).toBe(true);
+    expect(sightings.first('a', 999)).toBe(false);
+    expect(sightings.seenAt('a', 999)).toBe(0);
+    expect(sightings.seen('a', 1_000)).toBe(false);
+    expect(sightings.first('a', 1_000)).toBe(true);
+    sightings.see('b', 2_000);
+    expect(sightings.seenAt('b', 2_500)).toBe(2_000);
+    expect(sightings.seen('c', 2_500)).toBe(false);
+  });
+
+  it('takes a key whose slot another key took since for one never seen (the error that costs nothing)', () => {
+    const sightings = new Sightings(1, 1_000);
+    expect(sightings.first('a', 0)).toBe(true);
+    expect(sightings.first('b', 1)).toBe(true);
+    expect(sightings.first('a', 2)).toBe(true);
+  });
+
+  it('spreads keys that differ only in their last characters over the slots', () => {
+    const slots = 4_096;
+    const used = new Set(Array.from({ length: slots }, (_, i) => hashOf(`user-${i}`) & (slots - 1)));
+    // Random placement fills 1 - 1/e (63 %) of them.
+    expect(used.size).toBeGreaterThan(0.55 * slots);
+    const sightings = new Sightings(MAX_SIGHTING_SLOTS, 1_000);
+    const keys = Array.from({ length: 100 }, (_, i) => `cold-${i}`);
+    expect(keys.every((key) => sightings.first(key, 0))).toBe(true);
+    expect(keys.filter((key) => sightings.seen(key, 1)).length).toBeGreaterThanOrEqual(99);
   });
 });

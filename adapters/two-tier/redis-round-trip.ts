@@ -90,6 +90,42 @@ export class RedisRoundTrip {
     return answered;
   }
 
+  /**
+   * A request whose keys this instance has not seen within `leaseTtlMs`
+   * (`KeyTable.firstSighting`): exactly `RedisStore.consume`, one script call
+   * (no lease: a first request asks none), and no local state unless Redis
+   * denies. Then each key gets its state, with the denial cached as after
+   * {@link call}, unless a later request made one meanwhile (its own call
+   * answers for it). A failure is recorded as {@link call} records it.
+   */
+  firstSighting(request: TokenBucketRequest, now: number): Promise<ConsumeResult> {
+    // Tokens due back go first: a key dropped with its lease may come back as a first sighting.
+    this.giveBacks.flush();
+    this.calls++;
+    return this.redis.consume(request).then(
+      (result) => {
+        this.fallback.succeeded();
+        if (!result.allowed) this.rememberDenial(request, now, result);
+        return result;
+      },
+      (error: unknown) => {
+        this.failed.add(request);
+        this.fallback.failed();
+        throw toStoreError(error, 'TwoTierStore: Redis failed');
+      },
+    );
+  }
+
+  /** A first sighting denied: its keys' views, and holds as {@link LeaseBook.settle} sets them after a denial. */
+  private rememberDenial(request: TokenBucketRequest, now: number, result: ConsumeResult): void {
+    const { checks } = request;
+    for (let i = 0; i < checks.length; i++) {
+      const check = checks[i]!;
+      if (this.keys.get(check.key) !== undefined) continue;
+      this.leases.settle(check, this.keys.stateOf(check, now), result.decisions[i]!, 0, false, now, 0);
+    }
+  }
+
   /** Redis answered: each asked key's view, lease and hold updated; the request's decisions. */
   private applyAnswer(
     request: TokenBucketRequest,

@@ -49,8 +49,10 @@ const MIN_CALL_MS = 1;
  * **Sizing.** A key's demand on this instance is tracked as a decayed count
  * (no timer per key). A key seen for the first time, or rarely, asks for no
  * extra token: it costs exactly one Redis call per decision, as with
- * RedisStore, and leaves nothing behind. A hot key asks for half a
- * `leaseTtlMs` of its demand, at most `maxLeaseShare` of the burst.
+ * RedisStore; its first sighting within `leaseTtlMs` is RedisStore's own
+ * call, and leaves only a mark in a fixed-size table (`sightings.ts`). A hot
+ * key asks for half a `leaseTtlMs` of its demand, at most `maxLeaseShare`
+ * of the burst.
  *
  * **Deny cache.** A key Redis denied stays denied locally until its retry
  * time, without asking again. For a hot key it lasts until a whole lease is
@@ -182,6 +184,8 @@ export class TwoTierStore implements RateLimitStore {
     // A step of the sweep, and each check's demand (what sizes its next lease).
     this.keys.sweep(now);
     if (!allTokenBuckets(request.checks)) return this.consumeInRedis(request);
+    // Keys new here: RedisStore's call, and nothing kept unless denied (see KeyTable.firstSighting).
+    if (this.keys.firstSighting(request.checks, now)) return this.roundTrip.firstSighting(request as TokenBucketRequest, now);
     for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
     return this.decide(request as TokenBucketRequest, now, 0, 0);
   }
