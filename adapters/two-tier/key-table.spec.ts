@@ -200,6 +200,7 @@ describe('Sightings', () => {
     expect(new Sightings(5, 1_000).slots).toBe(8);
     expect(new Sightings(4_096, 1_000).slots).toBe(4_096);
     expect(new Sightings(100_000, 1_000).slots).toBe(MAX_SIGHTING_SLOTS);
+    expect(new Sightings(MAX_SIGHTING_SLOTS, 1_000).slots).toBe(MAX_SIGHTING_SLOTS);
   });
 
   it('remembers a key for windowMs, and tells apart keys in different slots', () => {
@@ -214,6 +215,12 @@ describe('Sightings', () => {
     sightings.see('b', 2_000);
     expect(sightings.seenAt('b', 2_500)).toBe(2_000);
     expect(sightings.seen('c', 2_500)).toBe(false);
+    // Whole milliseconds, modulo 2^32 (the frame may run for longer than 2^31 ms).
+    sightings.see('d', 10.7);
+    expect(sightings.seenAt('d', 20.2)).toBe(10);
+    sightings.see('e', 2 ** 32 + 5);
+    expect(sightings.seenAt('e', 2 ** 32 + 100)).toBe(2 ** 32 + 5);
+    expect(sightings.seen('e', 2 ** 32 + 1_005)).toBe(false);
   });
 
   it('takes a key whose slot another key took since for one never seen (the error that costs nothing)', () => {
@@ -230,7 +237,8 @@ describe('Sightings', () => {
     expect(used.size).toBeGreaterThan(0.55 * slots);
     const sightings = new Sightings(MAX_SIGHTING_SLOTS, 1_000);
     const keys = Array.from({ length: 100 }, (_, i) => `cold-${i}`);
+    // 100 keys in 16,384 slots: a collision or two is possible, and only costs a key its state one sighting later.
     expect(keys.every((key) => sightings.first(key, 0))).toBe(true);
-    expect(keys.filter((key) => sightings.seen(key, 1)).length).toBeGreaterThanOrEqual(99);
+    expect(keys.filter((key) => sightings.seen(key, 1)).length).toBeGreaterThanOrEqual(97);
   });
 });

@@ -216,6 +216,8 @@ export class KeyTable extends SweptMap<string, KeyState> {
    * for `idleMs`) and gives back expired leases.
    */
   sweep(now: number): void {
+    // Nothing to sweep (only new keys so far): no walk started, no iterator made.
+    if (this.entries.size === 0) return;
     for (let examined = 0; examined < SWEEP_STEP; examined++) {
       const key = this.nextToSweep();
       if (key === undefined) return;
