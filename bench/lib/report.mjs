@@ -124,7 +124,7 @@ function memorySections(memory) {
   return [
     {
       title: 'Memory: heap per live key (node --expose-gc, gc() before and after)',
-      header: ['store', 'live keys', 'bytes/key', 'heapUsed MB', 'key length'],
+      header: ['store', 'live keys', 'bytes/key', 'heapUsed MB', 'key as given (chars)'],
       rows: memory.heap.map((row) => [row.store, fmt(row.keys), fmt(row.bytesPerKey), fmt(row.heapUsedMB), `${row.keyChars} chars`]),
     },
     {
@@ -368,7 +368,7 @@ function observations(results) {
     const [ours, throttler, rlf] = memory.heap;
     const p = memory.pauses;
     notes.push(
-      `Memory: ${fmt(ours.bytesPerKey)} bytes per live key in MemoryStore at ${fmt(ours.keys)} keys (key strings of ${ours.keyChars} characters included), ` +
+      `Memory: ${fmt(ours.bytesPerKey)} bytes per live key in MemoryStore at ${fmt(ours.keys)} keys (the caller identity of ${ours.keyChars} characters kept per key, the limit's namespace once), ` +
         `vs ${fmt(throttler.bytesPerKey)} (@nestjs/throttler) and ${fmt(rlf.bytesPerKey)} (rate-limiter-flexible) at ${fmt(throttler.keys)} keys. ` +
         `Longest single call: ${fmt(p.update.maxUs / 1000, 1)} ms (update), ${fmt(p.eviction.maxUs / 1000, 1)} ms (eviction), ${fmt(p.expiry.maxUs / 1000, 1)} ms (expiry) of wall time; ` +
         `process CPU time (all threads) during the longest calls outside a GC pause: ${cpuMs(p.update)} / ${cpuMs(p.eviction)} / ${cpuMs(p.expiry)} ms (more than the wall time: V8's concurrent GC threads were at work during the call; much less: the machine descheduled the process); ` +
