@@ -41,6 +41,7 @@ function loadRow(load, result) {
   return {
     ...load,
     ours: ours.decisionsPerSecondMedian,
+    oursRuns: ours.decisionsPerSecondRuns,
     rlf: rlf.decisionsPerSecondMedian,
     floor: floor?.decisionsPerSecondMedian,
     oursRedisCpu: ours.redisCpuMicrosPerDecisionMedian,
