@@ -17,6 +17,7 @@ import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { MemoryStore, RateLimit, RateLimitGuard, RateLimitInterceptor, RateLimitModule } from 'nestjs-holdup';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { Registry } from 'prom-client';
+import { floorGuard } from '../lib/floor-guard.mjs';
 
 // A reader collected on demand, as a pull exporter (Prometheus) would be.
 class OnDemandReader extends MetricReader {
@@ -56,27 +57,7 @@ class NoopGuard {
 }
 Reflect.decorate([Injectable()], NoopGuard);
 
-// The floor of issue 14: a hand-written lazy-refill bucket per client address
-// in a Map, writing one header, as a team would write it without a library.
-class FloorGuard {
-  buckets = new Map();
-  canActivate(context) {
-    const http = context.switchToHttp();
-    const now = Date.now();
-    const key = http.getRequest().ip;
-    let bucket = this.buckets.get(key);
-    if (bucket === undefined) this.buckets.set(key, (bucket = { tokens: BURST, at: now }));
-    else {
-      bucket.tokens = Math.min(BURST, bucket.tokens + ((now - bucket.at) * RATE) / 1000);
-      bucket.at = now;
-    }
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    http.getResponse().header('RateLimit', `"default";r=${Math.floor(bucket.tokens)};t=1`);
-    return true;
-  }
-}
-Reflect.decorate([Injectable()], FloorGuard);
+const FloorGuard = floorGuard(RATE, BURST);
 
 function controller(routeDecorators = []) {
   class HelloController {

@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import { Controller, Get, Injectable, Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
 import { MemoryStore, RateLimit, RateLimitModule } from 'nestjs-holdup';
+import { floorGuard } from '../lib/floor-guard.mjs';
 
 // Never denies at the request rates reached here (~10-20k/s): we measure the
 // decision, not 429s. Not 1e9/s: at that rate one token is 1e-6 ms, below the
@@ -31,31 +32,7 @@ class NoopGuard {
 }
 Reflect.decorate([Injectable()], NoopGuard);
 
-/**
- * The floor of issue 14: a hand-written lazy-refill bucket per client
- * address in a Map, writing one header, as a team would write it without a
- * library (no cap, no sweep: it never forgets a client).
- */
-class FloorGuard {
-  buckets = new Map();
-  canActivate(context) {
-    const http = context.switchToHttp();
-    const now = Date.now();
-    const key = http.getRequest().ip;
-    let bucket = this.buckets.get(key);
-    if (bucket === undefined) this.buckets.set(key, (bucket = { tokens: BURST, at: now }));
-    else {
-      bucket.tokens = Math.min(BURST, bucket.tokens + ((now - bucket.at) * RATE) / 1000);
-      bucket.at = now;
-    }
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    // Express's response and Fastify's reply both have header(name, value).
-    http.getResponse().header('RateLimit', `"default";r=${Math.floor(bucket.tokens)};t=1`);
-    return true;
-  }
-}
-Reflect.decorate([Injectable()], FloorGuard);
+const FloorGuard = floorGuard(RATE, BURST);
 
 /** Calibration: what Nest itself charges for any global interceptor (the issue's 0.83x / 0.72x). */
 class NoopInterceptor {
