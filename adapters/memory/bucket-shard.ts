@@ -19,8 +19,9 @@ export const EVICTION_CANDIDATES = 8;
  * Why slices: V8 rehashes a `Map` in one go when it grows or has accumulated
  * deletions; at a million entries a single operation took 127-147 ms on
  * this project's machines (README, "MemoryStore": `node bench/map-rehash.mjs`).
- * Slices of ~4k entries rehash in a millisecond or two, even when many
- * rehash at about the same time (see `SHARD_SIZE` in `memory.store.ts`).
+ * Slices of ~4k entries rehash in a fraction of that, and many rehashing at
+ * about the same time under churn stay under 50 ms (see `SHARD_SIZE` in
+ * `memory.store.ts`).
  *
  * @internal
  */

@@ -51,8 +51,9 @@ const SWEEP_HOPS = 8;
  * plus deleted entries fill it, and under churn every shard, taking the same
  * share of insertions, reaches that point at about the same time: at 16k keys
  * per shard (1M keys in 32 shards) such bunched rebuilds stalled the event
- * loop 60-97 ms; at 4k (128 shards), 29 ms at most (`npm run bench`, memory
- * churn: 4M insertions at the 1M cap, monitorEventLoopDelay).
+ * loop 60-97 ms; at 4k (128 shards), 29-37 ms at most (4M insertions at the
+ * 1M cap, monitorEventLoopDelay: `node --expose-gc bench/memory/memory.mjs
+ * churn 1000000 4000000 1000`, three runs; 33-35 ms in `npm run bench`).
  */
 const SHARD_SIZE = 4_096;
 const MAX_SHARDS = 256;
