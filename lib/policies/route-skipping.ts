@@ -5,7 +5,8 @@ import { RATE_LIMIT_ROUTE, type RequestWithRateLimit } from '../rate-limit.reque
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { MaybePromise } from '../store/rate-limit-store.interface.js';
-import { narrowRoute, runSkip, skippedLimits } from './skip.js';
+import { narrowRoute } from '../routes/narrow-route.js';
+import { runSkip, skippedLimits } from './skip.js';
 
 type Start = (context: ExecutionContext, route: CompiledRoute) => MaybePromise<boolean>;
 
@@ -43,7 +44,7 @@ export class RouteSkipping {
 
   private byLimit(context: ExecutionContext, route: CompiledRoute, start: Start): MaybePromise<boolean> {
     if (!route.skips) return start(context, route);
-    const mask = skippedLimits(route, context, this.reportLimitError);
+    const mask = skippedLimits(route.limits, context, this.reportLimitError);
     if (typeof mask === 'number') return this.startNarrowed(context, route, mask, start);
     return mask.then((resolved) => this.startNarrowed(context, route, resolved, start));
   }

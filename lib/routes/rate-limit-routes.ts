@@ -1,11 +1,8 @@
 import { Inject, Injectable, type ExecutionContext, type OnModuleInit, type Type } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
-import { capacityOf } from '../store/rate-limit-store.interface.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js';
-import { policyHeader } from '../headers/rate-limit-headers.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
-import { strictestFailMode } from '../limits/fail-mode.js';
 import { mergeLimits, type SkipDeclaration } from '../limits/merge-limits.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
 import { isConcurrencyLimit, resolveConcurrencyLimit } from '../concurrency/resolve-concurrency-limit.js';
@@ -13,9 +10,9 @@ import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_META
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import { describeHandler, type HandlerKind } from '../transports/handler-kind.js';
-import { reservingBucket } from '../policies/delay/reservation.js';
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
 import type { CompiledRoute } from './compiled-route.js';
+import { enforcedLimits } from './enforced-limits.js';
 import { bindAfterRouteGuards, hasOwnGuards, runsAfterRouteGuards } from './after-route-guards.js';
 import { bindWsExceptionFilter } from '../transports/ws-reply.js';
 import { RouteIds } from './route-id.js';
@@ -164,28 +161,15 @@ export class RateLimitRoutes implements OnModuleInit {
     }
     const lateEnforced = resolved.slice(resolved.length - late.length).filter((limit) => !limit.shadow).length;
     const route: CompiledRoute = {
+      ...enforcedLimits(limits, lateEnforced, this.options.failMode),
       routeId,
       transport: this.transports.forType(transportType),
-      limits,
+      moduleFailMode: this.options.failMode,
       shadowLimits: resolved.filter((limit) => limit.shadow),
       concurrency,
       concurrencyNames: concurrency.map((limit) => limit.name),
       concurrencyBursts: concurrency.map((limit) => limit.concurrency),
-      afterRouteGuards: limits.length - lateEnforced,
-      buckets: limits.map((limit) => reservingBucket(limit.bucket, limit.maxDelayMs)),
-      limitNames: limits.map((limit) => limit.name),
-      limitBursts: limits.map((limit) => capacityOf(limit.bucket)),
       interceptorBound: bindsInterceptor(controller) || bindsInterceptor(handler),
-      // Each limit may override the module's fail mode; the strictest one wins.
-      failMode: strictestFailMode(limits.map((limit) => limit.failMode ?? this.options.failMode)),
-      adaptiveNames: limits.filter((limit) => limit.adaptive).map((limit) => limit.name),
-      reportsOutcome: limits.some((limit) => limit.adaptive !== undefined || limit.charge !== undefined),
-      chargesByOutcome: limits.some((limit) => limit.charge !== undefined),
-      skips: limits.some((limit) => limit.skip !== undefined),
-      dynamic: limits.some((limit) => limit.dynamic !== undefined),
-      blocks: limits.some((limit) => limit.blockMs !== undefined),
-      delays: limits.some((limit) => limit.maxDelayMs > 0),
-      staticPolicy: limits.some((limit) => limit.adaptive || limit.dynamic) ? undefined : policyHeader(limits),
     };
     let byHandler = this.routes.get(controller);
     if (!byHandler) this.routes.set(controller, (byHandler = new Map()));

@@ -87,6 +87,15 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
       expect(store.consumeCalls).toBe(path === '/fm/skipped' ? 0 : 1);
     });
 
+    it("a call that skips the 'closed' limit is decided by the fail modes of the limits it keeps", async () => {
+      await boot('open');
+      store.behaviour = behaviour;
+      expect((await get('/fm/mixed-skippable')).status).toBe(503);
+      const internal = await request(app.getHttpServer()).get('/fm/mixed-skippable').set('x-internal', 'yes');
+      expect({ status: internal.status, body: internal.body }).toEqual({ status: 200, body: { ok: true } });
+      expect(store.consumeCalls).toBe(2);
+    });
+
     it('logs the failure once per burst, then the recovery, then a new burst', async () => {
       await boot();
       store.behaviour = behaviour;

@@ -110,6 +110,16 @@ export class FailModeController {
     return { ok: true };
   }
 
+  /** The closed limit skipped by internal calls: those fail open, with the lenient limit alone. */
+  @RateLimit([
+    { name: 'lenient', ...LIMIT, failMode: 'open' },
+    { name: 'strict', ...LIMIT, failMode: 'closed', skip: (ctx) => ctx.switchToHttp().getRequest().headers['x-internal'] === 'yes' },
+  ])
+  @Get('mixed-skippable')
+  mixedSkippable() {
+    return { ok: true };
+  }
+
   @SkipRateLimit()
   @Get('skipped')
   skipped() {
