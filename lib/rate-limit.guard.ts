@@ -18,7 +18,7 @@ import {
   type RequestWithRateLimit,
   type SplitEvaluation,
 } from './rate-limit.request-state.js';
-import { RateLimiter } from './rate-limiter.service.js';
+import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
@@ -114,16 +114,16 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
   constructor(
     private readonly routes: RateLimitRoutes,
-    private readonly limiter: RateLimiter,
+    private readonly engine: RateLimitEngine,
     private readonly adaptive: AdaptiveRateProvider,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {
     this.skipping = new RouteSkipping(options);
-    this.shadow = new ShadowLimits(limiter, clock, options.warn, options.owner);
+    this.shadow = new ShadowLimits(engine, clock, options.warn, options.owner);
     this.dynamicErrors = new BurstLog(options.warn);
-    this.waits = new TokenWaits(limiter, options.warn);
-    this.slots = new SlotGate(limiter, options, clock);
+    this.waits = new TokenWaits(engine, options.warn);
+    this.slots = new SlotGate(engine, options, clock);
   }
 
   /** The module is shutting down: what the shadow limits counted in their open bursts is said. @internal */
@@ -202,7 +202,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   }
 
   /**
-   * The store failed (already logged once per burst by `RateLimiter`):
+   * The store failed (already logged once per burst by the engine):
    * `failMode: 'closed'` throws the transport's unavailable error (HTTP 503);
    * `'open'` admits, and so does `'local'` (the store's local tier had its
    * chance to decide, and could not either).
@@ -264,7 +264,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     pending.now = this.clock.now();
     let answer: MaybePromise<ConsumeResult>;
     try {
-      answer = this.limiter.evaluate({ checks, now: pending.now }, pending.route.failMode);
+      answer = this.engine.consume({ checks, now: pending.now }, pending.route.failMode);
     } catch (error) {
       return this.storeFailed(pending, error);
     }
@@ -288,13 +288,13 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       // First of two parts: the headers wait for the second, which reports every limit.
       if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
       else {
-        if (this.limiter.hotKeys !== undefined) recordDenied(this.limiter.hotKeys, pending, result);
+        if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
         this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
       }
       return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
     }
     const early = split?.early;
-    if (early && !result.allowed) this.limiter.refundUncharged(early.checks); // all or nothing, across both parts
+    if (early && !result.allowed) this.engine.refundCharged(early.checks); // all or nothing, across both parts
     // The headers report every limit that decided: both parts, or this one
     // alone when the first had nothing to say (no limits, or a store failure admitted it).
     const source: HeaderSource =
@@ -302,7 +302,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
         ? { limits: pending.limits, decisions: early ? [...early.decisions, ...result.decisions] : result.decisions, policy: route.staticPolicy }
         : { limits: pending.limits.slice(pending.from), decisions: result.decisions, policy: undefined };
     if (!result.allowed) {
-      if (this.limiter.hotKeys !== undefined) recordDenied(this.limiter.hotKeys, pending, result);
+      if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
       return this.deny(pending, source);
     }
     if (route.reportsOutcome && exchange.request) {
@@ -322,7 +322,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   private penalize(pending: PendingDecision, answer: ConsumeResult): ConsumeResult {
     const penalties = penalize(pending.route.limits, pending.from, pending.checks, answer.decisions, pending.now);
     if (penalties === undefined) return answer;
-    this.limiter.applyBlocks(penalties.blocks, pending.now);
+    this.engine.applyBlocks(penalties.blocks, pending.now);
     if (rateLimitChannels.penalty.hasSubscribers) {
       const { route } = pending;
       rateLimitChannels.penalty.publish({ route: route.routeId, transport: route.transport.type, limits: penalties.names, blocks: penalties.blocks, owner: this.options.owner });

@@ -16,7 +16,7 @@ import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { checksToRefund, failedByDefault } from './policies/charge-by-outcome.js';
-import { RateLimiter } from './rate-limiter.service.js';
+import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import { takeAdmission } from './concurrency/call-admission.js';
 import { SlotGate } from './concurrency/slot-gate.js';
 import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
@@ -50,12 +50,12 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
 
   constructor(
     private readonly routes: RateLimitRoutes,
-    private readonly limiter: RateLimiter,
+    private readonly engine: RateLimitEngine,
     private readonly adaptive: AdaptiveRateProvider,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {
-    this.slots = new SlotGate(limiter, options, clock);
+    this.slots = new SlotGate(engine, options, clock);
   }
 
   /** The module is shutting down: release failures counted are said. @internal */
@@ -99,7 +99,7 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
       if (!route.chargesByOutcome) return;
       const outcome = { error, response, context, failed: failedByDefault(error, response) };
       const refunds = checksToRefund(limits, checks, outcome, this.onPredicateError);
-      if (refunds !== undefined) this.limiter.refundUncharged(refunds);
+      if (refunds !== undefined) this.engine.refundCharged(refunds);
     };
     return next.handle().pipe(
       tap({

@@ -13,6 +13,7 @@ import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitInterceptor } from './rate-limit.interceptor.js';
 import { clockProvider, ownerProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
 import { RateLimiter } from './rate-limiter.service.js';
+import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { needsAfterHandler } from './routes/after-handler.js';
@@ -30,6 +31,7 @@ const SHARED_PROVIDERS: Provider[] = [
   ownerProvider,
   RateLimitTransports,
   RateLimitRoutes,
+  RateLimitEngine,
   RateLimiter,
   AdaptiveRateProvider,
   RateLimitGuard,

@@ -1,45 +1,29 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
-import { describeValue, optionError } from './errors/option-error.js';
-import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
-import { RateLimitStoreError, toStoreError } from './errors/rate-limit-store.error.js';
-import type { FailMode, Rate, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
+import { RateLimitEngine, type EngineOptions } from './engine/rate-limit-engine.js';
+import { describeValue } from './errors/option-error.js';
+import { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 import { customIdentity } from './keys/key-strategy.js';
-import { resolveBucket } from './limits/resolve-bucket.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
-import { bucketNamespace } from './store/bucket-key.js';
-import type { BlockCheck, BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
-import { StoreFailureLog } from './store/store-failure-log.js';
-import { publishFallbackSwitches, rateLimitChannels, type RateLimitOwner } from './observability/rate-limit-channels.js';
-import { isPromiseLike } from './util/maybe-promise.js';
+import type { BucketRef, RateLimitCheck, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
 import { ProgrammaticLimits, type ProgrammaticLimit } from './limits/programmatic-limit.js';
-
-export type { ProgrammaticLimit } from './limits/programmatic-limit.js';
 import { realDecision, reservingBucket, waitMs } from './policies/delay/reservation.js';
-import { MAX_WAITING, WaitQueue } from './policies/delay/wait-queue.js';
+import { MAX_WAITING } from './policies/delay/wait-queue.js';
 import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
-import { HotKeys, type HotKey, type HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
+import type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 
-/**
- * The last valid clock reading: `Date`'s range, 8.64e15 ms (year 275760).
- * A reading outside [0, MAX_CLOCK_MS], or not a number (NaN), is a clock
- * failure, handled like a store failure.
- */
-export const MAX_CLOCK_MS = 8.64e15;
-
-/** The failure a clock reading outside [0, {@link MAX_CLOCK_MS}] is (only made when one is). */
-function clockError(now: unknown): RateLimitStoreError {
-  return new RateLimitStoreError(`Rate-limit clock read ${describeValue(now)}, not a time in [0, ${MAX_CLOCK_MS}] ms`);
-}
+export type { ProgrammaticLimit } from './limits/programmatic-limit.js';
+export { MAX_CLOCK_MS } from './engine/rate-limit-engine.js';
 
 /**
- * The rate limiter as a service: the guard's engine, and the programmatic API
- * for application code (jobs, outgoing calls, login attempts).
+ * The rate limiter as a service: the programmatic API for application code
+ * (jobs, outgoing calls, login attempts), on the same store, clock and
+ * failure handling as the guard (one internal engine for both).
  *
  * Programmatic buckets are keyed like a `scope: 'shared'` limit whose key
  * function returns `key`: `limiter.reset(email, { name: 'login', rate })`
@@ -49,29 +33,21 @@ function clockError(now: unknown): RateLimitStoreError {
  */
 @Injectable()
 export class RateLimiter implements OnApplicationShutdown {
-  private readonly failures = new StoreFailureLog();
   private readonly limits = new ProgrammaticLimits();
+  private readonly engine: RateLimitEngine;
+  /** Built by hand (`new RateLimiter(store, clock, options)`): this service closes what it made. */
+  private readonly ownsEngine: boolean;
 
   constructor(
-    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    @Inject(RATE_LIMIT_STORE) store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
-    private readonly options: Pick<ResolvedModuleOptions, 'failMode' | 'ipv6Subnet' | 'errorFormat'> & Partial<Pick<ResolvedModuleOptions, 'hotKeys' | 'owner'>>,
+    private readonly options: EngineOptions & Pick<ResolvedModuleOptions, 'ipv6Subnet' | 'errorFormat'>,
+    @Optional() engine?: RateLimitEngine,
   ) {
-    this.waits = new WaitQueue(clock);
-    const hotKeys = options.hotKeys;
-    if (hotKeys !== undefined) this.hotKeys = new HotKeys(hotKeys, clock.now(), (message) => hotKeysLogger.log(message));
-    this.owner = options.owner;
-    this.unwatchFallback = publishFallbackSwitches(store.localFallback, options.owner);
+    this.ownsEngine = engine === undefined;
+    this.engine = engine ?? new RateLimitEngine(store, clock, options);
   }
-
-  /**
-   * The summary of the most denied callers (the module's `hotKeys` option),
-   * fed by the guard and {@link consume}.
-   *
-   * @internal
-   */
-  readonly hotKeys: HotKeys | undefined;
 
   /**
    * The callers each limit denied most, recently (the current and the
@@ -85,14 +61,13 @@ export class RateLimiter implements OnApplicationShutdown {
    * ```
    */
   hottestKeys(query: HottestKeysQuery = {}): HotKey[] {
-    if (this.hotKeys === undefined) throw new TypeError('RateLimiter.hottestKeys: enable the hotKeys option of RateLimitModule.forRoot() to keep the summary');
+    const hotKeys = this.engine.hotKeys;
+    if (hotKeys === undefined) throw new TypeError('RateLimiter.hottestKeys: enable the hotKeys option of RateLimitModule.forRoot() to keep the summary');
     const top = query.top ?? 10;
     if (!Number.isInteger(top) || top < 1) throw new TypeError(`RateLimiter.hottestKeys: top must be a positive integer, got ${describeValue(top)}`);
-    return this.hotKeys.hottest({ limit: query.limit, top }, this.clock.now());
+    return hotKeys.hottest({ limit: query.limit, top }, this.clock.now());
   }
 
-  private readonly owner: RateLimitOwner | undefined;
-  private readonly unwatchFallback: (() => void) | undefined;
 
   /**
    * Take `cost` tokens (default 1) from `key`'s bucket of `limit`.
@@ -104,8 +79,8 @@ export class RateLimiter implements OnApplicationShutdown {
     if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${describeValue(cost)}`);
     const checks = [{ ...this.bucket(key, limit), cost }];
     const now = this.clock.now();
-    const result = await this.evaluate({ checks, now }, this.options.failMode);
-    if (!result.allowed) this.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.identity!, now);
+    const result = await this.engine.consume({ checks, now }, this.options.failMode);
+    if (!result.allowed) this.engine.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.identity!, now);
     return result.decisions[0]!;
   }
 
@@ -142,7 +117,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const cost = options.cost ?? 1;
     if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.refund: cost must be a positive number, got ${describeValue(cost)}`);
     const checks = [{ ...this.bucket(key, limit), cost }];
-    const result = await this.call(() => this.store.refund({ checks, now: this.now() }));
+    const result = await this.engine.run(() => this.engine.store.refund({ checks, now: this.engine.now() }));
     return result.decisions[0]!;
   }
 
@@ -153,29 +128,12 @@ export class RateLimiter implements OnApplicationShutdown {
    */
   async block(key: string, limit: ProgrammaticLimit, durationMs: number): Promise<RateLimitDecision> {
     if (!Number.isFinite(durationMs) || durationMs <= 0) throw new TypeError(`RateLimiter.block: durationMs must be a positive number, got ${describeValue(durationMs)}`);
-    const block = this.store.block?.bind(this.store);
+    const store = this.engine.store;
+    const block = store.block?.bind(store);
     if (block === undefined) throw new TypeError('RateLimiter.block: the store cannot block a bucket (it has no block())');
     const bucket = this.bucket(key, limit);
-    const result = await this.call(() => block({ checks: [{ ...bucket, durationMs }], now: this.now() }));
+    const result = await this.engine.run(() => block({ checks: [{ ...bucket, durationMs }], now: this.engine.now() }));
     return result.decisions[0]!;
-  }
-
-  /**
-   * Apply the blocks of a denial (`blockDuration`). Nobody waits for it: a
-   * failure is logged like any store failure (the key is then only denied, not blocked).
-   *
-   * @internal used by the guard
-   */
-  applyBlocks(checks: readonly BlockCheck[], now: number): void {
-    const block = this.store.block?.bind(this.store);
-    if (block === undefined) return;
-    let answer: MaybePromise<unknown>;
-    try {
-      answer = this.call(() => block({ checks, now }));
-    } catch {
-      return; // logged by call()
-    }
-    if (isPromiseLike(answer)) answer.then(undefined, () => undefined);
   }
 
   /**
@@ -200,7 +158,7 @@ export class RateLimiter implements OnApplicationShutdown {
     const { name } = this.limits.resolve(limit);
     const reserving = reservingBucket(bucket, maxWaitMs);
     const checks = [{ ...ref, limit: reserving, cost }];
-    const result = await this.evaluate({ checks, now: this.clock.now() }, this.options.failMode);
+    const result = await this.engine.consume({ checks, now: this.clock.now() }, this.options.failMode);
     const decision = realDecision(result.decisions[0]!, reserving, maxWaitMs);
     if (!result.allowed) {
       const retryAfter = retryAfterSeconds([decision]);
@@ -214,18 +172,10 @@ export class RateLimiter implements OnApplicationShutdown {
     return decision;
   }
 
-  /**
-   * The queue of requests waiting for a reserved token: `acquire()`'s and
-   * the guard's (`maxDelay`), one timer for all.
-   *
-   * @internal
-   */
-  readonly waits: WaitQueue;
-
   private waitReserved(delayMs: number, checks: readonly RateLimitCheck[], signal: AbortSignal | undefined): Promise<void> {
-    const queued = this.waits.wait(delayMs);
+    const queued = this.engine.waits.wait(delayMs);
     if (queued === undefined) {
-      this.refundUncharged(checks);
+      this.engine.refundCharged(checks);
       return Promise.reject(new RateLimitStoreError(`RateLimiter.acquire: ${MAX_WAITING} callers are waiting already, the most one process holds`));
     }
     if (signal === undefined) return queued.done;
@@ -235,7 +185,7 @@ export class RateLimiter implements OnApplicationShutdown {
       const onAbort = () => {
         queued.cancel();
         void Promise.resolve()
-          .then(() => this.call(() => this.store.refund({ checks, now: this.now() })))
+          .then(() => this.engine.run(() => this.engine.store.refund({ checks, now: this.engine.now() })))
           .then(
             () => reject(signal.reason),
             () => reject(signal.reason),
@@ -252,131 +202,19 @@ export class RateLimiter implements OnApplicationShutdown {
   /** `key`'s bucket of `limit` as it is now, without charging it. */
   async peek(key: string, limit: ProgrammaticLimit): Promise<RateLimitDecision> {
     const checks = [this.bucket(key, limit)];
-    const result = await this.call(() => this.store.peek({ checks, now: this.now() }));
+    const result = await this.engine.run(() => this.engine.store.peek({ checks, now: this.engine.now() }));
     return result.decisions[0]!;
   }
 
   /** Refill `key`'s bucket of `limit` (e.g. after a successful login). */
   async reset(key: string, limit: ProgrammaticLimit): Promise<void> {
     const checks = [this.bucket(key, limit)];
-    await this.call(() => this.store.reset({ checks, now: this.now() }));
+    await this.engine.run(() => this.engine.store.reset({ checks, now: this.engine.now() }));
   }
 
-  /**
-   * Charge a request's checks. Answers synchronously when the store does
-   * (no promise added on that path); every store failure, thrown or
-   * rejected, becomes a {@link RateLimitStoreError} and is logged once per burst.
-   *
-   * `failMode: 'local'` is applied here, with the store's local tier: while
-   * the store says its backend is down the request is decided locally at
-   * once, and a request whose store call fails is decided locally instead of
-   * failing. (`'open'` and `'closed'` are the caller's to apply on failure.)
-   *
-   * @internal used by the guard
-   */
-  evaluate(request: ConsumeRequest, failMode: FailMode): MaybePromise<ConsumeResult> {
-    // A clock gone wrong (NaN, negative, beyond year 275760) fails like a store:
-    // no store, local tier included, can decide at such a time. (Throws.)
-    if (!(request.now >= 0 && request.now <= MAX_CLOCK_MS)) return this.failed(clockError(request.now), failMode);
-    const local = failMode === 'local' ? this.store.localFallback : undefined;
-    if (local === undefined) return this.call(() => this.store.consume(request), failMode);
-    if (local.active) return this.decideLocally(local, request, false);
-    return this.call(
-      () => this.store.consume(request),
-      failMode,
-      () => this.decideLocally(local, request, true),
-    );
-  }
-
-  /**
-   * Give back what a request was charged when a later part of its evaluation
-   * denied it (all or nothing across the parts), or when its outcome says it
-   * should not have counted (`charge`). Nobody waits for it: a failure is
-   * logged like any store failure and otherwise ignored (the tokens stay
-   * spent, the safe side).
-   *
-   * @internal used by the guard
-   */
-  refundUncharged(checks: readonly RateLimitCheck[]): void {
-    let answer: MaybePromise<unknown>;
-    try {
-      answer = this.call(() => this.store.refund({ checks, now: this.now() }));
-    } catch {
-      return; // logged by call()
-    }
-    if (isPromiseLike(answer)) answer.then(undefined, () => undefined);
-  }
-
+  /** Built by hand, this service owns its engine: waiting callers proceed, and the store is closed. */
   async onApplicationShutdown(): Promise<void> {
-    this.unwatchFallback?.();
-    // Nobody is left hanging: waiting callers proceed (their tokens are theirs).
-    this.waits.drain();
-    this.hotKeys?.flush();
-    await this.store.close();
-  }
-
-  /**
-   * Runs a store operation: a value stays a value, a promise stays a
-   * promise; a failure is logged (once per burst), published, and then either
-   * recovered from (`recover`) or thrown as a {@link RateLimitStoreError}.
-   */
-  private call<T>(operation: () => MaybePromise<T>, failMode?: FailMode, recover?: () => T): MaybePromise<T> {
-    let answer: MaybePromise<T>;
-    try {
-      answer = operation();
-    } catch (error) {
-      return this.failed(error, failMode, recover);
-    }
-    if (!isPromiseLike(answer)) {
-      this.succeeded();
-      return answer;
-    }
-    // Only calls that wait for an answer (a round trip) are timed, from the
-    // moment the request is handed off, and only while a metrics exporter
-    // listens (-1: nobody does). A synchronous answer costs less than reading
-    // the clock twice would.
-    const start = rateLimitChannels.storeCall.hasSubscribers ? performance.now() : -1;
-    return answer.then(
-      (value) => {
-        if (start >= 0) publishStoreCall(start, false, this.owner);
-        this.succeeded();
-        return value;
-      },
-      (error: unknown) => {
-        if (start >= 0) publishStoreCall(start, true, this.owner);
-        return this.failed(error, failMode, recover);
-      },
-    );
-  }
-
-  /** The store's local tier decides; a failure there too is a store failure. */
-  private decideLocally(local: LocalFallback, request: ConsumeRequest, afterFailure: boolean): ConsumeResult {
-    if (rateLimitChannels.localFallback.hasSubscribers) rateLimitChannels.localFallback.publish({ afterFailure, owner: this.owner });
-    try {
-      return local.consumeLocally(request);
-    } catch (error) {
-      return this.failed(error, 'local');
-    }
-  }
-
-  private failed<T>(error: unknown, failMode: FailMode | undefined, recover?: () => T): T {
-    const consecutiveFailures = this.failures.failed(error);
-    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode, owner: this.owner, consecutiveFailures });
-    if (recover) return recover();
-    throw toStoreError(error, 'Rate-limit store failed');
-  }
-
-  /** A store call answered: after failures, that is a recovery (logged, published). */
-  private succeeded(): void {
-    const failures = this.failures.succeeded();
-    if (failures > 0 && rateLimitChannels.storeRecovery.hasSubscribers) rateLimitChannels.storeRecovery.publish({ failures, owner: this.owner });
-  }
-
-  /** The clock's reading; a failure (thrown, inside {@link call}) outside [0, {@link MAX_CLOCK_MS}]. */
-  private now(): number {
-    const now = this.clock.now();
-    if (!(now >= 0 && now <= MAX_CLOCK_MS)) throw clockError(now);
-    return now;
+    if (this.ownsEngine) await this.engine.onApplicationShutdown();
   }
 
   private bucket(key: string, limit: ProgrammaticLimit): BucketRef & { readonly limit: TokenBucketLimit } {
@@ -384,11 +222,4 @@ export class RateLimiter implements OnApplicationShutdown {
     const identity = customIdentity(key, this.options.ipv6Subnet);
     return { key: resolved.namespace + identity, namespace: resolved.namespace, identity, limit: resolved.limit };
   }
-}
-
-const hotKeysLogger = new Logger('RateLimit');
-
-/** A store call's duration, for the metrics exporters. */
-function publishStoreCall(start: number, failed: boolean, owner: RateLimitOwner | undefined): void {
-  rateLimitChannels.storeCall.publish({ durationSeconds: (performance.now() - start) / 1000, failed, owner });
 }

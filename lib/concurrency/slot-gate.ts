@@ -7,7 +7,7 @@ import type { HeaderSource } from '../headers/write-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
 import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from '../observability/rate-limit-channels.js';
-import type { RateLimiter } from '../rate-limiter.service.js';
+import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
@@ -59,7 +59,7 @@ export class SlotGate {
   private readonly failures = new StoreFailureLog();
 
   constructor(
-    private readonly limiter: RateLimiter,
+    private readonly engine: RateLimitEngine,
     private readonly options: ResolvedModuleOptions,
     private readonly clock: RateLimitClock,
   ) {
@@ -241,7 +241,7 @@ export class SlotGate {
   /** A refused call: the slots taken so far and the rate tokens charged go back. */
   private giveBack(holding: Holding): void {
     this.releaseAll(holding);
-    if (holding.admission.charged.length > 0) this.limiter.refundUncharged(holding.admission.charged);
+    if (holding.admission.charged.length > 0) this.engine.refundCharged(holding.admission.charged);
   }
 
   /** Never throws, never leaves a rejection unhandled: a failed release is said once per burst (its lease frees the slot). */

@@ -5,7 +5,7 @@ import { costOf } from '../limits/limit-cost.js';
 import { bucketCheck } from '../store/bucket-key.js';
 import { BurstLog } from '../observability/burst-log.js';
 import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
-import type { RateLimiter } from '../rate-limiter.service.js';
+import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConsumeResult, MaybePromise, RateLimitCheck } from '../store/rate-limit-store.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
@@ -28,7 +28,7 @@ export class ShadowLimits {
   private readonly log: BurstLog;
 
   constructor(
-    private readonly limiter: RateLimiter,
+    private readonly engine: RateLimitEngine,
     private readonly clock: RateLimitClock,
     warn: (message: string) => void,
     private readonly owner?: RateLimitOwner,
@@ -65,9 +65,9 @@ export class ShadowLimits {
   private decide(route: CompiledRoute, checks: RateLimitCheck[]): void {
     let answer: MaybePromise<ConsumeResult>;
     try {
-      answer = this.limiter.evaluate({ checks, now: this.clock.now() }, 'open');
+      answer = this.engine.consume({ checks, now: this.clock.now() }, 'open');
     } catch {
-      return; // a store failure: logged by the limiter, nothing to shadow
+      return; // a store failure: logged by the engine, nothing to shadow
     }
     if (isPromiseLike(answer)) answer.then((result) => this.report(route, checks, result), ignore);
     else this.report(route, checks, answer);

@@ -7,6 +7,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { ManualClock, RateLimiter, RateLimitExceededException, RateLimitModule } from 'nestjs-holdup';
+import { RateLimitEngine } from '../../lib/engine/rate-limit-engine.js';
 import { createApp } from '../utils/create-app.js';
 import { ALL_STORES, storesOfKind } from '../utils/stores.js';
 
@@ -26,10 +27,13 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
   let app: INestApplication;
   let clock: ManualClock;
   let limiter: RateLimiter;
+  /** The engine behind the service and the guard: its queue of callers waiting for a reserved token. */
+  let engine: RateLimitEngine;
   beforeEach(async () => {
     clock = new ManualClock(START);
     app = await createApp('express', { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`acquire-${kind}`) })] });
     limiter = app.get(RateLimiter);
+    engine = app.get(RateLimitEngine);
   });
   afterEach(() => app.close());
 
@@ -39,7 +43,7 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
       await limiter.acquire('api', PARTNER);
       proceeded.push([n, clock.now() - START]);
     });
-    await until(() => limiter.waits.size === 3, 'three callers wait');
+    await until(() => engine.waits.size === 3, 'three callers wait');
     for (let step = 1; step <= 3; step++) {
       clock.advance(100);
       await until(() => proceeded.length === step + 1, `caller ${step} proceeds`);
@@ -56,7 +60,7 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
   it('a wait longer than maxWaitMs is refused at once, reserving nothing', async () => {
     await limiter.acquire('api', PARTNER);
     const waiting = limiter.acquire('api', PARTNER, { maxWaitMs: 100 }); // due in 100 ms
-    await until(() => limiter.waits.size === 1, 'one caller waits');
+    await until(() => engine.waits.size === 1, 'one caller waits');
     const refused = await limiter.acquire('api', PARTNER, { maxWaitMs: 150 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RateLimitExceededException);
     expect((refused as RateLimitExceededException).retryAfter).toBe(1); // 50 ms, in whole seconds
@@ -64,7 +68,7 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
     await waiting;
     // Nothing was reserved by the refused call: the next token is due 100 ms after the last one.
     const next = limiter.acquire('api', PARTNER, { maxWaitMs: 100 });
-    await until(() => limiter.waits.size === 1, 'the next caller waits');
+    await until(() => engine.waits.size === 1, 'the next caller waits');
     clock.advance(100);
     await expect(next).resolves.toMatchObject({ allowed: true });
   });
@@ -73,14 +77,14 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
     await limiter.acquire('api', PARTNER);
     const controller = new AbortController();
     const aborted = limiter.acquire('api', PARTNER, { signal: controller.signal }).catch((error: unknown) => error);
-    await until(() => limiter.waits.size === 1, 'the caller waits');
+    await until(() => engine.waits.size === 1, 'the caller waits');
     controller.abort(new Error('shutting down'));
     expect(await aborted).toEqual(new Error('shutting down'));
-    expect(limiter.waits.size).toBe(0);
+    expect(engine.waits.size).toBe(0);
     // Its token (due at +100 ms) goes to the next caller.
     let proceededAt = -1;
     const next = limiter.acquire('api', PARTNER).then(() => (proceededAt = clock.now() - START));
-    await until(() => limiter.waits.size === 1, 'the next caller waits');
+    await until(() => engine.waits.size === 1, 'the next caller waits');
     clock.advance(100);
     await next;
     expect(proceededAt).toBe(100);

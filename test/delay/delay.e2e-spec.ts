@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
 import { ManualClock, RateLimiter, RateLimitModule } from 'nestjs-holdup';
+import { RateLimitEngine } from '../../lib/engine/rate-limit-engine.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { ALL_STORES, storesOfKind } from '../utils/stores.js';
 import { clockRef, DelayController, served } from './delay.controller.js';
@@ -33,6 +34,7 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
     let app: INestApplication;
     let clock: ManualClock;
     let limiter: RateLimiter;
+    let engine: RateLimitEngine;
     beforeEach(async () => {
       clock = new ManualClock(START);
       clockRef.clock = clock;
@@ -40,6 +42,7 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
       app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`delay-${kind}-${platform}`) })], controllers: [DelayController] });
       await app.listen(0, '127.0.0.1');
       limiter = app.get(RateLimiter);
+    engine = app.get(RateLimitEngine);
     });
     afterEach(() => app.close());
 
@@ -48,18 +51,18 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
       const responses: Promise<request.Response>[] = [];
       let answered = 0;
       for (let n = 0; n < count; n++) {
-        const waitingBefore = limiter.waits.size;
+        const waitingBefore = engine.waits.size;
         const response = request(app.getHttpServer()).get(path).set('x-n', String(n));
         responses.push(response.then((res) => (answered++, res)));
         const before = answered;
-        await until(() => limiter.waits.size > waitingBefore || answered > before || served.some((s) => s.n === n), `request ${n} is decided`);
+        await until(() => engine.waits.size > waitingBefore || answered > before || served.some((s) => s.n === n), `request ${n} is decided`);
       }
       return responses;
     }
 
     it('20 simultaneous requests, burst 1 at 10/s, maxDelay 2 s: all admitted, in arrival order, 100 ms apart', async () => {
       const responses = await burst('/smooth/2s', 20);
-      expect(limiter.waits.size).toBe(19);
+      expect(engine.waits.size).toBe(19);
       for (let step = 1; step <= 19; step++) {
         clock.advance(100);
         await until(() => served.length === step + 1, `request ${step} is served`);
@@ -71,7 +74,7 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
 
     it('maxDelay 1 s: the 11 that can be served within a second wait, the 9 others are refused at once', async () => {
       const responses = await burst('/smooth/1s', 20);
-      expect(limiter.waits.size).toBe(10);
+      expect(engine.waits.size).toBe(10);
       clock.advance(1_000);
       const results = await Promise.all(responses);
       expect(results.map((res) => res.status)).toEqual([...Array(11).fill(200), ...Array(9).fill(429)]);
@@ -96,13 +99,13 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
       await first; // served at once
       const leaving = http.get({ host: '127.0.0.1', port, path: '/smooth/slow', headers: { 'x-n': '1' } });
       leaving.on('error', () => undefined);
-      await until(() => limiter.waits.size === 1, 'request 1 waits');
+      await until(() => engine.waits.size === 1, 'request 1 waits');
       leaving.destroy();
-      await until(() => limiter.waits.size === 0, 'request 1 stops waiting');
+      await until(() => engine.waits.size === 0, 'request 1 stops waiting');
       // Its token (due at +1 s) is free again: request 2 gets it, not the one after.
       // (supertest sends a request when it is awaited or then'd)
       const next = request(app.getHttpServer()).get('/smooth/slow').set('x-n', '2').then((res) => res);
-      await until(() => limiter.waits.size === 1, 'request 2 waits');
+      await until(() => engine.waits.size === 1, 'request 2 waits');
       clock.advance(1_000);
       expect((await next).status).toBe(200);
       expect(served).toEqual([

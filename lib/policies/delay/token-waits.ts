@@ -1,5 +1,5 @@
 import { BurstLog } from '../../observability/burst-log.js';
-import type { RateLimiter } from '../../rate-limiter.service.js';
+import type { RateLimitEngine } from '../../engine/rate-limit-engine.js';
 import type { CompiledRoute } from '../../routes/compiled-route.js';
 import type { ConsumeResult, RateLimitCheck } from '../../store/rate-limit-store.interface.js';
 import type { RequestResponse } from '../../transports/rate-limit-transport.interface.js';
@@ -16,10 +16,10 @@ export class TokenWaits {
   private readonly refusals: BurstLog;
 
   constructor(
-    private readonly limiter: RateLimiter,
+    private readonly engine: RateLimitEngine,
     warn: (message: string) => void,
   ) {
-    this.queue = limiter.waits;
+    this.queue = engine.waits;
     this.refusals = new BurstLog(warn);
   }
 
@@ -33,7 +33,7 @@ export class TokenWaits {
     return new Promise<boolean>((resolve) => {
       const stopWatching = route.transport.onClientGone?.(exchange, () => {
         queued.cancel();
-        this.limiter.refundUncharged(checks);
+        this.engine.refundCharged(checks);
         resolve(false);
       });
       void queued.done.then(() => {
@@ -45,7 +45,7 @@ export class TokenWaits {
 
   /** The queue is full: the request is denied (retry when its wait would be over) and its `checks` refunded. */
   refuse(route: CompiledRoute, result: ConsumeResult, waitMs: number, checks: readonly RateLimitCheck[]): ConsumeResult {
-    this.limiter.refundUncharged(checks);
+    this.engine.refundCharged(checks);
     this.refusals.occurred('maxDelay', 10_000, () => ({
       first: `RateLimit: ${route.routeId}: ${this.queue.size} requests are waiting for a token (maxDelay), the most one process holds; this one is refused. Later refusals are counted and said when this burst ends.`,
       summary: (count) => `RateLimit: ${count} request(s) refused in the last burst because too many were waiting for a token (maxDelay).`,
