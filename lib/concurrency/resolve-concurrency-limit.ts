@@ -6,6 +6,7 @@ import { rejectUnknownOptions } from '../errors/unknown-options.js';
 import { failModeProblem } from '../limits/fail-mode.js';
 import { parseDuration } from '../limits/parse-duration.js';
 import { compileLimitKey, LIMIT_OPTIONS, type LimitContext } from '../limits/resolve-limit.js';
+import { LIMIT_POLICIES } from '../policies/limit-policies.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
 import { SHARED_ROUTE } from '../store/bucket-key.js';
 import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
@@ -20,20 +21,15 @@ export const MAX_CONCURRENCY = 1_000_000;
 /**
  * The options of a rate limit that a concurrency limit has no use for: each
  * refused with why, rather than ignored (a `rate` beside `concurrency` would
- * otherwise look enforced).
+ * otherwise look enforced). The bucket's own here; each policy says why for its own.
  */
 const RATE_ONLY: Readonly<Partial<Record<keyof RateLimitOptions, string>>> = {
   rate: 'a limit is a rate limit or a concurrency limit: declare a second limit (another name) for the rate',
   burst: 'is a rate-limit option; a concurrency limit has no bucket',
   cost: 'is a rate-limit option; a request holds one slot',
-  adaptive: 'is a rate-limit option; a concurrency limit has no rate to adapt',
-  charge: 'is a rate-limit option; a slot is always given back when the request ends',
-  isFailure: 'is a rate-limit option (for charge); a slot is always given back when the request ends',
-  skip: 'is not supported on a concurrency limit; use @SkipRateLimit(name) on the routes it should not apply to',
-  blockDuration: 'is a rate-limit option; a concurrency limit frees a slot as soon as a request ends',
-  maxDelay: 'is a rate-limit option; a concurrency limit refuses at once rather than queueing',
   algorithm: 'is a rate-limit option; a concurrency limit counts requests in flight, not per window',
   calendar: 'is a rate-limit option (calendar-aligned fixed windows); a concurrency limit has no window',
+  ...Object.assign({}, ...LIMIT_POLICIES.map((policy) => policy.refusedOnConcurrency)),
 };
 
 /**

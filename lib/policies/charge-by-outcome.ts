@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { describeValue } from '../errors/option-error.js';
 import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
 import type { RateLimitCheck } from '../store/rate-limit-store.interface.js';
+import type { LimitPolicy } from './limit-policy.js';
 
 /**
  * Which requests a limit counts:
@@ -113,3 +114,13 @@ export function checksToRefund(
   }
   return refunds;
 }
+
+/** `charge` and `isFailure`: acts after the handler (`RateLimitInterceptor` refunds what should not have counted). */
+export const chargePolicy: LimitPolicy<'charge'> = {
+  options: ['charge', 'isFailure'],
+  refusedOnConcurrency: {
+    charge: 'is a rate-limit option; a slot is always given back when the request ends',
+    isFailure: 'is a rate-limit option (for charge); a slot is always given back when the request ends',
+  },
+  resolve: (options, _draft, _context, fail) => ({ charge: resolveChargePolicy(options.charge, options.isFailure, fail) }),
+};

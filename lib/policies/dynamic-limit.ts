@@ -7,6 +7,7 @@ import type { MaybePromise, StoreLimit } from '../store/rate-limit-store.interfa
 import type { HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
+import type { LimitPolicy } from './limit-policy.js';
 
 /** A rate that depends on the call: a plan's, looked up synchronously or not. */
 export type DynamicRate = (context: ExecutionContext) => Rate | Promise<Rate>;
@@ -85,3 +86,18 @@ export function callBuckets(context: ExecutionContext, limits: readonly Resolved
   const built = { limits: headerLimits, buckets };
   return pending === undefined ? built : Promise.all(pending).then(() => built);
 }
+
+/**
+ * `rate` and `burst` as functions of the call: acts before the store (the
+ * call's buckets). The limit's own resolution left placeholders for them.
+ */
+export const dynamicLimitPolicy: LimitPolicy<'dynamic'> = {
+  options: [],
+  resolve: (options, draft, context, fail) => {
+    if (draft.bucket.algorithm !== 'token-bucket') return { dynamic: undefined };
+    const dynamic = compileDynamicBucket(options.rate, options.burst, `RateLimit: ${context.where}, limit "${draft.name}"`);
+    const problem = dynamic === undefined ? undefined : dynamicLimitProblem(options);
+    if (problem) fail(problem[0], problem[1]);
+    return { dynamic };
+  },
+};

@@ -31,6 +31,7 @@ export interface Penalties {
   /** The blocked limits' names, parallel to `blocks` (for the penalty event). */
   readonly names: readonly string[];
 }
+import type { LimitPolicy } from './limit-policy.js';
 
 /**
  * Apply `blockDuration` to a denied evaluation: every limit that denied (by
@@ -60,3 +61,16 @@ export function penalize(limits: readonly ResolvedLimit[], from: number, checks:
   }
   return answered === undefined ? undefined : { decisions: answered, blocks: blocks!, names: names! };
 }
+
+/** `blockDuration`: acts on the decision (a denial blocks its key). */
+export const penaltyPolicy: LimitPolicy<'blockMs'> = {
+  options: ['blockDuration'],
+  refusedOnConcurrency: { blockDuration: 'is a rate-limit option; a concurrency limit frees a slot as soon as a request ends' },
+  resolve: (options, draft, context, fail) => ({
+    blockMs: resolveBlockDuration(
+      options.blockDuration,
+      { rate: draft.rate, burst: draft.burst, dynamic: draft.dynamic !== undefined, shadow: draft.shadow === true, storeBlocks: context.storeBlocks !== false },
+      fail,
+    ),
+  }),
+};

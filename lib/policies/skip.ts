@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { describeValue } from '../errors/option-error.js';
 import type { MaybePromise } from '../store/rate-limit-store.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
+import type { LimitPolicy } from './limit-policy.js';
 
 /**
  * `skip`: a predicate of the call; when it answers `true` the limit does not
@@ -58,3 +59,10 @@ export function skippedLimits(
   }
   return pending === undefined ? mask : Promise.all(pending).then(() => mask);
 }
+
+/** `skip`: acts before the store (the route narrowed to the limits a call does not skip). */
+export const skipPolicy: LimitPolicy<'skip'> = {
+  options: ['skip'],
+  refusedOnConcurrency: { skip: 'is not supported on a concurrency limit; use @SkipRateLimit(name) on the routes it should not apply to' },
+  resolve: (options, _draft, _context, fail) => ({ skip: resolveSkip(options.skip, fail) }),
+};

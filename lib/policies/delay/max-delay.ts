@@ -1,5 +1,6 @@
 import { describeValue } from '../../errors/option-error.js';
 import { parseDuration } from '../../limits/parse-duration.js';
+import type { LimitPolicy } from '../limit-policy.js';
 
 /** The longest `maxDelay`: a request held longer than an hour is a typo (`'15d'`), not a design. */
 export const MAX_DELAY_MS = 3_600_000;
@@ -22,3 +23,12 @@ export function resolveMaxDelay(
   if (limit.dynamic) fail('maxDelay', 'cannot be combined with a rate or burst function (yet): give the limit a fixed rate and burst');
   return ms!;
 }
+
+/** `maxDelay`: compiled into the limit's bucket (the reserving one), acts on the decision (an admitted request waits). */
+export const delayPolicy: LimitPolicy<'maxDelayMs'> = {
+  options: ['maxDelay'],
+  refusedOnConcurrency: { maxDelay: 'is a rate-limit option; a concurrency limit refuses at once rather than queueing' },
+  resolve: (options, draft, _context, fail) => ({
+    maxDelayMs: resolveMaxDelay(options.maxDelay, { rate: draft.rate, shadow: draft.shadow === true, dynamic: draft.dynamic !== undefined }, fail),
+  }),
+};
