@@ -1,14 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
-import { describeValue, optionError } from './errors/option-error.js';
-import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
+import { describeValue } from './errors/option-error.js';
 import { RateLimitStoreError, toStoreError } from './errors/rate-limit-store.error.js';
-import type { FailMode, Rate, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
+import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import { customIdentity } from './keys/key-strategy.js';
-import { resolveBucket } from './limits/resolve-bucket.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
-import { bucketNamespace } from './store/bucket-key.js';
 import type { BlockCheck, BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
 import { publishFallbackSwitches, rateLimitChannels, type RateLimitOwner } from './observability/rate-limit-channels.js';
