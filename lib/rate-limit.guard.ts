@@ -5,7 +5,6 @@ import type { RateLimitClock } from './clock.js';
 import { retryAfterSeconds, type HeaderLimit } from './headers/rate-limit-headers.js';
 import type { HeaderSource } from './headers/write-headers.js';
 import type { FailMode } from './interfaces/rate-limit-options.interface.js';
-import type { ResolvedLimit } from './limits/resolved-limit.js';
 import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';

@@ -39,7 +39,10 @@ describe('MemorySlots', () => {
     const slots = new MemorySlots(10_000);
     for (let i = 0; i < 1_000; i++) acquire(slots, `leak-${i}`, 0, `key-${i}`);
     expect(slots.size).toBe(1_000);
-    for (let i = 0; i < 1_000; i++) slots.release({ key: 'fresh', id: String(i), now: 5_000 }), acquire(slots, String(i), 5_000, 'fresh', 1);
+    for (let i = 0; i < 1_000; i++) {
+      slots.release({ key: 'fresh', id: String(i), now: 5_000 });
+      acquire(slots, String(i), 5_000, 'fresh', 1);
+    }
     expect(slots.size).toBe(1);
   });
 

@@ -64,9 +64,6 @@ async function heapRlf(keys) {
 }
 
 async function timeCalls(calls, call) {
-  // BENCH_MEMORY_SLOW_CALLS=1 (by hand): each call timed, those over 5 ms kept (with the gc entries they overlap).
-  const SLOW_CALLS = process.env.BENCH_MEMORY_SLOW_CALLS === '1';
-  const slowCalls = [];
   const gcs = [];
   const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
   observer.observe({ entryTypes: ['gc'] });
