@@ -85,6 +85,9 @@ const base = {
     '^nestjs-holdup/redis$': '<rootDir>/adapters/redis/index.ts',
     '^nestjs-holdup/two-tier$': '<rootDir>/adapters/two-tier/index.ts',
     '^nestjs-holdup/terminus$': '<rootDir>/lib/terminus/index.ts',
+    '^nestjs-holdup/store$': '<rootDir>/lib/store/index.ts',
+    '^nestjs-holdup/observability$': '<rootDir>/lib/observability/index.ts',
+    '^nestjs-holdup/adaptive$': '<rootDir>/lib/adaptive/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // mercurius -> @fastify/static requires content-disposition 3, which is ESM only: Node 20
     // loads it (require(esm)), jest's module runtime cannot before Node 24.9. Version 2, CommonJS

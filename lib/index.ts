@@ -1,51 +1,53 @@
-// Nest module
+// `nestjs-holdup`: what an application uses. Custom stores: `nestjs-holdup/store`
+// (and `nestjs-holdup/algorithms`); diagnostics-channel payloads:
+// `nestjs-holdup/observability`; the AIMD engine: `nestjs-holdup/adaptive`.
+// Every runtime helper here is a value export (usable at run time), types are
+// `type` exports. Each name is re-exported from the file that declares it.
+
+// Nest module, tokens
 export { RateLimitModule } from './rate-limit.module.js';
 export { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
+export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
+
+// Decorators, guard, interceptor, programmatic limiter
+export { RateLimit } from './decorators/rate-limit.decorator.js';
+export { SkipRateLimit } from './decorators/skip-rate-limit.decorator.js';
 export { RateLimitGuard, type RateLimitStoreFailure } from './rate-limit.guard.js';
 export { RateLimitInterceptor } from './rate-limit.interceptor.js';
 export { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
 export type { AcquireOptions } from './policies/delay/acquire-options.js';
+export type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 export type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
-export type { HotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
-export { RateLimit } from './decorators/rate-limit.decorator.js';
-export { SkipRateLimit } from './decorators/skip-rate-limit.decorator.js';
+
+// Exceptions and errors
 export { RateLimitExceededException, type RateLimitExceededDetails } from './rate-limit-exceeded.exception.js';
 export { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 export { QUOTA_EXCEEDED_TYPE } from './errors/denial-body.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 export { RateLimitKeyError } from './errors/rate-limit-key.error.js';
 export { RateLimitValueError, type DynamicRate, type DynamicBurst } from './policies/dynamic-limit.js';
-export { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
+export { RateLimitGraphqlError } from './transports/graphql.transport.js';
 
 // Keys: the client address as the module sees it, for key functions
 export { clientAddress } from './keys/client-address-helper.js';
+// Rates: '100/min' and the like as tokens per second (undefined when not a rate)
+export { parseRate } from './limits/parse-rate.js';
 
 // Options
 export type { RateLimitOptions, Rate, KeyStrategy, KeyFunctionResult, FailMode, RateLimitAlgorithm, CalendarOptions } from './interfaces/rate-limit-options.interface.js';
 export type { ChargeMode, RateLimitOutcome } from './policies/charge-by-outcome.js';
 export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, ErrorFormat, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
+export type { HotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
+export type { RateLimitMetricsOptions } from './observability/metrics/metrics-options.interface.js';
 
 // Transports (what the guard's protected hooks are given)
 export type { RateLimitTransport, RequestResponse, RateLimitDenial } from './transports/rate-limit-transport.interface.js';
-export { RateLimitGraphqlError } from './transports/graphql.transport.js';
 
-// Adaptive limits (the AIMD engine itself: `nestjs-holdup/algorithms`)
-export * from './adaptive/index.js';
-
-// Observability: diagnostics channels the module publishes to
-export type {
-  DecisionEvent,
-  DecisionResult,
-  StoreFailureEvent,
-  LocalFallbackEvent,
-  StoreCallEvent,
-  StoreRecoveryEvent,
-  FallbackChangeEvent,
-  PenaltyChannelEvent,
-  RateChangeChannelEvent,
-  RateLimitOwner,
-  RateLimitChannelEvents,
-} from './observability/rate-limit-channels.js';
+// Adaptive limits as an application meets them (the AIMD engine: `nestjs-holdup/adaptive`)
+export type { AdaptiveOptions } from './adaptive/adaptive-options.interface.js';
+export type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive/adaptive-outcome.js';
+export type { AdaptiveRateChange, AdaptiveRateListener } from './adaptive/adaptive-rate-change.interface.js';
+export { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 
 // Events for application code (docs/events-and-health.md)
 export { RateLimitEvents } from './observability/events/rate-limit-events.js';
@@ -62,13 +64,8 @@ export type {
   RateLimitFallbackEvent,
   RateLimitPenaltyEvent,
 } from './observability/events/rate-limit-events.interface.js';
-export type { RateLimitMetricsOptions, MeterProviderLike, PrometheusRegistryLike } from './observability/metrics/metrics-options.interface.js';
 
-// Store contract (for custom stores; the math they need: `nestjs-holdup/algorithms`), clock
-export type * from './store/rate-limit-store.interface.js';
-export type * from './store/concurrency-slots.interface.js';
-export type { RateLimitDecision, DenyReason } from './algorithms/rate-limit-decision.js';
+// Clock, stores: the `store` option's type (implementing one: `nestjs-holdup/store`), the default store
 export { ManualClock, systemClock, type ClockTimer, type RateLimitClock } from './clock.js';
-
-// Default store
+export type { RateLimitStore } from './store/rate-limit-store.interface.js';
 export { MemoryStore, type MemoryStoreOptions } from '../adapters/memory/index.js';

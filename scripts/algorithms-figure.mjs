@@ -5,7 +5,8 @@
 //   npm run build && node scripts/algorithms-figure.mjs
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { fixedWindowConsume, gcraConsume, seededRandom, slidingWindowConsume } from 'nestjs-holdup/algorithms';
+import { seededRandom } from 'nestjs-holdup/adaptive';
+import { fixedWindowConsume, gcraConsume, slidingWindowConsume } from 'nestjs-holdup/algorithms';
 
 const OUT = fileURLToPath(new URL('../docs/algorithms.svg', import.meta.url));
 const BASE = 1_700_000_040_000; // a multiple of 60 s: window edges at 0, 60, 120... s of the trace

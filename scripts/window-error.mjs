@@ -12,7 +12,8 @@
 // - wrongly denied:   denied although exact count + 1 <= quota;
 // - estimate error:   estimate - exact count, in requests (mean |e|, p99 |e|, extremes);
 // - worst window:     the most the counter admitted in any windowMs (exact), vs the quota.
-import { seededRandom, slidingWindowConsume } from 'nestjs-holdup/algorithms';
+import { seededRandom } from 'nestjs-holdup/adaptive';
+import { slidingWindowConsume } from 'nestjs-holdup/algorithms';
 
 const QUOTA = 100;
 const WINDOW_MS = 60_000;

@@ -1,5 +1,4 @@
-import { describeStoreContract } from '../../test/utils/store-contract.js';
-import { describeWindowStoreContract } from '../../test/utils/window-store-contract.js';
+import { describeStoreContract, describeWindowStoreContract } from '../../lib/store/index.js';
 import { MemoryStore } from './memory.store.js';
 
 describeStoreContract('MemoryStore', () => new MemoryStore());

@@ -14,7 +14,7 @@ import { tokenBucket } from '../../test/utils/checks.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
-import { ModelStore } from '../../test/utils/store-contract.js';
+import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore } from './redis.store.js';
 
 let client: Redis;

@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
-import { describeStoreContract } from '../../test/utils/store-contract.js';
-import { describeWindowStoreContract } from '../../test/utils/window-store-contract.js';
+import { describeStoreContract, describeWindowStoreContract } from '../../lib/store/index.js';
 import { RedisStore } from './redis.store.js';
 
 let client: Redis;

@@ -15,7 +15,7 @@ import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js'
 import { freePort, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { connectRedisClient, createRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
-import { ModelStore } from '../../test/utils/store-contract.js';
+import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore } from './index.js';
 import { bucket, check } from '../../test/utils/checks.js';
 

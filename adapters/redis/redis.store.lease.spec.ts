@@ -8,7 +8,7 @@ import { approximately } from '../../test/utils/approximately.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
 import { connectClusterClient, connectSharedClient } from '../../test/utils/redis-client.js';
-import { ModelStore } from '../../test/utils/store-contract.js';
+import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
 import { redisKey } from './redis-keys.js';
 import { bucket, check } from '../../test/utils/checks.js';

@@ -12,7 +12,8 @@ import {
 import { approximately } from '../../test/utils/approximately.js';
 import { connectClusterClient, connectRedisClient } from '../../test/utils/redis-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
-import { describeStoreContract, ModelStore } from '../../test/utils/store-contract.js';
+import { describeStoreContract } from '../../lib/store/index.js';
+import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
 import { checkKeyPrefix, encodeKey, keySlot, MAX_ENCODED_KEY_LENGTH, redisKey } from './redis-keys.js';
 import { SCRIPTS, type ScriptName } from './scripts/index.js';

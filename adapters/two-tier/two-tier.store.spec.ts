@@ -6,7 +6,7 @@ import type { ConsumeRequest, ConsumeResult, MaybePromise } from '../../lib/stor
 import { approximately } from '../../test/utils/approximately.js';
 import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
 import { connectRedisClient, connectSharedClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
-import { ModelStore } from '../../test/utils/store-contract.js';
+import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore } from '../redis/index.js';
 import { redisKey } from '../redis/redis-keys.js';
 import { TwoTierStore, type TwoTierStoreOptions } from './index.js';

@@ -1,6 +1,9 @@
-// The adaptive limits as users meet them; the engine itself (AIMD step,
-// controller, option resolution) is exported from `nestjs-holdup/algorithms`.
-export type { AdaptiveOptions } from './adaptive-options.interface.js';
-export type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive-outcome.js';
-export type { AdaptiveRateChange, AdaptiveRateListener } from './adaptive-rate-change.interface.js';
-export { AdaptiveRateProvider } from './adaptive-rate.provider.js';
+// `nestjs-holdup/adaptive`: the AIMD engine behind adaptive limits (the step,
+// the controller, option resolution), for simulations and tools. Not needed to
+// use adaptive limits: `AdaptiveOptions`, `AdaptiveRateProvider` and the types
+// an application writes are exported from the root entry point.
+export { AdaptiveController } from './adaptive-controller.js';
+export { aimdNext, classifyWindow, type AimdParams, type AimdState, type WindowStats, type WindowVerdict } from './aimd.js';
+export { effectiveBucket } from './effective-bucket.js';
+export { ADAPTIVE_DEFAULTS, resolveAdaptiveOptions, type AdaptiveConfig } from './resolve-adaptive-options.js';
+export { seededRandom } from './seeded-random.js';

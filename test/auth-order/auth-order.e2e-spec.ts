@@ -1,7 +1,8 @@
 import { jest } from '@jest/globals';
 import { Logger, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { ManualClock, MemoryStore, RateLimitModule, type ConsumeRequest, type RateLimitModuleOptions } from 'nestjs-holdup';
+import { ManualClock, MemoryStore, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
+import type { ConsumeRequest } from 'nestjs-holdup/store';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import {
   BoundTooController,

@@ -92,7 +92,7 @@ describe('CommonJS consumers', () => {
     it.each([
       ['no moduleResolution (TypeScript 6: bundler)', 'tsconfig.json'],
       ['moduleResolution node10 (what TypeScript 5 uses with no moduleResolution)', 'tsconfig.node10.json'],
-    ])('type-checks a TypeScript file importing nestjs-holdup, /redis, /two-tier and /algorithms: module commonjs, %s', (_, tsconfig) => {
+    ])('type-checks a TypeScript file importing nestjs-holdup, /redis, /two-tier, /algorithms, /store, /observability and /adaptive: module commonjs, %s', (_, tsconfig) => {
       const check = spawnSync(process.execPath, [tsc, '-p', tsconfig], { cwd: project, encoding: 'utf8' });
       expect(check.stdout + check.stderr).toBe('');
       expect(check.status).toBe(0);

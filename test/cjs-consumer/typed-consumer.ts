@@ -3,8 +3,11 @@
 // type-checks it there (module commonjs, strict, decorators, no
 // moduleResolution). Type-checked only, never run.
 import { Controller, Get, Module } from '@nestjs/common';
-import { MemoryStore, RateLimit, RateLimitModule, RateLimiter, SkipRateLimit, type RateLimitStore } from 'nestjs-holdup';
-import { parseRate } from 'nestjs-holdup/algorithms';
+import { MemoryStore, RateLimit, RateLimitModule, RateLimiter, SkipRateLimit, parseRate, type RateLimitStore } from 'nestjs-holdup';
+import { aimdNext } from 'nestjs-holdup/adaptive';
+import { gcraPeek } from 'nestjs-holdup/algorithms';
+import type { DecisionEvent } from 'nestjs-holdup/observability';
+import { capacityOf, describeStoreContract, type ConsumeRequest } from 'nestjs-holdup/store';
 import { RedisStore, type RedisClient } from 'nestjs-holdup/redis';
 import { TwoTierStore, type TwoTierStoreOptions } from 'nestjs-holdup/two-tier';
 
@@ -37,6 +40,12 @@ export const stores: RateLimitStore[] = [new MemoryStore({ maxKeys: 1_000 }), ne
 export class AppModule {}
 
 export const perSecond: number | undefined = parseRate('100/min');
+export const remaining: number = gcraPeek(undefined, 0, { rate: 1, burst: 5 }).remaining;
+export const capacities = (request: ConsumeRequest): number[] => request.checks.map((check) => capacityOf(check.limit));
+export const results = (events: readonly DecisionEvent[]): string[] => events.map((event) => event.result);
+export const step: typeof aimdNext = aimdNext;
+// The contract suite's declarations need no test framework's types (this project has none).
+export const contract: typeof describeStoreContract = describeStoreContract;
 
 // The types are the package's, not `any`: these must be errors.
 // @ts-expect-error timeoutMs is a number

@@ -1,7 +1,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { MemoryStore, RateLimitModule, type DecisionEvent } from 'nestjs-holdup';
+import { MemoryStore, RateLimitModule } from 'nestjs-holdup';
+import type { DecisionEvent } from 'nestjs-holdup/observability';
 import { createApp } from '../utils/create-app.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
 

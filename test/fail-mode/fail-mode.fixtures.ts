@@ -4,12 +4,9 @@ import {
   RateLimit,
   RateLimitStoreError,
   SkipRateLimit,
-  type BucketsRequest,
-  type ConsumeRequest,
-  type ConsumeResult,
   type RateLimitStore,
-  type RefundRequest,
 } from 'nestjs-holdup';
+import type { BucketsRequest, ConsumeRequest, ConsumeResult, RefundRequest } from 'nestjs-holdup/store';
 
 export type StoreBehaviour = 'ok' | 'throw' | 'reject' | 'throw-wrapped';
 

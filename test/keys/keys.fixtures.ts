@@ -6,7 +6,8 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
-import { MemoryStore, RateLimit, SkipRateLimit, type ConsumeRequest, type ConsumeResult } from 'nestjs-holdup';
+import { MemoryStore, RateLimit, SkipRateLimit } from 'nestjs-holdup';
+import type { ConsumeRequest, ConsumeResult } from 'nestjs-holdup/store';
 
 /** A MemoryStore that records the bucket keys it is asked to charge. */
 export class RecordingStore extends MemoryStore {

@@ -11,10 +11,8 @@ import {
   ManualClock,
   RateLimit,
   RateLimitModule,
-  type DecisionEvent,
-  type RateLimitChannelEvents,
-  type StoreFailureEvent,
 } from 'nestjs-holdup';
+import type { DecisionEvent, RateLimitChannelEvents, StoreFailureEvent } from 'nestjs-holdup/observability';
 import { FlakyStore } from '../fail-mode/fail-mode.fixtures.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 

@@ -33,6 +33,9 @@ const ENTRY_POINTS: Record<string, { cjs: string; esm: string }> = {
   './redis': { cjs: 'dist/cjs/adapters/redis/index.d.ts', esm: 'dist/esm/adapters/redis/index.d.ts' },
   './two-tier': { cjs: 'dist/cjs/adapters/two-tier/index.d.ts', esm: 'dist/esm/adapters/two-tier/index.d.ts' },
   './terminus': { cjs: 'dist/cjs/lib/terminus/index.d.ts', esm: 'dist/esm/lib/terminus/index.d.ts' },
+  './store': { cjs: 'dist/cjs/lib/store/index.d.ts', esm: 'dist/esm/lib/store/index.d.ts' },
+  './observability': { cjs: 'dist/cjs/lib/observability/index.d.ts', esm: 'dist/esm/lib/observability/index.d.ts' },
+  './adaptive': { cjs: 'dist/cjs/lib/adaptive/index.d.ts', esm: 'dist/esm/lib/adaptive/index.d.ts' },
 };
 
 describe('the packed package, checked by arethetypeswrong', () => {

@@ -8,7 +8,8 @@
 import net from 'node:net';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { ManualClock, MemoryStore, RateLimit, RateLimitModule, type ConsumeRequest, type RateLimitModuleOptions } from 'nestjs-holdup';
+import { ManualClock, MemoryStore, RateLimit, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
+import type { ConsumeRequest } from 'nestjs-holdup/store';
 import { RedisStore } from 'nestjs-holdup/redis';
 import type { Redis } from 'ioredis';
 import { createApp, PLATFORMS } from '../utils/create-app.js';

@@ -6,7 +6,8 @@
  * again, never a denied one first. The store is driven as the guard drives
  * it, one check per request, with the module's clock.
  */
-import { ManualClock, MemoryStore, type RateLimitCheck, type TokenBucketLimit } from 'nestjs-holdup';
+import { ManualClock, MemoryStore } from 'nestjs-holdup';
+import type { RateLimitCheck, TokenBucketLimit } from 'nestjs-holdup/store';
 
 /** 5 per hour, a burst of 5: a login limit. */
 const LOGIN: TokenBucketLimit = { algorithm: 'token-bucket', rate: 5 / 3600, burst: 5 };

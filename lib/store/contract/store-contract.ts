@@ -1,77 +1,40 @@
 /**
- * The behaviour every RateLimitStore must have, as one shared suite.
+ * The behaviour every RateLimitStore must have, as one shared suite
+ * (`nestjs-holdup/store`): the built-in stores run it, and so can yours.
  *
- * Each adapter's spec calls `describeStoreContract('MemoryStore', () => new MemoryStore())`
- * (or its own factory), so the stores cannot drift apart. Time is always
- * passed explicitly as `now`: nothing sleeps. Every test uses its own random
- * bucket keys, so a store shared between tests or workers (one Redis) is fine.
+ * ```ts
+ * import { describeStoreContract, describeWindowStoreContract } from 'nestjs-holdup/store';
+ *
+ * describeStoreContract('MyStore', () => new MyStore());
+ * describeWindowStoreContract('MyStore', () => new MyStore()); // if it supports the window algorithms
+ * ```
+ *
+ * Time is always passed explicitly as `now`: nothing sleeps. Every test uses
+ * its own random bucket keys, so a store shared between tests or workers (one
+ * Redis) is fine. Tests are registered with the running test framework's
+ * globals (Jest, Vitest with `globals: true`), or with `options.framework`.
  */
 import { randomUUID } from 'node:crypto';
-import { approximately } from './approximately.js';
-import { bucket, tokenBucket } from './checks.js';
-import { algorithmOf, type BucketState } from '../../lib/algorithms/algorithm.js';
-import type { RateLimitDecision } from '../../lib/algorithms/gcra.js';
-import type {
-  BucketsRequest,
-  ConsumeRequest,
-  ConsumeResult,
-  RateLimitCheck,
-  RateLimitStore,
-} from '../../lib/store/rate-limit-store.interface.js';
-import { seededRandom } from '../../lib/adaptive/seeded-random.js';
+import { seededRandom } from '../../adaptive/seeded-random.js';
+import type { BucketRef, RateLimitCheck, RateLimitStore, TokenBucketLimit } from '../rate-limit-store.interface.js';
+import { approximatelyWith } from './approximately.js';
+import { contractFramework, type StoreContractFramework } from './framework.js';
+import { ModelStore } from './model-store.js';
 
-/** Options of {@link describeStoreContract}. */
+/** Options of {@link describeStoreContract} and {@link describeWindowStoreContract}. */
 export interface StoreContractOptions {
   /** Called after each test (default: `store.close()`). */
   readonly teardown?: (store: RateLimitStore) => unknown;
   /** Time of the first step of each scenario (default: a realistic epoch in ms, so large clocks are covered). */
   readonly epoch?: number;
+  /** What to register the tests with (default: the globals `describe`, `it`, `beforeEach`, `afterEach`, `expect`). */
+  readonly framework?: StoreContractFramework;
 }
 
-/**
- * Reference semantics: what a store must answer, computed with the pure
- * algorithms (GCRA, windows) over a plain Map. All-or-nothing, and on a denial the admitting
- * checks report their bucket as it stands.
- */
-export class ModelStore {
-  private readonly tats = new Map<string, BucketState>();
-  /**
-   * Like the stores, the model computes in time relative to an epoch (its
-   * first `now`): at Date.now() magnitudes doubles are 0.24 µs apart, and the
-   * algorithm rounds each charge up to that grid, which would make the model
-   * less precise than the stores it checks.
-   */
-  private epoch: number | undefined;
+/** A token bucket as the store contract takes it. @internal */
+export const tokenBucket = (rate: number, burst: number): TokenBucketLimit => ({ algorithm: 'token-bucket', rate, burst });
 
-  consume({ checks, now: absolute }: ConsumeRequest): ConsumeResult {
-    const now = this.relative(absolute);
-    const origin = this.epoch!;
-    const outcomes = checks.map((check) => algorithmOf(check.limit).consume(this.tats.get(check.key), now, check.limit, check.cost, origin));
-    const allowed = outcomes.every((outcome) => outcome.decision.allowed);
-    const decisions = outcomes.map((outcome, i): RateLimitDecision => {
-      const check = checks[i]!;
-      if (allowed || !outcome.decision.allowed) return outcome.decision;
-      return algorithmOf(check.limit).peek(this.tats.get(check.key), now, check.limit, origin);
-    });
-    if (allowed) outcomes.forEach((outcome, i) => this.tats.set(checks[i]!.key, outcome.state));
-    return { allowed, decisions };
-  }
-
-  peek({ checks, now }: BucketsRequest): ConsumeResult {
-    const relative = this.relative(now);
-    return { allowed: true, decisions: checks.map((check) => algorithmOf(check.limit).peek(this.tats.get(check.key), relative, check.limit, this.epoch!)) };
-  }
-
-  reset({ checks }: BucketsRequest): void {
-    for (const check of checks) this.tats.delete(check.key);
-  }
-
-  private relative(now: number): number {
-    this.epoch ??= now;
-    return now - this.epoch;
-  }
-}
-
+const bucket = (key: string, rate: number, burst: number): BucketRef => ({ key, limit: tokenBucket(rate, burst) });
 
 /** Registers the shared store scenarios under `describe(name)`. */
 export function describeStoreContract(
@@ -79,6 +42,8 @@ export function describeStoreContract(
   makeStore: () => RateLimitStore | Promise<RateLimitStore>,
   options: StoreContractOptions = {},
 ): void {
+  const { describe, it, beforeEach, afterEach, expect } = contractFramework(options.framework, 'describeStoreContract');
+  const approximately = approximatelyWith.bind(undefined, expect);
   const T0 = options.epoch ?? 1_700_000_000_000;
 
   describe(`${name} (store contract)`, () => {

@@ -1,0 +1,18 @@
+// `nestjs-holdup/observability`: the payloads the module publishes on its
+// diagnostics channels (`nestjs-holdup:decision`, ...; docs/observability.md),
+// for subscribers, and the shapes the metrics options accept. Application
+// events (`RateLimitEvents`) and the metrics options themselves are at the root.
+export type {
+  DecisionEvent,
+  DecisionResult,
+  StoreFailureEvent,
+  LocalFallbackEvent,
+  StoreCallEvent,
+  StoreRecoveryEvent,
+  FallbackChangeEvent,
+  PenaltyChannelEvent,
+  RateChangeChannelEvent,
+  RateLimitOwner,
+  RateLimitChannelEvents,
+} from './rate-limit-channels.js';
+export type { MeterProviderLike, PrometheusRegistryLike } from './metrics/metrics-options.interface.js';
