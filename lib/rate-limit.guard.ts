@@ -8,15 +8,7 @@ import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from './observability/rate-limit-channels.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import {
-  EVALUATED,
-  RATE_LIMIT_CHECKS,
-  RATE_LIMIT_EVALUATION,
-  RATE_LIMIT_HEADERS,
-  type ContextWithEvaluation,
-  type RequestWithRateLimit,
-  type SplitEvaluation,
-} from './rate-limit.request-state.js';
+import { callState, markEvaluated, openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
@@ -33,7 +25,6 @@ import { BurstLog } from './observability/burst-log.js';
 import { reservingBucket } from './policies/delay/reservation.js';
 import { delayedAdmission } from './policies/delay/delayed-admission.js';
 import { TokenWaits } from './policies/delay/token-waits.js';
-import { admitToSlots } from './concurrency/call-admission.js';
 import { SlotGate } from './concurrency/slot-gate.js';
 import type { HotKeys } from './observability/hot-keys/hot-keys.js';
 
@@ -56,8 +47,8 @@ interface PendingDecision {
   readonly to: number;
   limits: readonly HeaderLimit[];
   readonly exchange: RequestResponse;
-  /** Set on routes evaluated in two parts (limits keyed by user wait for the route's guards). */
-  readonly split: SplitEvaluation | undefined;
+  /** The call's record (absent on a route that needs none after the guard); its `split` is set on routes evaluated in two parts. */
+  readonly call: RateLimitCall | undefined;
   checks: readonly RateLimitCheck[];
   /** The clock reading the store decided at. */
   now: number;
@@ -137,9 +128,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const route = this.routes.forContext(context);
     if (route.limits.length === 0 && route.concurrency.length === 0) return this.onlyShadow(context, route); // slots: once, below
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
-    const state = context as ContextWithEvaluation;
-    if (state[RATE_LIMIT_EVALUATION] !== undefined) return true;
-    state[RATE_LIMIT_EVALUATION] = EVALUATED;
+    if (callState(context) !== undefined) return true;
+    // A record only where a later step reads it; elsewhere a mark, allocating nothing.
+    if (route.skips || this.skipping.active || keepsCallState(route)) openCall(context, route);
+    else markEvaluated(context);
     if (route.skips || this.skipping.active) return this.skipping.narrow(context, route, this.start);
     return this.start(context, route);
   }
@@ -150,9 +142,9 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
    *
    * @internal
    */
-  evaluateAfterRouteGuards(context: ExecutionContext, split: SplitEvaluation): MaybePromise<boolean> {
-    const { route } = split;
-    return this.evaluate(context, route, route.afterRouteGuards, route.limits.length, split);
+  evaluateAfterRouteGuards(context: ExecutionContext, call: RateLimitCall): MaybePromise<boolean> {
+    const { route } = call;
+    return this.evaluate(context, route, route.afterRouteGuards, route.limits.length, call);
   }
 
   /** Evaluate the route's limits (those the call does not skip): at once, or in two parts around the route's own guards. */
@@ -160,10 +152,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const count = route.limits.length;
     // Every enforced limit skipped for this call: the shadow limits are still decided.
     if (count === 0) return this.onlyShadow(context, route);
-    if (route.afterRouteGuards === count) return this.evaluate(context, route, 0, count, undefined);
-    const split: SplitEvaluation = { guard: this, early: undefined, finished: false, route };
-    (context as ContextWithEvaluation)[RATE_LIMIT_EVALUATION] = split;
-    return route.afterRouteGuards === 0 ? true : this.evaluate(context, route, 0, route.afterRouteGuards, split);
+    if (route.afterRouteGuards === count) return this.evaluate(context, route, 0, count, rateLimitCall(context));
+    const call = openCall(context, route);
+    call.split = { guard: this, finished: false };
+    return route.afterRouteGuards === 0 ? true : this.evaluate(context, route, 0, route.afterRouteGuards, call);
   };
 
   /** A route (or a call's narrowing of one) with nothing to enforce: admitted; its shadow limits are decided all the same. */
@@ -180,7 +172,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
    */
   private takeSlots(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, charged: readonly RateLimitCheck[], source: HeaderSource | undefined): MaybePromise<boolean> {
     if (route.transport.type !== 'http') {
-      admitToSlots(context, charged, source);
+      openCall(context, route).slots = { charged, source };
       return true;
     }
     return this.slots.takeInGuard(context, route, exchange, { charged, source }, (denial) => this.throwRateLimitException(context, denial));
@@ -212,12 +204,12 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   }
 
   /** Charge the limits `from`..`to` of the route: keys first (a key function may answer with a promise), then the store. */
-  private evaluate(context: ExecutionContext, route: CompiledRoute, from: number, to: number, split: SplitEvaluation | undefined): MaybePromise<boolean> {
+  private evaluate(context: ExecutionContext, route: CompiledRoute, from: number, to: number, call: RateLimitCall | undefined): MaybePromise<boolean> {
     const exchange = this.getRequestResponse(context, route.transport);
     const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
     const buckets = effective?.buckets ?? route.buckets;
-    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, split, checks: NO_CHECKS, now: 0 };
-    if (route.dynamic) return this.evaluateDynamic(pending, split?.buckets ?? { limits: pending.limits, buckets });
+    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, call, checks: NO_CHECKS, now: 0 };
+    if (route.dynamic) return this.evaluateDynamic(pending, call?.earlyBuckets ?? { limits: pending.limits, buckets });
     return this.charge(pending, buckets);
   }
 
@@ -242,7 +234,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     }
     const charge = (call: CallBuckets) => {
       pending.limits = call.limits;
-      if (pending.split) pending.split.buckets = call;
+      if (pending.call?.split) pending.call.earlyBuckets = call;
       return this.charge(pending, call.buckets);
     };
     if (!isPromiseLike(buckets)) return charge(buckets);
@@ -272,7 +264,8 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   }
 
   private decide(pending: PendingDecision, answer: ConsumeResult): MaybePromise<boolean> {
-    const { route, exchange, split } = pending;
+    const { route, exchange, call } = pending;
+    const split = call?.split === undefined ? undefined : call;
     let result = !answer.allowed && route.blocks ? this.penalize(pending, answer) : answer;
     let wait = 0;
     if (route.delays) {
@@ -304,15 +297,14 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
       return this.deny(pending, source);
     }
-    if (route.reportsOutcome && exchange.request) {
+    if (route.reportsOutcome && call) {
       // For the interceptor's work after the handler: each limit's check (bucket key and cost).
-      (exchange.request as RequestWithRateLimit)[RATE_LIMIT_CHECKS] =
-        early ? [...early.checks, ...pending.checks] : pending.from === 0 ? pending.checks : undefined;
+      call.charged = early ? [...early.checks, ...pending.checks] : pending.from === 0 ? pending.checks : undefined;
     }
     if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
     // Concurrency limits: their slots, then every limit's headers (no maxDelay on such routes: refused at start-up).
     if (route.concurrency.length > 0) return this.takeSlots(pending.context, route, exchange, chargedSoFar(pending), source);
-    if (route.interceptorBound && exchange.request) (exchange.request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = source;
+    if (route.interceptorBound && call) call.headers = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
     return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
   }
@@ -340,7 +332,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
     const admitted = this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
     if (!admitted || route.concurrency.length === 0) return admitted;
-    return this.takeSlots(pending.context, route, pending.exchange, pending.split?.early?.checks ?? NO_CHECKS, undefined);
+    return this.takeSlots(pending.context, route, pending.exchange, pending.call?.early?.checks ?? NO_CHECKS, undefined);
   }
 
   /**
@@ -367,7 +359,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
 /** What the evaluation charged so far: this part's checks, and the first part's on a split route. */
 function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[] {
-  const early = pending.split?.early;
+  const early = pending.call?.early;
   return early && early.checks !== pending.checks ? [...early.checks, ...pending.checks] : pending.checks;
 }
 
@@ -396,4 +388,9 @@ function publishDecision(pending: PendingDecision, owner: RateLimitOwner, result
     // A reference, not a copy: what subscribers that need keys (RateLimitEvents) read.
     checks: pending.checks === NO_CHECKS ? undefined : pending.checks,
   });
+}
+
+/** Whether a later step of the call reads its record: the second part, the interceptor, the slots. */
+function keepsCallState(route: CompiledRoute): boolean {
+  return route.afterRouteGuards < route.limits.length || route.interceptorBound || route.reportsOutcome || route.concurrency.length > 0;
 }

@@ -4,20 +4,12 @@ import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import {
-  RATE_LIMIT_CHECKS,
-  RATE_LIMIT_HEADERS,
-  RATE_LIMIT_INTERCEPTED,
-  RATE_LIMIT_ROUTE,
-  type ContextWithEvaluation,
-  type RequestWithRateLimit,
-} from './rate-limit.request-state.js';
+import { openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.js';
 import type { ResolvedModuleOptions } from './resolve-module-options.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { checksToRefund, failedByDefault } from './policies/charge-by-outcome.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
-import { takeAdmission } from './concurrency/call-admission.js';
 import { SlotGate } from './concurrency/slot-gate.js';
 import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
 
@@ -67,17 +59,18 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     const compiled = this.routes.forContext(context);
     const { transport } = compiled;
     const { request, response } = transport.requestResponse(context);
-    // The route narrowed to the limits the call did not skip, when it skipped some (a request
-    // object may serve several calls, such as a WebSocket connection's: only this route's counts).
-    const narrowed = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_ROUTE];
-    const route = narrowed?.routeId === compiled.routeId ? narrowed : compiled;
-    const pending = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_HEADERS];
+    // The guard's record of this call, with the route narrowed to the limits the call did not skip.
+    const call = rateLimitCall(context);
+    const route = call?.route ?? compiled;
+    const pending = call?.headers;
     if (pending) {
-      (request as RequestWithRateLimit)[RATE_LIMIT_HEADERS] = undefined;
+      call!.headers = undefined;
       transport.writeHeaders(response, this.options.headers, pending);
     }
 
-    const admission = route.concurrency.length > 0 ? takeAdmission(context) : undefined;
+    // Taken once: a second binding of the interceptor finds none and takes no second slot.
+    const admission = route.concurrency.length > 0 ? call?.slots : undefined;
+    if (admission !== undefined) call!.slots = undefined;
     if (admission !== undefined && 'release' in admission) return this.afterHandler(context, next, route, request, response).pipe(finalize(admission.release));
     if (admission !== undefined) {
       return this.slots.hold(context, route, { request, response }, admission, () => this.afterHandler(context, next, route, request, response));
@@ -87,12 +80,13 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
 
   /** The handler, with its outcome reported where the route's limits want it (adaptive, charge by outcome). */
   private afterHandler(context: ExecutionContext, next: CallHandler, route: CompiledRoute, request: unknown, response: unknown): Observable<unknown> {
-    const state = context as ContextWithEvaluation;
-    if (!route.reportsOutcome || state[RATE_LIMIT_INTERCEPTED]) return next.handle();
-    state[RATE_LIMIT_INTERCEPTED] = true;
+    if (!route.reportsOutcome) return next.handle();
+    const call: RateLimitCall = openCall(context, route);
+    if (call.intercepted) return next.handle();
+    call.intercepted = true;
     const startedAt = this.clock.now();
     // The checks the guard charged (absent when the store failed and the request was admitted anyway).
-    const checks = (request as RequestWithRateLimit | undefined)?.[RATE_LIMIT_CHECKS];
+    const checks = call.charged;
     const { limits } = route;
     const report = (error: unknown) => {
       if (route.adaptiveNames.length > 0) this.reportAdaptive(route, checks, response, error, startedAt);

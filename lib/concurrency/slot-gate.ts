@@ -15,7 +15,7 @@ import type { BucketRef, MaybePromise } from '../store/rate-limit-store.interfac
 import type { RateLimitDenial, RequestResponse } from '../transports/rate-limit-transport.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
-import { holdSlots, type SlotAdmission } from './call-admission.js';
+import { openCall, type SlotAdmission } from '../rate-limit-call.js';
 import type { ResolvedConcurrencyLimit } from './resolve-concurrency-limit.js';
 import type { RateLimitClock } from '../clock.js';
 
@@ -85,7 +85,7 @@ export class SlotGate {
     this.announce(holding);
     if (holding.held.length === 0) return true;
     const release = this.releaser(holding, onResponseClosed(holding.exchange.response));
-    holdSlots(holding.context, release);
+    openCall(holding.context, holding.route).slots = { release };
     return true;
   }
 

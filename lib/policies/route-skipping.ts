@@ -1,7 +1,7 @@
 import { Logger, type ExecutionContext } from '@nestjs/common';
 import type { AddressedRequest } from '../keys/request-address.js';
 import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
-import { RATE_LIMIT_ROUTE, type RequestWithRateLimit } from '../rate-limit.request-state.js';
+import { rateLimitCall } from '../rate-limit-call.js';
 import type { ResolvedModuleOptions } from '../resolve-module-options.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { MaybePromise } from '../store/rate-limit-store.interface.js';
@@ -50,17 +50,12 @@ export class RouteSkipping {
   }
 
   private startNarrowed(context: ExecutionContext, route: CompiledRoute, mask: number, start: Start): MaybePromise<boolean> {
-    if (mask === 0) {
-      // A request object serving several calls (a WebSocket connection's) may hold an earlier call's narrowing.
-      const request = route.transport.requestResponse(context).request as RequestWithRateLimit | undefined;
-      if (request?.[RATE_LIMIT_ROUTE] !== undefined) request[RATE_LIMIT_ROUTE] = undefined;
-      return start(context, route);
-    }
+    if (mask === 0) return start(context, route);
     publishSkipped(route, route.limits.filter((_limit, i) => (mask & (1 << i)) !== 0).map((limit) => limit.name), this.options.owner);
     const narrowed = narrowRoute(route, mask);
-    if (narrowed.limits.length === 0) return start(context, narrowed);
-    const request = route.transport.requestResponse(context).request as RequestWithRateLimit | undefined;
-    if (request) request[RATE_LIMIT_ROUTE] = narrowed;
+    // What the interceptor then works with: the narrowed route's checks and headers.
+    const call = rateLimitCall(context);
+    if (call) call.route = narrowed;
     return start(context, narrowed);
   }
 

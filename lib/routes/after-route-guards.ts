@@ -1,6 +1,6 @@
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { GUARDS_METADATA } from '@nestjs/common/constants.js';
-import { RATE_LIMIT_EVALUATION, type ContextWithEvaluation } from '../rate-limit.request-state.js';
+import { rateLimitCall } from '../rate-limit-call.js';
 import { RATE_LIMIT_GUARD_BRAND } from '../rate-limit.constants.js';
 
 /**
@@ -19,10 +19,10 @@ import { RATE_LIMIT_GUARD_BRAND } from '../rate-limit.constants.js';
  */
 export class RateLimitAfterRouteGuards implements CanActivate {
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const evaluation = (context as ContextWithEvaluation)[RATE_LIMIT_EVALUATION];
-    if (evaluation === undefined || typeof evaluation === 'string' || evaluation.finished) return true;
-    evaluation.finished = true;
-    return evaluation.guard.evaluateAfterRouteGuards(context, evaluation);
+    const call = rateLimitCall(context);
+    if (call?.split === undefined || call.split.finished) return true;
+    call.split.finished = true;
+    return call.split.guard.evaluateAfterRouteGuards(context, call);
   }
 }
 
