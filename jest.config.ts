@@ -45,7 +45,7 @@ const FAULT = [
 const notFault = FAULT.map((glob) => `!${glob}`);
 
 /**
- * Specs beside their source: no HTTP app, no child
+ * Specs beside their source and the guard's unit specs: no HTTP app, no child
  * process, no Redis of their own beyond a throw-away server or the shared
  * one (REDIS_URL, from the shared globalSetup); the whole project runs in
  * well under a minute.
@@ -58,6 +58,8 @@ const UNIT = [
   '<rootDir>/adapters/two-tier/two-tier.store.spec.ts',
   // TwoTierStore's parts that need no Redis (a manual clock, a recording give-back queue)
   '<rootDir>/adapters/two-tier/{lease-sizing,deny-cache,key-table,lease-book,two-tier.options}.spec.ts',
+  // RateLimitGuard and RateLimitInterceptor through a Nest testing module and a ManualClock (test/utils/guard-harness.ts)
+  '<rootDir>/test/guard/**/*.spec.ts',
 ];
 /** The same, as exclusions for the integration project (it takes the rest of adapters/ and test/). */
 const notUnit = UNIT.filter((glob) => !glob.startsWith('<rootDir>/lib/') && !glob.startsWith('<rootDir>/adapters/memory/')).map(
@@ -118,7 +120,7 @@ const config: Config = {
       ...base,
       ...sharedRedis,
       displayName: { name: 'unit', color: 'green' },
-      roots: ['<rootDir>/lib', '<rootDir>/adapters'],
+      roots: ['<rootDir>/lib', '<rootDir>/adapters', '<rootDir>/test/guard'],
       testMatch: [...UNIT, ...notFault],
     },
     {
