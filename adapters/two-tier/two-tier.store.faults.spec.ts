@@ -5,11 +5,11 @@
  * (jest.config.ts). The rest of TwoTierStore's spec, two-tier.store.spec.ts,
  * is a unit spec.
  */
-import type { Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { ConsumeRequest, ConsumeResult, MaybePromise } from '../../lib/store/rate-limit-store.interface.js';
-import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
+import { rawCommand, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
+import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { sleep, until } from '../../test/utils/time.js';
 import { TwoTierStore } from './index.js';
 import { check } from '../../test/utils/checks.js';
@@ -18,25 +18,14 @@ const T0 = 1_700_000_000_000;
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown })?.then === 'function';
 
 describe('TwoTierStore when Redis fails (local fallback)', () => {
-  let server: RedisServer;
-  let client: Redis;
-
-  beforeAll(async () => {
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 });
-    client.on('error', () => undefined);
-  });
-  afterAll(async () => {
-    client.disconnect();
-    await server.stop();
-  });
+  const redis = withRedisServer({ client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 }, quietErrors: true });
 
   it("answers failMode 'local' requests from a local share of each limit while Redis is down, probes it, and comes back by itself", async () => {
-    const store = new TwoTierStore({ client, keyPrefix: uniquePrefix('fallback'), time: 'client', timeoutMs: 100, instances: 4, probeIntervalMs: 50 });
+    const store = new TwoTierStore({ client: redis.client, keyPrefix: uniquePrefix('fallback'), time: 'client', timeoutMs: 100, instances: 4, probeIntervalMs: 50 });
     try {
       const c = check('k', 40, 40); // fallback: 10/s, burst 10
       expect(await store.consume({ checks: [c], now: T0 })).toMatchObject({ allowed: true });
-      await server.kill();
+      await redis.server.kill();
       const first = consumeOrFallBack(store, { checks: [c], now: T0 + 1 });
       expect(await first).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 9, retryAfterMs: 0, resetMs: 100 }] });
       expect(store.degraded).toBe(true);
@@ -52,7 +41,7 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
       await expect(store.consume({ checks: [c], now: T0 + 1 })).rejects.toThrow(RateLimitStoreError);
       expect(store.stats().fallbackDecisions).toBe(21);
 
-      await server.restart();
+      await redis.server.restart();
       await until(() => !store.degraded);
       expect(store.stats().recoveries).toBe(1);
       const back = store.consume({ checks: [check('after', 40, 40)], now: T0 + 2 });
@@ -85,29 +74,18 @@ const WRITE_REFUSALS: [string, (port: number) => Promise<void>, (port: number) =
 ];
 
 describe('TwoTierStore when Redis answers reads but refuses writes', () => {
-  let server: RedisServer;
-  let client: Redis;
-
-  beforeEach(async () => {
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 });
-    client.on('error', () => undefined);
-  });
-  afterEach(async () => {
-    client.disconnect();
-    await server.stop();
-  });
+  const redis = withRedisServer({ each: true, client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 }, quietErrors: true });
 
   it.each(WRITE_REFUSALS)(
     "keeps failMode 'local' within its share for the whole outage (%s): probes write, no fresh local burst",
     async (_name, refuseWrites, allowWrites) => {
       const probeIntervalMs = 20;
-      const store = new TwoTierStore({ client, keyPrefix: uniquePrefix('refused'), time: 'client', timeoutMs: 500, instances: 2, probeIntervalMs });
+      const store = new TwoTierStore({ client: redis.client, keyPrefix: uniquePrefix('refused'), time: 'client', timeoutMs: 500, instances: 2, probeIntervalMs });
       try {
         const c = check('k', 20, 200); // local share: 10/s, burst 100
         expect(await store.consume({ checks: [c], now: T0 })).toMatchObject({ allowed: true });
-        await refuseWrites(server.port);
-        expect(await client.get('anything')).toBeNull(); // reads still answered
+        await refuseWrites(redis.server.port);
+        expect(await redis.client.get('anything')).toBeNull(); // reads still answered
         await expect(store.redisStore.lease({ checks: [{ ...c, maxExtra: 0 }], now: T0 })).rejects.toThrow(RateLimitStoreError);
 
         // 1 s of the requests' clock, 5 requests every 10 ms; at least as long in real time: 50 probe intervals.
@@ -130,7 +108,7 @@ describe('TwoTierStore when Redis answers reads but refuses writes', () => {
         expect(store.stats().redisCalls).toBeGreaterThan(20); // the probes kept asking
 
         // Writes accepted again: back on Redis after two successful probes.
-        await allowWrites(server.port);
+        await allowWrites(redis.server.port);
         await until(() => !store.degraded);
         expect(store.stats()).toMatchObject({ fallbacks: 1, recoveries: 1 });
         const back = store.consume({ checks: [check('after', 20, 200)], now });
@@ -144,29 +122,18 @@ describe('TwoTierStore when Redis answers reads but refuses writes', () => {
 });
 
 describe("TwoTierStore on a frozen Redis ('open' / 'closed')", () => {
-  let server: RedisServer;
-  let client: Redis;
-
-  beforeEach(async () => {
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 });
-    client.on('error', () => undefined);
-  });
-  afterEach(async () => {
-    server.resume();
-    client.disconnect();
-    await server.stop();
-  });
+  // A server per test (resumed before it is stopped, should a test leave it frozen).
+  const redis = withRedisServer({ each: true, client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 20 }, quietErrors: true });
 
   it('decides every request within its own timeoutMs, however many calls in flight it waits on', async () => {
     const timeoutMs = 200;
     /** Timers and the event loop run late on a loaded 2-core machine; the old behaviour took up to 3 x timeoutMs. */
     const marginMs = 150;
-    const store = new TwoTierStore({ client, keyPrefix: uniquePrefix('frozen'), time: 'client', timeoutMs });
+    const store = new TwoTierStore({ client: redis.client, keyPrefix: uniquePrefix('frozen'), time: 'client', timeoutMs });
     try {
       const c = check('one-key', 1_000, 1_000);
       expect(await store.consume({ checks: [c], now: T0 })).toMatchObject({ allowed: true });
-      server.pause();
+      redis.server.pause();
       // A request on the same key every 10 ms for 600 ms: each joins the call in flight, if any.
       const timings: Promise<{ ms: number; rejected: boolean }>[] = [];
       for (let i = 0; i < 60; i++) {
@@ -185,7 +152,7 @@ describe("TwoTierStore on a frozen Redis ('open' / 'closed')", () => {
       if (process.env.HOLDUP_REPORT) process.stdout.write(`${JSON.stringify({ timeoutMs, slowest: Math.round(slowest), rejected: results.filter((r) => r.rejected).length })}\n`);
       expect(slowest).toBeLessThan(timeoutMs + marginMs);
     } finally {
-      server.resume();
+      redis.server.resume();
       await store.close();
     }
   });
