@@ -28,37 +28,43 @@ import type { Config } from 'jest';
  */
 const FAULT = [
   // kill (SIGKILL), freeze (SIGSTOP), SCRIPT FLUSH or OOM their own redis-server
-  '**/*faults*.{spec,e2e-spec}.ts',
+  '**/*faults*.{spec,e2e-spec}.ts', // two-tier.store.faults.spec.ts among them: TwoTierStore's Redis killed, frozen, refusing writes
   '**/test/redis-fail-mode/*.e2e-spec.ts',
   '**/test/reliability/fault-matrix.e2e-spec.ts', // every store × fail mode × Redis fault, each cell its own server
   '**/test/reliability/shutdown.e2e-spec.ts', // pauses its own redis-server while the application closes
   '**/test/two-tier/two-tier-fail-mode.e2e-spec.ts',
-  '**/adapters/two-tier/two-tier.store.spec.ts', // its local-fallback suite kills its Redis
   '**/test/events/events-faults.e2e-spec.ts', // store failure, recovery and fallback events: kills and restarts its own Redis
   '**/test/health/health-faults.e2e-spec.ts', // the terminus indicator down and up again: kills and restarts its own Redis
   // several Node processes (forked workers on the built package) against one Redis
   '**/multi-process.e2e-spec.ts',
   // a 3-master Redis Cluster (plus a standalone server of their own)
-  '**/adapters/redis/redis.store.spec.ts',
-  '**/adapters/redis/redis.store.lease.spec.ts',
-  '**/adapters/redis/redis-slots.cluster.spec.ts',
+  '**/adapters/redis/*.cluster.spec.ts', // redis.store.cluster.spec.ts (RedisStore and its leases across slots), redis-slots.cluster.spec.ts
   // 1,000,000 keys, consume pauses timed against a bound, heap growth: ~20 s, timing-sensitive
-  '**/adapters/memory/memory.store.spec.ts',
+  '**/adapters/memory/memory.store.scale.spec.ts',
 ];
 const notFault = FAULT.map((glob) => `!${glob}`);
 
 /**
- * Pure specs beside their source: no Redis, no HTTP app, no child process;
- * the whole project runs in seconds.
+ * Specs beside their source and the guard's unit specs: no HTTP app, no child
+ * process, no Redis of their own beyond a throw-away server or the shared
+ * one (REDIS_URL, from the shared globalSetup); the whole project runs in
+ * well under a minute.
  */
 const UNIT = [
   '<rootDir>/lib/**/*.spec.ts',
   '<rootDir>/adapters/memory/**/*.spec.ts',
+  // The stores' core specs (their Cluster, load and Redis-fault parts are in FAULT)
+  '<rootDir>/adapters/redis/{redis.store,redis.store.lease}.spec.ts',
+  '<rootDir>/adapters/two-tier/two-tier.store.spec.ts',
   // TwoTierStore's parts that need no Redis (a manual clock, a recording give-back queue)
   '<rootDir>/adapters/two-tier/{lease-sizing,deny-cache,key-table,lease-book,two-tier.options}.spec.ts',
+  // RateLimitGuard and RateLimitInterceptor through a Nest testing module and a ManualClock (test/utils/guard-harness.ts)
+  '<rootDir>/test/guard/**/*.spec.ts',
 ];
-/** The same, as exclusions for the integration project (it takes the rest of adapters/two-tier). */
-const notUnit = UNIT.filter((glob) => glob.includes('/adapters/two-tier/')).map((glob) => `!${glob.replace('<rootDir>', '**')}`);
+/** The same, as exclusions for the integration project (it takes the rest of adapters/ and test/). */
+const notUnit = UNIT.filter((glob) => !glob.startsWith('<rootDir>/lib/') && !glob.startsWith('<rootDir>/adapters/memory/')).map(
+  (glob) => `!${glob.replace('<rootDir>', '**')}`,
+);
 
 /**
  * Nest apps over real HTTP (Express and Fastify), the stores against the
@@ -100,9 +106,10 @@ const base = {
 };
 
 /**
- * One shared redis-server (REDIS_URL) for the projects that use Redis, unless
- * REDIS_URL is already set. Jest runs a project's globalSetup only when tests
- * of that project run, and a module shared by several projects once.
+ * One shared redis-server (REDIS_URL) for every project (the unit project's
+ * store specs use it too), unless REDIS_URL is already set. Jest runs a
+ * project's globalSetup only when tests of that project run, and a module
+ * shared by several projects once.
  */
 const sharedRedis = {
   globalSetup: '<rootDir>/test/global-setup.ts',
@@ -114,8 +121,9 @@ const config: Config = {
   projects: [
     {
       ...base,
+      ...sharedRedis,
       displayName: { name: 'unit', color: 'green' },
-      roots: ['<rootDir>/lib', '<rootDir>/adapters/memory', '<rootDir>/adapters/two-tier'],
+      roots: ['<rootDir>/lib', '<rootDir>/adapters', '<rootDir>/test/guard'],
       testMatch: [...UNIT, ...notFault],
     },
     {

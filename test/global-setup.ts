@@ -4,11 +4,10 @@ import type { RedisServer } from './utils/redis-harness.js';
 type Harness = typeof import('./utils/redis-harness.js');
 
 /**
- * Jest global setup of the `integration` and `fault` projects (see
- * jest.config.ts): one shared redis-server for their test files, unless
- * REDIS_URL already points at one. Workers inherit REDIS_URL. Jest runs it
- * once per run however many of these projects run, and not at all when only
- * `unit` specs run.
+ * Jest global setup of every project (see jest.config.ts): one shared
+ * redis-server for their test files, unless REDIS_URL already points at one.
+ * Workers inherit REDIS_URL. Jest runs it once per run however many projects
+ * run.
  *
  * Jest loads this file outside the test module system (no moduleNameMapper),
  * so the harness is required by its real `.ts` path, which jest's transform

@@ -6,8 +6,8 @@
  * and the store contract.
  */
 import type { Redis } from 'ioredis';
-import { connectRedisClient } from '../../test/utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { redisKey } from './redis-keys.js';
 import { SCRIPTS, type ScriptName } from './scripts/index.js';
 
@@ -20,20 +20,9 @@ async function commandCalls(client: Redis): Promise<Record<string, number>> {
 }
 
 describe('RedisStore scripts', () => {
-  let server: RedisServer;
-  let client: Redis;
+  // Its own server: one test counts the commands the server ran.
+  const redis = withRedisServer();
   let prefix: string;
-
-  beforeAll(async () => {
-    // Its own server: one test counts the commands the server ran.
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url);
-  });
-
-  afterAll(async () => {
-    client.disconnect();
-    await server.stop();
-  });
 
   beforeEach(() => {
     prefix = uniquePrefix('scripts');
@@ -41,7 +30,7 @@ describe('RedisStore scripts', () => {
 
   /** One script on one key; `argv` as its header documents it. */
   const runOn = (key: string) => (script: ScriptName, ...argv: string[]) =>
-    client.eval(SCRIPTS[script].source, 1, key, ...argv) as Promise<(string | number)[]>;
+    redis.client.eval(SCRIPTS[script].source, 1, key, ...argv) as Promise<(string | number)[]>;
 
   it('has one script per operation, each documenting its KEYS and ARGV', () => {
     expect(Object.keys(SCRIPTS).sort()).toEqual(['block', 'consume', 'consume_one', 'evaluate', 'lease', 'peek', 'refund']);
@@ -56,12 +45,12 @@ describe('RedisStore scripts', () => {
 
   it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {
     // consume: now (server time), padding, receipts, then rate, burst, cost.
-    const run = (source: string, key: string) => client.eval(source, 1, key, '', '0', '0', '1', '10', '3');
+    const run = (source: string, key: string) => redis.client.eval(source, 1, key, '', '0', '0', '1', '10', '3');
     // As a server without REDIS_VERSION_NUM (before 7.0) runs it.
     const detection = 'local modern = redis.REDIS_VERSION_NUM ~= nil';
     for (const script of Object.values(SCRIPTS)) expect(script.source).toContain(detection);
     const preSeven = (script: string) => script.replace(detection, 'local modern = false');
-    await client.config('RESETSTAT');
+    await redis.client.config('RESETSTAT');
     for (const [source, name] of [
       [SCRIPTS.consume.source, 'pxat'],
       [preSeven(SCRIPTS.consume.source), 'pexpireat'],
@@ -70,10 +59,10 @@ describe('RedisStore scripts', () => {
     ] as const) {
       const key = redisKey(prefix, name);
       await run(source, key);
-      const [base, offset] = (await client.get(key))!.split(':').map(Number) as [number, number];
-      expect(Number(await client.call('PEXPIRETIME', key))).toBe(base + Math.ceil(offset));
+      const [base, offset] = (await redis.client.get(key))!.split(':').map(Number) as [number, number];
+      expect(Number(await redis.client.call('PEXPIRETIME', key))).toBe(base + Math.ceil(offset));
     }
-    const calls = await commandCalls(client);
+    const calls = await commandCalls(redis.client);
     expect(calls['set']).toBe(4);
     expect(calls['pexpireat']).toBe(2); // the pre-7.0 paths only
   });
@@ -86,21 +75,21 @@ describe('RedisStore scripts', () => {
     const [previous, written] = charged.slice(5, 7) as [string, string];
     expect([previous, written]).toEqual(['', '1000:200']);
     await run('refund', '1000', '0', '10', '5', '2', written, previous);
-    expect(await client.exists(key)).toBe(0); // put back: no key, full bucket
+    expect(await redis.client.exists(key)).toBe(0); // put back: no key, full bucket
 
-    await client.set(key, '1000:500', 'PX', 60_000);
+    await redis.client.set(key, '1000:500', 'PX', 60_000);
     const answer = await run('refund', '1000', '0', '10', '5', '2', '1000:200', ''); // someone charged since
-    expect(await client.get(key)).toBe('1000:300');
+    expect(await redis.client.get(key)).toBe('1000:300');
     expect(answer).toEqual([1, 1, 2, 0, 300]);
     await run('refund', '1000', '0', '10', '5', '9', '1000:200', '');
-    expect(await client.exists(key)).toBe(0); // never below now
+    expect(await redis.client.exists(key)).toBe(0); // never below now
 
     // A previous value is put back verbatim, and read in whatever frame comes next.
     await run('consume', '1000', '0', '0', '10', '5', '1'); // 1000:100
     const again = await run('consume', '1050.5', '0', '1', '10', '5', '1'); // frame 1050: tat 150 (100 - 50 + 100)
     expect(again.slice(5, 7)).toEqual(['1000:100', '1050:150']);
     await run('refund', '1050.5', '0', '10', '5', '1', '1050:150', '1000:100');
-    expect(await client.get(key)).toBe('1000:100');
+    expect(await redis.client.get(key)).toBe('1000:100');
     expect(await run('peek', '1050.5', '10', '5')).toEqual([1, 1, 4, 0, '49.5']);
   });
 
@@ -120,7 +109,7 @@ describe('RedisStore scripts', () => {
     for (const [now, rate, burst, cost] of steps) {
       const expected = await general('consume', now, '0', '0', rate, burst, cost);
       expect({ now, answer: await one('consume_one', now, '0', '0', rate, burst, cost) }).toEqual({ now, answer: expected });
-      expect((await client.get(redisKey(prefix, 'same-one')))).toBe(await client.get(redisKey(prefix, 'same-general')));
+      expect((await redis.client.get(redisKey(prefix, 'same-one')))).toBe(await redis.client.get(redisKey(prefix, 'same-general')));
     }
   });
 
@@ -143,10 +132,10 @@ describe('RedisStore scripts', () => {
     expect(await run('consume', '1000.25', '0', '0', '4', '2', '1')).toEqual([0, 0, 0, 250, 500]);
     expect(await run('consume', '1000.25', '0', '0', '4', '2', '3')).toEqual([0, 2, 0, 'inf', 500]);
     expect(await run('evaluate', '1000.25', '3', '2', '1')).toEqual([0, 0, 0, '166.66666666666674', 500]); // charge() rounds up
-    await client.del(key);
+    await redis.client.del(key);
     // A lease answers the decision of a plain consume, then the extras taken.
     expect(await run('lease', '1000.25', '0', '0', '4', '2', '1', '5')).toEqual([1, 1, 1, 0, 250, 1]);
-    expect(await client.get(key)).toBe('1000:500.25');
+    expect(await redis.client.get(key)).toBe('1000:500.25');
     expect(await run('lease', '1000.25', '0', '1', '4', '2', '0', '5')).toEqual([1, 1, 0, 0, 500, '1000:500.25', '1000:500.25', 0]);
   });
 
@@ -154,21 +143,21 @@ describe('RedisStore scripts', () => {
     const key = redisKey(prefix, 'peek');
     const run = runOn(key);
     expect(await run('peek', '1000', '1', '1')).toEqual([1, 1, 1, 0, 0]);
-    expect(await client.exists(key)).toBe(0);
+    expect(await redis.client.exists(key)).toBe(0);
     // A TAT 5 s ahead in a bucket of 1 s (a burst that shrank): even a cost of 0 is denied.
-    await client.set(key, '1000:5000', 'PX', 60_000);
+    await redis.client.set(key, '1000:5000', 'PX', 60_000);
     expect(await run('peek', '1000', '1', '1')).toEqual([0, 0, 0, 4000, 5000]);
-    expect(await client.get(key)).toBe('1000:5000');
+    expect(await redis.client.get(key)).toBe('1000:5000');
   });
 
   it('reads every key before writing any, when a request names one bucket twice', async () => {
     const key = redisKey(prefix, 'twice');
     const twice = (script: ScriptName, ...argv: string[]) =>
-      client.eval(SCRIPTS[script].source, 2, key, key, ...argv) as Promise<(string | number)[]>;
+      redis.client.eval(SCRIPTS[script].source, 2, key, key, ...argv) as Promise<(string | number)[]>;
     // Both checks decide from the same stored value; the last write wins.
     expect(await twice('consume', '1000', '0', '0', '10', '5', '1', '10', '5', '2')).toEqual([1, 1, 4, 0, 100, 1, 3, 0, 200]);
-    expect(await client.get(key)).toBe('1000:200');
+    expect(await redis.client.get(key)).toBe('1000:200');
     expect(await twice('refund', '1000', '0', '10', '5', '1', '', '', '10', '5', '1', '', '')).toEqual([1, 1, 4, 0, 100, 1, 4, 0, 100]);
-    expect(await client.get(key)).toBe('1000:100');
+    expect(await redis.client.get(key)).toBe('1000:100');
   });
 });

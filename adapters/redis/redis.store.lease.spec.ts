@@ -1,15 +1,15 @@
 /**
  * The lease operations TwoTierStore builds on: `RedisStore.lease` (a consume
  * that takes extra whole tokens along, atomically) and `RedisStore.refund`
- * (the unspent ones back), on a standalone Redis and across Cluster slots.
+ * (the unspent ones back), on a standalone Redis. Across Cluster slots:
+ * redis.store.cluster.spec.ts (`fault` project).
  */
-import type { Cluster, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { approximately } from '../../test/utils/approximately.js';
-import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
-import { startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
-import { connectClusterClient, connectSharedClient } from '../../test/utils/redis-client.js';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
-import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
+import { RedisStore, type LeaseCheck } from './index.js';
 import { redisKey } from './redis-keys.js';
 import { bucket, check } from '../../test/utils/checks.js';
 
@@ -94,50 +94,5 @@ describe('RedisStore leases (standalone)', () => {
     const denied = await store.lease({ checks: [lease('k', 3, 7, 1, 100)], now: 0 });
     expect(denied.allowed).toBe(false);
     expect((await store.peek({ checks: [bucket('k', 3, 7)], now: 0 })).decisions[0]).toMatchObject({ remaining: 0 });
-  });
-});
-
-describe('RedisStore leases on a Redis Cluster', () => {
-  let cluster: RedisClusterHandle;
-  let client: Cluster;
-  let prefix: string;
-
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-    client = await connectClusterClient(cluster);
-  }, 60_000);
-  afterAll(async () => {
-    client?.disconnect();
-    await cluster?.stop();
-  });
-  beforeEach(() => {
-    prefix = uniquePrefix('lease-cluster');
-  });
-
-  it('leases slot by slot, and a later slot that denies gives back cost and extras of the earlier ones', async () => {
-    const store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
-    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
-    const admitted = await store.lease({ checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)], now: 0 });
-    expect(admitted.allowed).toBe(true);
-    expect(admitted.extras).toEqual([3, 2]);
-    await store.refund({ checks: [check(first, 10, 10, 3), check(second, 10, 10, 2)], now: 0 });
-
-    await store.consume({ checks: [check(second, 10, 10, 9)], now: 0 }); // second: 1 + 9 = 10 taken
-    const before = await client.get(redisKey(prefix, first));
-    const denied = await store.lease({ checks: [lease(first, 10, 10, 1, 5), lease(second, 10, 10, 1, 5)], now: 0 });
-    expect(denied.allowed).toBe(false);
-    expect(denied.extras).toEqual([0, 0]);
-    // The first slot was charged 1 + 5, then put back exactly.
-    expect(await client.get(redisKey(prefix, first))).toBe(before);
-    await store.close();
-  });
-
-  it('gives back across slots', async () => {
-    const store = new RedisStore({ client: client as RedisClient, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
-    const keys = keysInDistinctSlots(prefix, 3);
-    await store.lease({ checks: keys.map((k) => lease(k, 10, 10, 1, 4)), now: 0 });
-    const back = await store.refund({ checks: keys.map((k) => check(k, 10, 10, 4)), now: 0 });
-    expect(back.decisions.map((d) => d.remaining)).toEqual([9, 9, 9]);
-    await store.close();
   });
 });

@@ -1,22 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import {
-  rawCommand,
-  startRedisCluster,
-  startRedisServer,
-  uniquePrefix,
-  type RedisClusterHandle,
-  type RedisServer,
-} from '../../test/utils/redis-harness.js';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { connectClusterClient, connectRedisClient } from '../../test/utils/redis-client.js';
-import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
-import { describeStoreContract } from '../../lib/store/index.js';
+import { connectRedisClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
 import { checkKeyPrefix, encodeKey, keySlot, MAX_ENCODED_KEY_LENGTH, redisKey } from './redis-keys.js';
-import { SCRIPTS, type ScriptName } from './scripts/index.js';
 import { bucket, check } from '../../test/utils/checks.js';
 
 // Compile-time check: ioredis' Redis and Cluster fit the store's client interface as they are.
@@ -79,41 +70,31 @@ describe('redis keys', () => {
 });
 
 describe('RedisStore on a standalone Redis', () => {
-  let server: RedisServer;
-  let client: Redis;
+  // Its own server: tests flush its scripts and count the commands it ran.
+  const redis = withRedisServer();
   let prefix: string;
-
-  beforeAll(async () => {
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url);
-  });
-
-  afterAll(async () => {
-    client.disconnect();
-    await server.stop();
-  });
 
   beforeEach(() => {
     prefix = uniquePrefix('store');
   });
 
   const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
-    new RedisStore({ client, keyPrefix: prefix, timeoutMs: 5_000, ...options });
+    new RedisStore({ client: redis.client, keyPrefix: prefix, timeoutMs: 5_000, ...options });
 
   it('validates its options, naming them', () => {
     expect(() => new RedisStore({} as never)).toThrow(/client must be a Redis client/);
-    expect(() => new RedisStore({ client, timeoutMs: 0 })).toThrow(/timeoutMs/);
-    expect(() => new RedisStore({ client, timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
-    expect(() => new RedisStore({ client, time: 'local' as never })).toThrow(/time must be/);
-    expect(() => new RedisStore({ client, keyPrefix: '{x}' })).toThrow(/keyPrefix/);
-    expect(() => new RedisStore({ client, expiryPaddingMs: -1 })).toThrow(/expiryPaddingMs/);
+    expect(() => new RedisStore({ client: redis.client, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => new RedisStore({ client: redis.client, timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
+    expect(() => new RedisStore({ client: redis.client, time: 'local' as never })).toThrow(/time must be/);
+    expect(() => new RedisStore({ client: redis.client, keyPrefix: '{x}' })).toThrow(/keyPrefix/);
+    expect(() => new RedisStore({ client: redis.client, expiryPaddingMs: -1 })).toThrow(/expiryPaddingMs/);
     expect(DEFAULT_REDIS_TIMEOUT_MS).toBeGreaterThanOrEqual(50);
     expect(DEFAULT_REDIS_TIMEOUT_MS).toBeLessThanOrEqual(200);
   });
 
   it('calls the scripts by SHA: one EVALSHA per decision, no SCRIPT LOAD, no EVAL once cached', async () => {
     const store = makeStore({ time: 'client' });
-    await client.script('FLUSH');
+    await redis.client.script('FLUSH');
     await store.consume({ checks: [check('warm-up', 10, 10), check('warm-up-2', 10, 10)], now: 0 });
     expect(store.scriptReloads).toBe(1);
     // One script per operation (and consume_one for a single token bucket): each one is sent once after the flush.
@@ -122,12 +103,12 @@ describe('RedisStore on a standalone Redis', () => {
     await store.consume({ checks: [check('warm-up', 10, 10)], now: 0 });
     expect(store.scriptReloads).toBe(3);
 
-    await client.config('RESETSTAT');
+    await redis.client.config('RESETSTAT');
     for (let i = 0; i < 20; i++) {
       await store.consume({ checks: [check('a', 10, 10), check('b', 10, 10)], now: i });
     }
     await store.peek({ checks: [bucket('a', 10, 10)], now: 30 });
-    const calls = await commandCalls(client);
+    const calls = await commandCalls(redis.client);
     expect(calls.evalsha).toBe(21);
     expect(calls.eval).toBeUndefined();
     expect(calls.script).toBeUndefined();
@@ -141,7 +122,7 @@ describe('RedisStore on a standalone Redis', () => {
     const store = makeStore({ time: 'client' });
     const c = check('k', 1, 3);
     await store.consume({ checks: [c], now: 0 });
-    await client.script('FLUSH');
+    await redis.client.script('FLUSH');
     const before = store.scriptReloads;
     expect((await store.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
     expect(store.scriptReloads).toBe(before + 1);
@@ -153,14 +134,14 @@ describe('RedisStore on a standalone Redis', () => {
     const store = makeStore();
     await store.consume({ checks: [check('k', 1, 10, 3)], now: 0 });
     const key = redisKey(prefix, 'k');
-    const value = (await client.get(key))!;
+    const value = (await redis.client.get(key))!;
     const [base, offset] = value.split(':').map(Number) as [number, number];
     expect(Number.isInteger(base)).toBe(true);
     const tat = base + offset;
-    const expireAt = Number(await client.call('PEXPIRETIME', key));
+    const expireAt = Number(await redis.client.call('PEXPIRETIME', key));
     expect(expireAt).toBe(base + Math.ceil(offset));
     expect(expireAt).toBe(Math.ceil(tat));
-    const now = await serverNow(client);
+    const now = await serverNow(redis.client);
     expect(tat - now).toBeGreaterThan(2_000);
     expect(tat - now).toBeLessThanOrEqual(3_000);
   });
@@ -169,15 +150,15 @@ describe('RedisStore on a standalone Redis', () => {
     const exact = makeStore({ time: 'client' });
     await exact.consume({ checks: [check('k', 1, 10, 2)], now: 5_000.5 });
     const key = redisKey(prefix, 'k');
-    expect(await client.get(key)).toBe('5000:2000.5'); // frame floor(now), offset from it
-    expect(storedTat(await client.get(key))).toBe(7_000.5);
-    const ttl = await client.pttl(key);
+    expect(await redis.client.get(key)).toBe('5000:2000.5'); // frame floor(now), offset from it
+    expect(storedTat(await redis.client.get(key))).toBe(7_000.5);
+    const ttl = await redis.client.pttl(key);
     expect(ttl).toBeGreaterThan(1_000); // 2 s minus however long this took
     expect(ttl).toBeLessThanOrEqual(2_000);
 
     const padded = makeStore({ time: 'client', expiryPaddingMs: 10_000 });
     await padded.consume({ checks: [check('p', 1, 10, 2)], now: 5_000 });
-    const paddedTtl = await client.pttl(redisKey(prefix, 'p'));
+    const paddedTtl = await redis.client.pttl(redisKey(prefix, 'p'));
     expect(paddedTtl).toBeGreaterThan(11_000);
     expect(paddedTtl).toBeLessThanOrEqual(12_000);
   });
@@ -187,8 +168,8 @@ describe('RedisStore on a standalone Redis', () => {
     await store.consume({ checks: [check('short', 100, 1)], now: 0 }); // full again in 10 ms
     const key = redisKey(prefix, 'short');
     const deadline = Date.now() + 5_000;
-    while ((await client.exists(key)) === 1 && Date.now() < deadline) await sleep(10);
-    expect(await client.exists(key)).toBe(0);
+    while ((await redis.client.exists(key)) === 1 && Date.now() < deadline) await sleep(10);
+    expect(await redis.client.exists(key)).toBe(0);
   });
 
   it('writes nothing when a request is denied', async () => {
@@ -196,20 +177,20 @@ describe('RedisStore on a standalone Redis', () => {
     const open = check('open', 10, 5);
     const shut = check('shut', 1, 1);
     await store.consume({ checks: [shut], now: 0 });
-    const shutValue = await client.get(redisKey(prefix, 'shut'));
+    const shutValue = await redis.client.get(redisKey(prefix, 'shut'));
     const result = await store.consume({ checks: [open, shut], now: 0 });
     expect(result.allowed).toBe(false);
-    expect(await client.exists(redisKey(prefix, 'open'))).toBe(0);
-    expect(await client.get(redisKey(prefix, 'shut'))).toBe(shutValue);
+    expect(await redis.client.exists(redisKey(prefix, 'open'))).toBe(0);
+    expect(await redis.client.get(redisKey(prefix, 'shut'))).toBe(shutValue);
     const cost = await store.consume({ checks: [check('big', 1, 2, 3)], now: 0 });
     expect(cost.decisions[0]).toMatchObject({ allowed: false, retryAfterMs: Number.POSITIVE_INFINITY });
-    expect(await client.exists(redisKey(prefix, 'big'))).toBe(0);
+    expect(await redis.client.exists(redisKey(prefix, 'big'))).toBe(0);
   });
 
   it('stores one hash-tagged, escaped key per bucket', async () => {
     const store = makeStore({ time: 'client' });
     await store.consume({ checks: [check('user:{x}:é', 1, 5), check('ip:127.0.0.1', 1, 5)], now: 0 });
-    const keys = (await client.keys(`${prefix}*`)).sort();
+    const keys = (await redis.client.keys(`${prefix}*`)).sort();
     expect(keys).toEqual([`${prefix}{ip:127.0.0.1}`, `${prefix}{user:%7Bx%7D:%E9}`]);
     for (const key of keys) expect(key.match(/[{}]/g)).toEqual(['{', '}']);
   });
@@ -239,7 +220,7 @@ describe('RedisStore on a standalone Redis', () => {
     ]) {
       expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
     }
-    expect(storedTat(await client.get(redisKey(prefix, 'third')))).toBe(0.25 + 1000 / 3);
+    expect(storedTat(await redis.client.get(redisKey(prefix, 'third')))).toBe(0.25 + 1000 / 3);
     const denied = await store.consume({ checks: [check('third', 3, 1)], now: 100.125 });
     expect(Number.isInteger(denied.decisions[0]!.retryAfterMs)).toBe(false);
     const never = await store.consume({ checks: [check('third', 3, 1, 2)], now: 0 });
@@ -265,7 +246,7 @@ describe('RedisStore on a standalone Redis', () => {
     const store = makeStore({ time: 'client' });
     await store.consume({ checks: [check('a', 1, 1), check('b', 1, 1)], now: 0 });
     await store.reset({ checks: [bucket('a', 1, 1), bucket('b', 1, 1)], now: 0 });
-    expect(await client.exists(redisKey(prefix, 'a'), redisKey(prefix, 'b'))).toBe(0);
+    expect(await redis.client.exists(redisKey(prefix, 'a'), redisKey(prefix, 'b'))).toBe(0);
   });
 
   it('close() leaves the client it was given open, and refuses further calls', async () => {
@@ -273,13 +254,13 @@ describe('RedisStore on a standalone Redis', () => {
     await store.consume({ checks: [check('k', 1, 1)], now: 0 });
     await store.close();
     await store.close();
-    expect(client.status).toBe('ready');
-    expect(await client.ping()).toBe('PONG');
+    expect(redis.client.status).toBe('ready');
+    expect(await redis.client.ping()).toBe('PONG');
     await expect(store.consume({ checks: [check('k', 1, 1)], now: 0 })).rejects.toBeInstanceOf(RateLimitStoreError);
   });
 
   it('fails fast, without queueing, when the client is not connected', async () => {
-    const offline = await connectRedisClient(server.url, {}); // ioredis defaults
+    const offline = await connectRedisClient(redis.server.url, {}); // ioredis defaults
     const ended = new Promise((resolve) => offline.once('end', resolve));
     offline.disconnect();
     await ended;
@@ -294,7 +275,7 @@ describe('RedisStore on a standalone Redis', () => {
 
   it('wraps Redis error replies in RateLimitStoreError, with the cause', async () => {
     const store = makeStore({ time: 'client' });
-    await client.hset(redisKey(prefix, 'hash'), 'field', '1');
+    await redis.client.hset(redisKey(prefix, 'hash'), 'field', '1');
     const failure = await store.consume({ checks: [check('hash', 1, 1)], now: 0 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RateLimitStoreError);
     expect((failure as RateLimitStoreError).message).toMatch(/WRONGTYPE/);
@@ -303,190 +284,4 @@ describe('RedisStore on a standalone Redis', () => {
   });
 });
 
-describe('RedisStore on a Redis Cluster (3 masters)', () => {
-  let cluster: RedisClusterHandle;
-  let client: Cluster;
-  let prefix: string;
-
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-    client = await connectClusterClient(cluster);
-  }, 60_000);
-
-  afterAll(async () => {
-    client?.disconnect();
-    await cluster?.stop();
-  });
-
-  beforeEach(() => {
-    prefix = uniquePrefix('cluster');
-  });
-
-  const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
-    new RedisStore({ client, keyPrefix: prefix, timeoutMs: 5_000, time: 'client', ...options });
-
-  it('computes the same slots as the Cluster, whatever the key contains', async () => {
-    for (const raw of ['foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', 'é', 'plain']) {
-      expect(await client.cluster('KEYSLOT', raw)).toBe(keySlot(raw));
-    }
-    const keys = ['ip:10.0.0.1', 'user:{admin}', '{x}', 'é{', '}{', 'x'.repeat(500), '#h'];
-    for (const key of keys) {
-      const stored = redisKey(prefix, key);
-      expect(await client.cluster('KEYSLOT', stored)).toBe(keySlot(stored));
-    }
-    // An injected tag does not pull two callers' buckets into one slot (or onto the tag's slot).
-    const a = redisKey(prefix, 'route:a:{victim}');
-    const b = redisKey(prefix, 'route:b:{victim}');
-    expect(keySlot(a)).not.toBe(keySlot(b));
-    expect(keySlot(a)).not.toBe(keySlot('victim'));
-  });
-
-  it('makes one script call per slot involved', async () => {
-    const store = makeStore();
-    const evalshaCalls = async () => {
-      let total = 0;
-      for (const node of cluster.nodes) {
-        const info = await rawCommand(node.port, ['INFO', 'commandstats']);
-        total += Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
-      }
-      return total;
-    };
-    // Every node caches the scripts on its own: load them everywhere first, so
-    // the count below is not disturbed by NOSCRIPT fallbacks.
-    for (const script of Object.values(SCRIPTS)) {
-      await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', script.source])));
-    }
-    await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['CONFIG', 'RESETSTAT'])));
-    const result = await store.consume({ checks: [check('solo', 1, 2)], now: 0 });
-    expect(result.decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
-    expect(await evalshaCalls()).toBe(1);
-    await store.consume({ checks: keysInDistinctSlots(prefix, 3).map((k) => check(k, 1, 2)), now: 0 });
-    expect(await evalshaCalls()).toBe(4);
-  });
-
-  it('gives back what earlier slots took when a later slot denies', async () => {
-    const store = makeStore();
-    const [first, second, third] = keysInDistinctSlots(prefix, 3) as [string, string, string];
-    const model = new ModelStore();
-    const checks = [check(second, 10, 5), check(third, 1, 1), check(first, 10, 5)];
-    const admitted = { checks, now: 0 };
-    expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
-    const values = await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))));
-
-    const denied = { checks, now: 10 };
-    const result = await store.consume(denied);
-    expect(result.allowed).toBe(false);
-    expect(result).toEqual(approximately(model.consume(denied)));
-    // The slots before the denying one were charged, then put back exactly.
-    expect(await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))))).toEqual(values);
-  });
-
-  it('windows across slots: a later slot that denies gets the earlier window counts put back exactly', async () => {
-    const store = makeStore();
-    const [first, second, third] = keysInDistinctSlots(prefix, 3) as [string, string, string];
-    const model = new ModelStore();
-    const T = 1_700_000_040_000;
-    const checks = [
-      { key: second, limit: { algorithm: 'fixed-window', quota: 3, windowMs: 60_000 } as const, cost: 1 },
-      { key: third, limit: { algorithm: 'sliding-window', quota: 1, windowMs: 60_000 } as const, cost: 1 },
-      { key: first, limit: { algorithm: 'sliding-window', quota: 5, windowMs: 60_000 } as const, cost: 2 },
-    ];
-    const admitted = { checks, now: T };
-    expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
-    const values = await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))));
-    const denied = { checks, now: T + 10 };
-    const result = await store.consume(denied);
-    expect(result.allowed).toBe(false);
-    expect(result).toEqual(approximately(model.consume(denied)));
-    expect(await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))))).toEqual(values);
-  });
-
-  it('evaluates, without charging, the slots after the denying one', async () => {
-    const store = makeStore();
-    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
-    await store.consume({ checks: [check(first, 1, 1)], now: 0 });
-    const model = new ModelStore();
-    model.consume({ checks: [check(first, 1, 1)], now: 0 });
-    const request = { checks: [check(second, 10, 5, 2), check(first, 1, 1)], now: 0 };
-    expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
-    expect(await client.exists(redisKey(prefix, second))).toBe(0);
-  });
-
-  /** The script sent (by SHA or by source), by name. */
-  const scriptName = (shaOrSource: string): ScriptName =>
-    Object.values(SCRIPTS).find((script) => script.sha === shaOrSource || script.source === shaOrSource)!.name;
-
-  /** The real Cluster client, with calls for one key or one script made to fail (`argv`: the script's ARGV). */
-  const failing = (fails: (keys: string[], script: ScriptName, argv: string[]) => boolean): RedisClient => {
-    const fail = (script: string, numkeys: number, args: string[]) =>
-      fails(args.slice(0, numkeys), scriptName(script), args.slice(numkeys));
-    return {
-      isCluster: true,
-      get status() {
-        return client.status;
-      },
-      evalsha: (sha, numkeys, ...args) =>
-        fail(sha, numkeys, args) ? Promise.reject(new Error('injected failure')) : client.evalsha(sha, numkeys, ...args),
-      eval: (script, numkeys, ...args) =>
-        fail(script, numkeys, args) ? Promise.reject(new Error('injected failure')) : client.eval(script, numkeys, ...args),
-      del: (...keys) => client.del(...keys),
-    };
-  };
-
-  it('answers the denial even when the refund fails, reporting the bucket as charged', async () => {
-    const store = new RedisStore({ client: failing((_keys, script) => script === 'refund'), keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
-    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
-    await store.consume({ checks: [check(second, 1, 1)], now: 0 });
-    const result = await store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 });
-    expect(result.allowed).toBe(false);
-    // The refund never happened: the first bucket is charged, and says so.
-    expect(result.decisions[0]).toEqual({ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 100 });
-    expect(await client.get(redisKey(prefix, first))).toBe('0:100');
-    expect(store.refundFailures).toBe(1);
-  });
-
-  it('rejects when a later slot fails, and still gives back what earlier slots took', async () => {
-    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
-    const secondKey = redisKey(prefix, second);
-    const store = new RedisStore({
-      // Slot by slot, consumes ask for their refund receipts (ARGV[3] = '1').
-      client: failing((keys, script, argv) => script === 'consume' && argv[2] === '1' && keys.includes(secondKey)),
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-    });
-    await expect(store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 })).rejects.toThrow(
-      RateLimitStoreError,
-    );
-    const firstKey = redisKey(prefix, first);
-    const deadline = Date.now() + 5_000;
-    while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await sleep(10);
-    expect(await client.exists(firstKey)).toBe(0);
-  });
-
-  it('peeks and resets across slots', async () => {
-    const store = makeStore();
-    const keys = keysInDistinctSlots(prefix, 3);
-    await store.consume({ checks: keys.map((k) => check(k, 1, 3)), now: 0 });
-    const buckets = keys.map((k) => (bucket(k, 1, 3)));
-    expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([2, 2, 2]);
-    await store.reset({ checks: buckets, now: 0 });
-    expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([3, 3, 3]);
-  });
-
-  it('uses Redis time across slots too', async () => {
-    const store = makeStore({ time: 'server' });
-    const keys = keysInDistinctSlots(prefix, 2);
-    const checks = keys.map((k) => check(k, 0.1, 1));
-    expect((await store.consume({ checks, now: 0 })).allowed).toBe(true);
-    const denied = await store.consume({ checks, now: 0 });
-    expect(denied.allowed).toBe(false);
-    expect(denied.decisions[0]!.retryAfterMs).toBeGreaterThan(5_000);
-    expect(denied.decisions[0]!.retryAfterMs).toBeLessThanOrEqual(10_000);
-  });
-
-  describeStoreContract(
-    'RedisStore on a Redis Cluster (client time)',
-    () => new RedisStore({ client, keyPrefix: uniquePrefix('cluster-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
-  );
-});
+// The Redis Cluster suite: redis.store.cluster.spec.ts (`fault` project).

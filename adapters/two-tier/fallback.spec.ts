@@ -7,9 +7,9 @@ import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { RedisStore, type RedisClient } from '../redis/index.js';
 import { Fallback, localFallbackOf } from './fallback.js';
+import { sleep } from '../../test/utils/time.js';
 
 const T0 = 1_700_000_000_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -7,11 +7,11 @@ import type { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable } from './key-table.js';
 import { LeaseBook } from './lease-book.js';
 import { HOT_LEASE } from './lease-sizing.js';
+import { sleep } from '../../test/utils/time.js';
 
 /** What the table hands to the give-back queue: [key, rate, burst, tokens]. */
 type GivenBack = [string, number, number, number];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A lease book on a real key table and deny cache; give-backs recorded, not sent. */
 function book({ leaseTtlMs = 1_000, maxLeaseShare = 0.25 } = {}) {

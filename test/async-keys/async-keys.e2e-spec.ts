@@ -5,7 +5,7 @@
  * A route whose keys and store are synchronous stays free of promises.
  */
 import { jest } from '@jest/globals';
-import { Logger, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import {
   ManualClock,
@@ -19,6 +19,7 @@ import {
 import { RecordingStore } from '../keys/keys.fixtures.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { AsyncKeysController } from './async-keys.fixtures.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 const key = (handler: string, identity: string, limit = 'default') =>
   `tb|${limit}|AsyncKeysController.${handler}:async-keys/${handler === 'asyncObject' ? 'async-object' : handler}|${identity}`;
@@ -34,11 +35,10 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
   let app: INestApplication | undefined;
   let store: RecordingStore;
-  let error: jest.Spied<typeof Logger.prototype.error>;
+  const logs = silenceRateLimitLogs();
 
   beforeEach(async () => {
     // Nest's exception handler logs what became a 500 (its logger is off, the call still happens).
-    error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     store = new RecordingStore();
     app = await createApp(platform, {
       imports: [RateLimitModule.forRoot({ store, clock: new ManualClock(10_000_000) })],
@@ -48,7 +48,6 @@ describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
   afterEach(async () => {
     await app?.close();
     app = undefined;
-    error.mockRestore();
   });
 
   /** Status of each request to `path`, in order, with each set of headers. */
@@ -61,8 +60,8 @@ describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
     }
     return out;
   };
-  /** What Nest logged as errors (the cause of each 500, as `String(error)`: `<name>: <message>`). */
-  const loggedErrors = () => error.mock.calls.map(([message]) => String(message));
+  /** What Nest logged as errors (the cause of each 500, as `String(logs.error)`: `<name>: <message>`). */
+  const loggedErrors = () => logs.error.mock.calls.map(([message]) => String(message));
 
   it('a promised key is awaited: each session has its own bucket (not one "[object Promise]" bucket)', async () => {
     const a = { 'X-Session': 'token-a' };

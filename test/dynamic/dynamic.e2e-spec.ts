@@ -5,31 +5,27 @@
  * was consumed, and a bad value is decided by the fail mode, said once.
  */
 import request from 'supertest';
-import { Logger, type INestApplication } from '@nestjs/common';
-import { jest } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
 import { ManualClock, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { ALL_STORES, storesOfKind } from '../utils/stores.js';
 import { PlansController } from './plans.controller.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 describe.each(ALL_STORES)('dynamic limits (%s store)', (storeKind) => {
   const makeStore = storesOfKind(storeKind);
   describe.each(PLATFORMS)('%s', (platform) => {
     let app: INestApplication | undefined;
     let clock: ManualClock;
-    let warn: jest.SpiedFunction<Logger['warn']>;
+    const logs = silenceRateLimitLogs();
 
     const boot = async (options: RateLimitModuleOptions = {}) => {
       clock = new ManualClock(1_700_000_000_000);
       app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`dynamic-${storeKind}-${platform}`), ...options })], controllers: [PlansController] });
     };
-    beforeEach(() => {
-      warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    });
     afterEach(async () => {
       await app?.close();
       app = undefined;
-      warn.mockRestore();
     });
     const get = (path: string, plan?: string, from = '203.0.113.1') =>
       request(app!.getHttpServer()).get(path).set({ 'x-forwarded-for': from, ...(plan ? { 'x-plan': plan } : {}) });
@@ -58,7 +54,7 @@ describe.each(ALL_STORES)('dynamic limits (%s store)', (storeKind) => {
     it("a bad value is decided by the fail mode ('open' admits that call), and said once", async () => {
       await boot({ trustProxy: true });
       for (let i = 0; i < 3; i++) expect((await get('/plans/sync', 'platinum')).status).toBe(200);
-      const lines = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('rate or burst function failed'));
+      const lines = logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('rate or burst function failed'));
       expect(lines).toEqual([expect.stringContaining('the rate function produced a bad value: rate must be a positive number')]);
       // The plans that exist are still limited.
       await get('/plans/sync', 'free');

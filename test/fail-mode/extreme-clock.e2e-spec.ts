@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
-import { jest } from '@jest/globals';
+import { Controller, Get, type INestApplication } from '@nestjs/common';
 import { ManualClock, MemoryStore, RateLimit, RateLimitModule, type FailMode } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 @Controller('clock')
 class ClockController {
@@ -23,8 +23,7 @@ const UNAVAILABLE = { statusCode: 503, message: 'Rate limiting is temporarily un
 describe.each(PLATFORMS)('extreme clocks (%s)', (platform) => {
   let app: INestApplication;
   let clock: ManualClock;
-  let errorSpy: jest.SpiedFunction<Logger['error']>;
-  let logSpy: jest.SpiedFunction<Logger['log']>;
+  const logs = silenceRateLimitLogs();
 
   const boot = async (failMode: FailMode) => {
     clock = new ManualClock(1_700_000_000_000);
@@ -34,19 +33,13 @@ describe.each(PLATFORMS)('extreme clocks (%s)', (platform) => {
     });
   };
   const get = () => request(app.getHttpServer()).get('/clock');
-  const logged = (spy: jest.SpiedFunction<Logger['error']> | jest.SpiedFunction<Logger['log']>) =>
+  const logged = (spy: typeof logs.error) =>
     spy.mock.calls
       .filter((_call, i) => (spy.mock.contexts[i] as unknown as { context?: string }).context === 'RateLimit')
       .map((call) => String(call[0]));
 
-  beforeEach(() => {
-    errorSpy = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    logSpy = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-  });
   afterEach(async () => {
     await app?.close();
-    errorSpy.mockRestore();
-    logSpy.mockRestore();
   });
 
   describe.each([
@@ -64,12 +57,12 @@ describe.each(PLATFORMS)('extreme clocks (%s)', (platform) => {
         expect(res.headers['ratelimit']).toBeUndefined();
         expect(res.headers['retry-after']).toBeUndefined();
       }
-      expect(logged(errorSpy)).toEqual([
+      expect(logged(logs.error)).toEqual([
         `Rate-limit store failed; applying failMode until it recovers: Rate-limit clock read ${shown}, not a time in [0, 8640000000000000] ms`,
       ]);
       clock.set(1_700_000_000_000);
       expect((await get()).status).toBe(200);
-      expect(logged(logSpy)).toEqual(['Rate-limit store recovered after 3 failed decision(s)']);
+      expect(logged(logs.log)).toEqual(['Rate-limit store recovered after 3 failed decision(s)']);
       const denied = await get();
       expect(denied.status).toBe(429);
       expect(denied.headers['retry-after']).toBe('1');
@@ -83,7 +76,7 @@ describe.each(PLATFORMS)('extreme clocks (%s)', (platform) => {
         expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: UNAVAILABLE });
         expect(res.headers['retry-after']).toBeUndefined();
       }
-      expect(logged(errorSpy)).toHaveLength(1);
+      expect(logged(logs.error)).toHaveLength(1);
     });
   });
 

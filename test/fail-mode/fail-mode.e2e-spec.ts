@@ -1,9 +1,9 @@
 import request from 'supertest';
-import { Logger, type INestApplication } from '@nestjs/common';
-import { jest } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
 import { ManualClock, RateLimitModule, type FailMode } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { FailModeController, FlakyStore, type StoreBehaviour } from './fail-mode.fixtures.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 const UNAVAILABLE = { statusCode: 503, message: 'Rate limiting is temporarily unavailable', error: 'Service Unavailable' };
 
@@ -13,8 +13,7 @@ const settle = () => new Promise<void>((resolve) => setImmediate(() => setImmedi
 describe.each(PLATFORMS)('store failures (%s)', (platform) => {
   let app: INestApplication;
   let store: FlakyStore;
-  let errorSpy: jest.SpiedFunction<Logger['error']>;
-  let logSpy: jest.SpiedFunction<Logger['log']>;
+  const logs = silenceRateLimitLogs();
 
   const boot = async (failMode?: FailMode) => {
     store = new FlakyStore();
@@ -26,19 +25,13 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
   const get = (path: string) => request(app.getHttpServer()).get(path);
 
   /** Messages logged by the rate limiter's own logger (context "RateLimit"). */
-  const logged = (spy: jest.SpiedFunction<Logger['error']> | jest.SpiedFunction<Logger['log']>) =>
+  const logged = (spy: typeof logs.error) =>
     spy.mock.calls
       .filter((_call, i) => (spy.mock.contexts[i] as unknown as { context?: string }).context === 'RateLimit')
       .map((call) => call[0]);
 
-  beforeEach(() => {
-    errorSpy = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    logSpy = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-  });
   afterEach(async () => {
     await app?.close();
-    errorSpy.mockRestore();
-    logSpy.mockRestore();
   });
 
   describe.each<StoreBehaviour>(['throw', 'reject'])('a store that fails by %s', (behaviour) => {
@@ -101,21 +94,21 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
       store.behaviour = behaviour;
       for (let i = 0; i < 3; i++) await get('/fm/module').expect(200);
       await get('/fm/closed').expect(503);
-      expect(logged(errorSpy)).toEqual([`Rate-limit store failed; applying failMode until it recovers: ${behaviour === 'throw' ? 'store exploded' : 'store unreachable'}`]);
-      expect(logged(logSpy)).toEqual([]);
+      expect(logged(logs.error)).toEqual([`Rate-limit store failed; applying failMode until it recovers: ${behaviour === 'throw' ? 'store exploded' : 'store unreachable'}`]);
+      expect(logged(logs.log)).toEqual([]);
 
       store.behaviour = 'ok';
       for (let i = 0; i < 3; i++) await get('/fm/module').expect(200);
-      expect(logged(logSpy)).toEqual(['Rate-limit store recovered after 4 failed decision(s)']);
-      expect(logged(errorSpy)).toHaveLength(1);
+      expect(logged(logs.log)).toEqual(['Rate-limit store recovered after 4 failed decision(s)']);
+      expect(logged(logs.error)).toHaveLength(1);
 
       store.behaviour = behaviour;
       await get('/fm/module').expect(200);
       await get('/fm/module').expect(200);
-      expect(logged(errorSpy)).toHaveLength(2);
+      expect(logged(logs.error)).toHaveLength(2);
       store.behaviour = 'ok';
       await get('/fm/module').expect(200);
-      expect(logged(logSpy)).toEqual([
+      expect(logged(logs.log)).toEqual([
         'Rate-limit store recovered after 4 failed decision(s)',
         'Rate-limit store recovered after 2 failed decision(s)',
       ]);
@@ -142,7 +135,7 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
     store.behaviour = 'throw-wrapped';
     await get('/fm/module').expect(200);
     await get('/fm/closed').expect(503);
-    expect(logged(errorSpy)).toEqual([
+    expect(logged(logs.error)).toEqual([
       'Rate-limit store failed; applying failMode until it recovers: Redis timed out (cause: ETIMEDOUT 10.0.0.7:6379)',
     ]);
   });

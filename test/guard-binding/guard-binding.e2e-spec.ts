@@ -1,5 +1,4 @@
-import { jest } from '@jest/globals';
-import { Logger, type INestApplication, type Provider, type Type } from '@nestjs/common';
+import { type INestApplication, type Provider, type Type } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -8,6 +7,7 @@ import request from 'supertest';
 import { ManualClock, RateLimitGuard, RateLimitModule } from 'nestjs-holdup';
 import { PLATFORMS, type Platform } from '../utils/create-app.js';
 import { BoundController, BoundTwiceController, FreeController, PlainController } from './guard-binding.fixtures.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 interface Setup {
   readonly global?: boolean;
@@ -32,7 +32,7 @@ async function boot(platform: Platform, setup: Setup): Promise<INestApplication>
 
 describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
   let app: INestApplication | undefined;
-  let warn: jest.SpiedFunction<Logger['warn']>;
+  const logs = silenceRateLimitLogs();
 
   const statuses = async (path: string, times: number) => {
     const out: number[] = [];
@@ -40,15 +40,11 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
     return out;
   };
   const unguardedWarnings = () =>
-    warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('no RateLimitGuard runs'));
+    logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('no RateLimitGuard runs'));
 
-  beforeEach(() => {
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-  });
   afterEach(async () => {
     await app?.close();
     app = undefined;
-    warn.mockRestore();
   });
 
   describe('bound more than once: one evaluation per request', () => {

@@ -6,16 +6,16 @@
  * both `inheritAppConfig` settings (limits enforced exactly once).
  */
 import type { AddressInfo, Server } from 'node:net';
-import { Logger, type INestApplication, type INestMicroservice } from '@nestjs/common';
+import { type INestApplication, type INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import request from 'supertest';
 import { firstValueFrom } from 'rxjs';
-import { jest } from '@jest/globals';
 import { ManualClock, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
 import { sharedRedisUrl } from '../utils/redis-harness.js';
 import { TcpMessageClient } from '../utils/tcp-message-client.js';
 import { BadMessageController, KeyedController, OrdersController, received } from './orders.controller.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 /** The port a TCP microservice listens on (it was given port 0). */
 function portOf(microservice: INestMicroservice): number {
@@ -28,16 +28,14 @@ const outcome = (promise: Promise<unknown>) => promise.then((value) => ({ ok: va
 
 describe('microservices', () => {
   const closing: (() => Promise<unknown> | void)[] = [];
-  let warn: jest.SpiedFunction<Logger['warn']>;
+  const logs = silenceRateLimitLogs();
   beforeEach(() => {
     received.length = 0;
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
   afterEach(async () => {
     for (const close of closing.splice(0).reverse()) await close();
-    warn.mockRestore();
   });
-  const warnings = (containing: string) => warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(containing));
+  const warnings = (containing: string) => logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(containing));
 
   /** A TCP microservice on a port the system picks (port 0: no race with other suites' servers); its port. */
   const tcpMicroservice = async (options?: RateLimitModuleOptions) => {

@@ -10,13 +10,13 @@
  * refuse a number, and given one it trusts nothing, as it cannot validate the
  * immediate peer).
  */
-import { jest } from '@jest/globals';
-import { Logger, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { ManualClock, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
 import { RecordingStore } from '../keys/keys.fixtures.js';
 import { createApp, expressSet, platformTrustProxy, PLATFORMS, type CreateAppOptions } from '../utils/create-app.js';
 import { ProxiedController } from './proxies.fixtures.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 const KEY = 'tb|default|ProxiedController.ip:proxied/ip|';
 /** The platform trusts the proxy the test client stands for (it connects from 127.0.0.1). */
@@ -26,15 +26,11 @@ const UNTRUSTED = /^RateLimitModule: a request from \S+ carried X-Forwarded-For,
 describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
   let app: INestApplication | undefined;
   let store: RecordingStore;
-  let warn: jest.Spied<typeof Logger.prototype.warn>;
+  const logs = silenceRateLimitLogs();
 
-  beforeEach(() => {
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-  });
   afterEach(async () => {
     await app?.close();
     app = undefined;
-    warn.mockRestore();
   });
 
   const boot = async (options: Omit<RateLimitModuleOptions, 'store' | 'clock'> = {}, platformOptions: CreateAppOptions = {}) => {
@@ -56,7 +52,7 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
     return out;
   };
   /** The warnings about an untrusted X-Forwarded-For. */
-  const untrustedWarnings = () => warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('X-Forwarded-For'));
+  const untrustedWarnings = () => logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('X-Forwarded-For'));
 
   describe("the platform's trust-proxy setting (module trustProxy not set)", () => {
     it("trusting the proxy's address: two clients behind it get their own buckets, whatever they wrote further left", async () => {
@@ -65,7 +61,7 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
       const b = '203.0.113.2';
       expect(await statuses([a, `198.51.100.66, ${a}`, a, b, b])).toEqual([200, 200, 429, 200, 200]);
       expect(store.keys).toEqual([...Array(3).fill(`${KEY}203.0.113.1`), ...Array(2).fill(`${KEY}203.0.113.2`)]);
-      // The address was the proxy's to give: nothing to warn about.
+      // The address was the proxy's to give: nothing to logs.warn about.
       expect(untrustedWarnings()).toEqual([]);
     });
 
@@ -114,8 +110,8 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
       expect(await statuses(forwarded)).toEqual([200, 200, 429, 429, 429, 429, 429, 429]);
       const lines = untrustedWarnings();
       expect(lines).toHaveLength(1);
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(warn.mock.contexts[0]).toMatchObject({ context: 'RateLimit' });
+      expect(logs.warn).toHaveBeenCalledTimes(1);
+      expect(logs.warn.mock.contexts[0]).toMatchObject({ context: 'RateLimit' });
       const [line] = lines as [string];
       expect(line).toMatch(UNTRUSTED);
       expect(line).toContain("app.set('trust proxy'"); // Express
@@ -134,7 +130,7 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
     it('is not said with an explicit trustProxy: false (the application says there is no proxy), where it is otherwise', async () => {
       await boot({ trustProxy: false });
       expect(await statuses(['203.0.113.1', '203.0.113.2', '203.0.113.3'])).toEqual([200, 200, 429]);
-      expect(warn).not.toHaveBeenCalled();
+      expect(logs.warn).not.toHaveBeenCalled();
       // The same requests to an application that said nothing are warned about.
       await app!.close();
       await boot();
@@ -145,7 +141,7 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
     it('is not said until a request carries X-Forwarded-For', async () => {
       await boot();
       expect(await statuses([undefined, undefined])).toEqual([200, 200]);
-      expect(warn).not.toHaveBeenCalled();
+      expect(logs.warn).not.toHaveBeenCalled();
       expect(await statuses(['203.0.113.1'])).toEqual([429]);
       expect(untrustedWarnings()).toEqual([expect.stringMatching(UNTRUSTED)]);
     });

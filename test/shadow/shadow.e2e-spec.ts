@@ -6,12 +6,12 @@
  */
 import request from 'supertest';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { Logger, type INestApplication } from '@nestjs/common';
-import { jest } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
 import { ManualClock, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { makeStore, STORES, type StoreFixture } from '../utils/stores.js';
 import { ShadowController } from './shadow.controller.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 interface Seen {
   readonly result: string;
@@ -24,7 +24,7 @@ describe.each(STORES)('shadow mode (%s store)', (storeKind) => {
     let fixture: StoreFixture;
     let seen: Seen[];
     const listener = (event: unknown) => seen.push({ result: (event as Seen).result, limits: (event as Seen).limits });
-    let warn: jest.SpiedFunction<Logger['warn']>;
+    const logs = silenceRateLimitLogs();
 
     const boot = async (options: RateLimitModuleOptions = {}) => {
       fixture = await makeStore(storeKind, `shadow-${platform}`);
@@ -36,14 +36,12 @@ describe.each(STORES)('shadow mode (%s store)', (storeKind) => {
     beforeEach(() => {
       seen = [];
       subscribe('nestjs-holdup:decision', listener);
-      warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     });
     afterEach(async () => {
       unsubscribe('nestjs-holdup:decision', listener);
       await app?.close();
       app = undefined;
       await fixture?.release();
-      warn.mockRestore();
     });
     const get = (path: string) => request(app!.getHttpServer()).get(path);
     /** Shadow decisions are not awaited by the request: wait until they have all been published. */
@@ -53,7 +51,7 @@ describe.each(STORES)('shadow mode (%s store)', (storeKind) => {
       }
       return seen.filter(({ result }) => result === 'shadow-denied');
     };
-    const warnings = (containing: string) => warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(containing));
+    const warnings = (containing: string) => logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(containing));
 
     it('a shadow limit never denies, is not in the headers, and its would-be denials are counted and said once per burst', async () => {
       await boot();
