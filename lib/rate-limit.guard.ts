@@ -6,9 +6,9 @@ import { retryAfterSeconds, type HeaderLimit } from './headers/rate-limit-header
 import type { HeaderSource } from './headers/write-headers.js';
 import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import type { ResolvedLimit } from './limits/resolved-limit.js';
-import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from './observability/rate-limit-channels.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND } from './rate-limit.constants.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import { rateLimitChannels, type DecisionResult } from './observability/rate-limit-channels.js';
+import type { RateLimitOwner } from './interfaces/rate-limit-owner.interface.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import {
   EVALUATED,
   RATE_LIMIT_CHECKS,
@@ -19,7 +19,7 @@ import {
   type SplitEvaluation,
 } from './rate-limit.request-state.js';
 import { RateLimiter } from './rate-limiter.service.js';
-import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { ConsumeResult, MaybePromise, RateLimitCheck, StoreLimit } from './store/rate-limit-store.interface.js';

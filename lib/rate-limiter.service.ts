@@ -7,15 +7,15 @@ import { RateLimitStoreError, toStoreError } from './errors/rate-limit-store.err
 import type { FailMode, Rate, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { customIdentity } from './keys/key-strategy.js';
 import { resolveBucket } from './limits/resolve-bucket.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import { bucketNamespace } from './store/bucket-key.js';
 import type { BlockCheck, BucketRef, RateLimitCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { StoreFailureLog } from './store/store-failure-log.js';
-import { publishFallbackSwitches, rateLimitChannels, type RateLimitOwner } from './observability/rate-limit-channels.js';
+import { publishFallbackSwitches, rateLimitChannels } from './observability/rate-limit-channels.js';
+import type { RateLimitOwner } from './interfaces/rate-limit-owner.interface.js';
 import { isPromiseLike } from './util/maybe-promise.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
-import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import { RateLimitExceededException } from './errors/rate-limit-exceeded.exception.js';
 import { ProgrammaticLimits, type ProgrammaticLimit } from './limits/programmatic-limit.js';
 
 export type { ProgrammaticLimit } from './limits/programmatic-limit.js';
@@ -23,7 +23,7 @@ import { realDecision, reservingBucket, waitMs } from './policies/delay/reservat
 import { MAX_WAITING, WaitQueue } from './policies/delay/wait-queue.js';
 import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
 import { HotKeys, type HotKey, type HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
-import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 
 /**
  * The last valid clock reading: `Date`'s range, 8.64e15 ms (year 275760).

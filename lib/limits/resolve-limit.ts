@@ -1,5 +1,5 @@
 import { compileKeyStrategy, type Identify } from '../keys/key-strategy.js';
-import type { RequestAddress } from '../keys/request-address.js';
+import type { RequestAddress } from '../interfaces/request-address.interface.js';
 import type { KeyStrategy, Rate, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
@@ -12,7 +12,8 @@ import { resolveSkip } from '../policies/skip.js';
 import { compileDynamicBucket, dynamicLimitProblem } from '../policies/dynamic-limit.js';
 import { resolveMaxDelay } from '../policies/delay/max-delay.js';
 import { resolveBlockDuration } from '../policies/penalty.js';
-import { horizonProblem, MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
+import { horizonProblem, MIN_RATE, resolveBucket } from './resolve-bucket.js';
+import { MAX_HORIZON_MS } from '../store/horizon.js';
 import type { ResolvedLimit } from './resolved-limit.js';
 import { resolveAlgorithm, resolveWindow } from './resolve-window.js';
 import { capacityOf, type StoreLimit } from '../store/rate-limit-store.interface.js';
