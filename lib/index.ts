@@ -20,12 +20,12 @@ export type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 export type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
 
 // Exceptions and errors
-export { RateLimitExceededException, type RateLimitExceededDetails } from './rate-limit-exceeded.exception.js';
+export { RateLimitExceededException, type RateLimitExceededDetails } from './errors/rate-limit-exceeded.exception.js';
 export { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 export { QUOTA_EXCEEDED_TYPE } from './errors/denial-body.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 export { RateLimitKeyError } from './errors/rate-limit-key.error.js';
-export { RateLimitValueError, type DynamicRate, type DynamicBurst } from './policies/dynamic-limit.js';
+export { RateLimitValueError } from './policies/dynamic-limit.js';
 export { RateLimitGraphqlError } from './transports/graphql.transport.js';
 
 // Keys: the client address as the module sees it, for key functions
@@ -34,18 +34,29 @@ export { clientAddress } from './keys/client-address-helper.js';
 export { parseRate } from './limits/parse-rate.js';
 
 // Options
-export type { RateLimitOptions, Rate, KeyStrategy, KeyFunctionResult, FailMode, RateLimitAlgorithm, CalendarOptions } from './interfaces/rate-limit-options.interface.js';
-export type { ChargeMode, RateLimitOutcome } from './policies/charge-by-outcome.js';
+export type {
+  RateLimitOptions,
+  Rate,
+  DynamicRate,
+  DynamicBurst,
+  KeyStrategy,
+  KeyFunctionResult,
+  FailMode,
+  RateLimitAlgorithm,
+  CalendarOptions,
+  ChargeMode,
+  RateLimitOutcome,
+} from './interfaces/rate-limit-options.interface.js';
 export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, ErrorFormat, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
-export type { HotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
-export type { RateLimitMetricsOptions } from './observability/metrics/metrics-options.interface.js';
+export type { HotKeysOptions } from './interfaces/hot-keys-options.interface.js';
+export type { RateLimitMetricsOptions } from './interfaces/metrics-options.interface.js';
 
 // Transports (what the guard's protected hooks are given)
 export type { RateLimitTransport, RequestResponse, RateLimitDenial } from './transports/rate-limit-transport.interface.js';
 
 // Adaptive limits as an application meets them (the AIMD engine: `nestjs-holdup/adaptive`)
-export type { AdaptiveOptions } from './adaptive/adaptive-options.interface.js';
-export type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive/adaptive-outcome.js';
+export type { AdaptiveOptions, AdaptiveHandlerResult } from './interfaces/adaptive-options.interface.js';
+export type { AdaptiveOutcome } from './adaptive/adaptive-outcome.js';
 export type { AdaptiveRateChange, AdaptiveRateListener } from './adaptive/adaptive-rate-change.interface.js';
 export { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 
@@ -55,7 +66,6 @@ export type {
   RateLimitEventMap,
   RateLimitEventType,
   RateLimitEventListener,
-  RateLimitEventsOptions,
   LimitVerdict,
   RateLimitDeniedEvent,
   RateLimitShadowDeniedEvent,

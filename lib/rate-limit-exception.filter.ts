@@ -1,8 +1,8 @@
 import { Catch, Inject, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
-import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
-import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import { RateLimitExceededException } from './errors/rate-limit-exceeded.exception.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import { HttpTransport } from './transports/http.transport.js';
 import type { RateLimitDenial } from './transports/rate-limit-transport.interface.js';
 import { RateLimitTransports } from './transports/rate-limit-transports.js';

@@ -6,6 +6,8 @@ export const SKIP_RATE_LIMIT_METADATA = 'RATE_LIMIT:SKIP';
 export const RATE_LIMIT_CLOCK = 'RATE_LIMIT:CLOCK';
 /** Injection token of the store ({@link RateLimitStore}). */
 export const RATE_LIMIT_STORE = 'RATE_LIMIT:STORE';
+/** Injection token of the validated module options (`ResolvedModuleOptions`). @internal */
+export const RESOLVED_RATE_LIMIT_OPTIONS = 'RATE_LIMIT:RESOLVED_OPTIONS';
 /** Injection token of the module instance's identity (`RateLimitOwner`), which scopes channel messages. @internal */
 export const RATE_LIMIT_OWNER = 'RATE_LIMIT:OWNER';
 /** Name of limits declared without one. */

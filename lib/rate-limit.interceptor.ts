@@ -2,10 +2,9 @@ import { Inject, Injectable, Logger, type CallHandler, type ExecutionContext, ty
 import { finalize, tap, type Observable } from 'rxjs';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND } from './rate-limit.constants.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import { openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.js';
-import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { checksToRefund, failedByDefault } from './policies/charge-by-outcome.js';

@@ -11,10 +11,11 @@ import { RateLimitMessageHandlerGuards } from './routes/message-handler-guards.j
 import { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitInterceptor } from './rate-limit.interceptor.js';
-import { clockProvider, ownerProvider, RESOLVED_RATE_LIMIT_OPTIONS, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
+import { clockProvider, ownerProvider, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
-import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { needsAfterHandler } from './routes/after-handler.js';
 import { RateLimitGuardCoverage } from './routes/guard-coverage.js';

@@ -1,10 +1,8 @@
 import type { Provider } from '@nestjs/common';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_OWNER, RATE_LIMIT_STORE } from './rate-limit.constants.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_OWNER, RATE_LIMIT_STORE, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
-import { resolveModuleOptions, type ResolvedModuleOptions } from './resolve-module-options.js';
-
-/** Token of the validated module options. @internal */
-export const RESOLVED_RATE_LIMIT_OPTIONS = 'RATE_LIMIT:RESOLVED_OPTIONS';
+import { resolveModuleOptions } from './resolve-module-options.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 
 /** Validates the options once; a bad option fails the bootstrap here. */
 export const resolvedOptionsProvider: Provider = {

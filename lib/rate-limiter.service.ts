@@ -5,17 +5,16 @@ import { RateLimitEngine, type EngineOptions } from './engine/rate-limit-engine.
 import { describeValue } from './errors/option-error.js';
 import { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 import { customIdentity } from './keys/key-strategy.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME } from './rate-limit.constants.js';
+import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import type { BucketRef, RateLimitCheck, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
-import { RateLimitExceededException } from './rate-limit-exceeded.exception.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.providers.js';
+import { RateLimitExceededException } from './errors/rate-limit-exceeded.exception.js';
 import { ProgrammaticLimits, type ProgrammaticLimit } from './limits/programmatic-limit.js';
 import { realDecision, reservingBucket, waitMs } from './policies/delay/reservation.js';
 import { MAX_WAITING } from './policies/delay/wait-queue.js';
 import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
 import type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
-import type { ResolvedModuleOptions } from './resolve-module-options.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 
 export type { ProgrammaticLimit } from './limits/programmatic-limit.js';
 export { MAX_CLOCK_MS } from './engine/rate-limit-engine.js';

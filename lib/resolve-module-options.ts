@@ -1,58 +1,21 @@
 import { MemoryStore } from '../adapters/memory/memory.store.js';
-import { systemClock, type RateLimitClock } from './clock.js';
-import type { ErrorFormat, HeadersMode, RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
-import type { FailMode, KeyStrategy, RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
+import { systemClock } from './clock.js';
+import type { RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import { Logger } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET } from './keys/ip-address.js';
-import { compileRequestAddress, type AddressedRequest, type RequestAddress } from './keys/request-address.js';
+import { compileRequestAddress } from './keys/request-address.js';
 import { compileAddressList } from './keys/address-list.js';
-import { resolveSkip, type SkipPredicate } from './policies/skip.js';
+import { resolveSkip } from './policies/skip.js';
 import { describeValue, optionError } from './errors/option-error.js';
 import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
 import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
 import type { RateLimitStore } from './store/rate-limit-store.interface.js';
-import { resolveHotKeysOptions, type ResolvedHotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
-import { resolveMetricsOptions, type ResolvedMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
-import { newOwner, type RateLimitOwner } from './observability/rate-limit-channels.js';
-import { resolveEventsOptions, type ResolvedEventsOptions } from './observability/events/resolve-events-options.js';
-
-/**
- * Module options after validation, with defaults filled in.
- *
- * @internal
- */
-export interface ResolvedModuleOptions {
-  readonly store: RateLimitStore;
-  readonly headers: HeadersMode;
-  readonly errorFormat: ErrorFormat;
-  readonly failMode: FailMode;
-  readonly clock: RateLimitClock;
-  /** The client address of a request as every address key sees it. */
-  readonly address: RequestAddress;
-  readonly ipv6Subnet: number;
-  /** `trustProxy` is set (forwarded addresses count, where a transport can read them). */
-  readonly trustsProxies: boolean;
-  /** What must be said once rather than per request goes here (Nest's logger, context `RateLimit`). */
-  readonly warn: (message: string) => void;
-  readonly defaultKey: KeyStrategy;
-  readonly defaults: RateLimitOptions | undefined;
-  readonly limits: readonly RateLimitOptions[];
-  /** The module's `shadow`: the default of every limit's. */
-  readonly shadow: boolean;
-  /** The module's `skip`: no limit applies to a call it skips. */
-  readonly skip: SkipPredicate | undefined;
-  /** The module's `allowList`, as a test of the request: no limit applies to a client it holds. */
-  readonly allowed: ((request: AddressedRequest | undefined) => boolean) | undefined;
-  /** `undefined` when no exporter is configured. */
-  readonly metrics: ResolvedMetricsOptions | undefined;
-  readonly events: ResolvedEventsOptions;
-  /** This module instance's identity: every channel message it publishes carries it. */
-  readonly owner: RateLimitOwner;
-  /** `undefined` unless `hotKeys` is enabled. */
-  readonly hotKeys: ResolvedHotKeysOptions | undefined;
-}
-
+import { resolveHotKeysOptions } from './observability/hot-keys/hot-keys-options.js';
+import { resolveMetricsOptions } from './observability/metrics/resolve-metrics-options.js';
+import { newOwner } from './observability/rate-limit-channels.js';
+import { resolveEventsOptions } from './observability/events/resolve-events-options.js';
 
 /**
  * The names `forRoot()` and a `forRootAsync()` factory may use. `global` never gets here from

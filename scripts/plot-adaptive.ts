@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AdaptiveOptions } from '../lib/adaptive/adaptive-options.interface.js';
+import type { AdaptiveOptions } from '../lib/interfaces/adaptive-options.interface.js';
 import {
   LATENCY_SCENARIO,
   REFERENCE_SCENARIO,

@@ -89,6 +89,8 @@ const MAX_SHARDS = 256;
  * @publicApi
  */
 export class MemoryStore implements RateLimitStore {
+  /** The `store` attribute of metrics. */
+  readonly kind = 'memory';
   /** Namespace → its buckets by identity. */
   private readonly tables = new Map<string, NamespaceBuckets>();
   /** The same tables, in the order the sweep visits them. */

@@ -1,5 +1,5 @@
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
-import { MAX_HORIZON_MS } from '../../lib/limits/resolve-bucket.js';
+import { MAX_HORIZON_MS } from '../../lib/store/horizon.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { checkKeyPrefix } from './redis-keys.js';

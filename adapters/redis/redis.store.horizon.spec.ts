@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { MAX_HORIZON_MS, MIN_RATE } from '../../lib/limits/resolve-bucket.js';
+import { MIN_RATE } from '../../lib/limits/resolve-bucket.js';
+import { MAX_HORIZON_MS } from '../../lib/store/horizon.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { check } from '../../test/utils/checks.js';

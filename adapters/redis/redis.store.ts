@@ -75,6 +75,8 @@ export type { LeaseCheck, LeaseRequest, LeaseResult } from './lease.interface.js
  * @publicApi
  */
 export class RedisStore implements RateLimitStore {
+  /** The `store` attribute of metrics. */
+  readonly kind = 'redis';
   private readonly client: RedisClient;
   private readonly keyPrefix: string;
   private readonly cluster: boolean;

@@ -1,5 +1,7 @@
-/** A snapshot of `TwoTierStore`'s counters (all since start). */
-export interface TwoTierStoreStats {
+import type { RateLimitStoreStats } from '../../lib/store/rate-limit-store.interface.js';
+
+/** A snapshot of `TwoTierStore`'s counters (all since start); the metrics read those of {@link RateLimitStoreStats}. */
+export interface TwoTierStoreStats extends RateLimitStoreStats {
   /** `consume` calls answered. */
   readonly decisions: number;
   /** `consume` calls answered without waiting for Redis (lease, deny cache, fallback). */

@@ -97,6 +97,8 @@ const MIN_CALL_MS = 1;
  * @publicApi
  */
 export class TwoTierStore implements RateLimitStore {
+  /** The `store` attribute of metrics (with {@link stats}, the `two_tier.*` instruments). */
+  readonly kind = 'two-tier';
   /** `concurrency` slots: the Redis store's. No local tier: a slot is held by one request until it ends, and every instance must see it. */
   readonly slots: ConcurrencySlots;
   /**

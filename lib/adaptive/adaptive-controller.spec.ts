@@ -1,5 +1,5 @@
 import { AdaptiveController } from './adaptive-controller.js';
-import type { AdaptiveOptions } from './adaptive-options.interface.js';
+import type { AdaptiveOptions } from '../interfaces/adaptive-options.interface.js';
 import type { AdaptiveOutcome } from './adaptive-outcome.js';
 import type { AdaptiveRateChange } from './adaptive-rate-change.interface.js';
 import { resolveAdaptiveOptions } from './resolve-adaptive-options.js';

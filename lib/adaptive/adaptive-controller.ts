@@ -1,5 +1,6 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
-import type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive-outcome.js';
+import type { AdaptiveHandlerResult } from '../interfaces/adaptive-options.interface.js';
+import type { AdaptiveOutcome } from './adaptive-outcome.js';
 import { isBadOutcome } from './adaptive-outcome.js';
 import type { AdaptiveRateListener } from './adaptive-rate-change.interface.js';
 import { aimdNext, type AimdState } from './aimd.js';

@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { BucketLimit } from '../algorithms/gcra.js';
 import { systemClock, type RateLimitClock } from '../clock.js';
-import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
+import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import { RATE_LIMIT_CLOCK, RATE_LIMIT_OWNER } from '../rate-limit.constants.js';
 import { AdaptiveController } from './adaptive-controller.js';
-import type { AdaptiveHandlerResult, AdaptiveOutcome } from './adaptive-outcome.js';
+import type { AdaptiveHandlerResult } from '../interfaces/adaptive-options.interface.js';
+import type { AdaptiveOutcome } from './adaptive-outcome.js';
 import type { AdaptiveRateChange, AdaptiveRateListener } from './adaptive-rate-change.interface.js';
 import { adaptiveConfigDifference, type AdaptiveConfig } from './resolve-adaptive-options.js';
 

@@ -1,4 +1,4 @@
-import type { AdaptiveOptions } from './adaptive-options.interface.js';
+import type { AdaptiveOptions } from '../interfaces/adaptive-options.interface.js';
 import { seededRandom } from './seeded-random.js';
 import { ADAPTIVE_DEFAULTS, adaptiveConfigDifference, resolveAdaptiveOptions } from './resolve-adaptive-options.js';
 

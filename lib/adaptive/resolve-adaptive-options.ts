@@ -1,8 +1,7 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { rejectUnknownOptions } from '../errors/unknown-options.js';
-import type { AdaptiveOptions } from './adaptive-options.interface.js';
-import type { AdaptiveHandlerResult } from './adaptive-outcome.js';
+import type { AdaptiveHandlerResult, AdaptiveOptions } from '../interfaces/adaptive-options.interface.js';
 import type { AimdParams } from './aimd.js';
 
 /**

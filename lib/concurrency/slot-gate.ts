@@ -6,9 +6,10 @@ import { policyHeader, retryAfterSeconds, type HeaderLimit } from '../headers/ra
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
-import { rateLimitChannels, type DecisionResult, type RateLimitOwner } from '../observability/rate-limit-channels.js';
+import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
+import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
-import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
 import type { BucketRef, MaybePromise } from '../store/rate-limit-store.interface.js';

@@ -1,10 +1,9 @@
 import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
-import type { FailMode, KeyStrategy, RateLimitOptions } from './rate-limit-options.interface.js';
-import type { SkipPredicate } from '../policies/skip.js';
-import type { HotKeysOptions } from '../observability/hot-keys/hot-keys-options.js';
-import type { RateLimitMetricsOptions } from '../observability/metrics/metrics-options.interface.js';
-import type { RateLimitEventsOptions } from '../observability/events/rate-limit-events.interface.js';
+import type { FailMode, KeyStrategy, RateLimitOptions, SkipPredicate } from './rate-limit-options.interface.js';
+import type { HotKeysOptions } from './hot-keys-options.interface.js';
+import type { RateLimitMetricsOptions } from './metrics-options.interface.js';
+import type { RateLimitEventsOptions } from './events-options.interface.js';
 
 /**
  * Which rate-limit headers to write (see docs/headers.md for every field).

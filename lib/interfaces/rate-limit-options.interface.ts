@@ -1,8 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { AdaptiveOptions } from '../adaptive/adaptive-options.interface.js';
-import type { ChargeMode, RateLimitOutcome } from '../policies/charge-by-outcome.js';
-import type { SkipPredicate } from '../policies/skip.js';
-import type { DynamicBurst, DynamicRate } from '../policies/dynamic-limit.js';
+import type { AdaptiveOptions } from './adaptive-options.interface.js';
 
 /**
  * A rate: tokens per second as a number, or `'<n>/<unit>'` / `'<n>/<k><unit>'`
@@ -10,6 +7,11 @@ import type { DynamicBurst, DynamicRate } from '../policies/dynamic-limit.js';
  * `'10/s'`, `'100/min'`, `'100/15min'`, `'1/h'`.
  */
 export type Rate = number | string;
+
+/** A rate that depends on the call: a plan's, looked up synchronously or not. */
+export type DynamicRate = (context: ExecutionContext) => Rate | Promise<Rate>;
+/** A burst that depends on the call. */
+export type DynamicBurst = (context: ExecutionContext) => number | Promise<number>;
 
 /**
  * How a limit counts (see docs/algorithms.md):
@@ -81,6 +83,43 @@ export type KeyStrategy =
  * `'closed'`, then `'local'`, then `'open'`.
  */
 export type FailMode = 'open' | 'closed' | 'local';
+
+/**
+ * Which requests a limit counts:
+ * - `'always'`: every admitted request (the default);
+ * - `'failures'`: only those whose handler failed (login attempts: a
+ *   successful login gives its token back);
+ * - `'successes'`: only those whose handler succeeded (a failed call gives
+ *   its token back).
+ */
+export type ChargeMode = 'always' | 'failures' | 'successes';
+
+/**
+ * What a handler's call came to, as `RateLimitInterceptor` sees it: the
+ * input of a limit's `isFailure` predicate.
+ *
+ * @publicApi
+ */
+export interface RateLimitOutcome {
+  /** What the handler threw (or its observable errored with); `undefined` when it completed. */
+  readonly error: unknown;
+  /** The response the transport found (Express `res`, Fastify `reply`); `undefined` where there is none (WebSocket, RPC). */
+  readonly response: unknown;
+  /** The call being judged (its request, handler and class). */
+  readonly context: ExecutionContext;
+  /**
+   * The default verdict, used when the limit has no `isFailure`: the handler
+   * threw (anything but the limiter's own `RateLimitExceededException`), or
+   * the response's status is 400 or more.
+   */
+  readonly failed: boolean;
+}
+
+/**
+ * `skip`: a predicate of the call; when it answers `true` the limit does not
+ * apply to that call (not charged, not in the headers). Synchronous or not.
+ */
+export type SkipPredicate = (context: ExecutionContext) => boolean | Promise<boolean>;
 
 /**
  * One limit, as declared in `@RateLimit()`, in the module's `limits`, or as `defaults`.

@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { DEFAULT_IPV6_SUBNET } from './ip-address.js';
-import { compileRequestAddress, type AddressedRequest, type RequestAddress } from './request-address.js';
+import { compileRequestAddress } from './request-address.js';
+import type { AddressedRequest, RequestAddress } from '../interfaces/request-address.interface.js';
 
 /**
  * Where the guard leaves, on the context a key function receives, how the

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressedRequest } from './request-address.js';
+import type { AddressedRequest } from '../interfaces/request-address.interface.js';
 
 const CONNECTION_ID = Symbol('nestjs-holdup:connection-id');
 

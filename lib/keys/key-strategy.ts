@@ -7,7 +7,7 @@ import { boundedIdentity } from './bounded-key.js';
 import { stashClientAddress } from './client-address-helper.js';
 import { connectionIdentity } from './connection-identity.js';
 import { addressIdentity } from './ip-address.js';
-import type { AddressedRequest, RequestAddress } from './request-address.js';
+import type { AddressedRequest, RequestAddress } from '../interfaces/request-address.interface.js';
 
 /** The bits of a request the built-in key strategies read (Express and Fastify both have them). */
 export interface RequestLike extends AddressedRequest {

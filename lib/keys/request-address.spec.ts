@@ -1,5 +1,6 @@
 import type { TrustProxy } from '../interfaces/rate-limit-module-options.interface.js';
-import { compileRequestAddress, type AddressedRequest } from './request-address.js';
+import { compileRequestAddress } from './request-address.js';
+import type { AddressedRequest } from '../interfaces/request-address.interface.js';
 
 const PROXY = '10.0.0.2';
 

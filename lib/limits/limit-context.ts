@@ -1,5 +1,5 @@
 import type { KeyStrategy } from '../interfaces/rate-limit-options.interface.js';
-import type { RequestAddress } from '../keys/request-address.js';
+import type { RequestAddress } from '../interfaces/request-address.interface.js';
 
 /** What a limit needs from its surroundings to be resolved. */
 export interface LimitContext {

@@ -1,4 +1,5 @@
-import { MAX_HORIZON_MS, MIN_RATE, resolveBucket } from './resolve-bucket.js';
+import { MAX_HORIZON_MS } from '../store/horizon.js';
+import { MIN_RATE, resolveBucket } from './resolve-bucket.js';
 
 class Refused extends Error {
   constructor(

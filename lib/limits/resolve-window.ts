@@ -4,7 +4,7 @@ import { optionNames, rejectUnknownOptions } from '../errors/unknown-options.js'
 import type { CalendarOptions, Rate, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import type { StoreLimit, WindowLimit } from '../store/rate-limit-store.interface.js';
 import { parseWindowRate } from './parse-rate.js';
-import { MAX_HORIZON_MS } from './resolve-bucket.js';
+import { MAX_HORIZON_MS } from '../store/horizon.js';
 
 /** The algorithms a limit may name. */
 export const ALGORITHMS = ['token-bucket', 'fixed-window', 'sliding-window'] as const;

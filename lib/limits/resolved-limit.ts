@@ -1,11 +1,19 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { AdaptiveConfig } from '../adaptive/resolve-adaptive-options.js';
-import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
+import type { FailMode, RateLimitOutcome, SkipPredicate } from '../interfaces/rate-limit-options.interface.js';
 import type { Identify } from '../keys/key-strategy.js';
-import type { ChargePolicy } from '../policies/charge-by-outcome.js';
-import type { SkipPredicate } from '../policies/skip.js';
-import type { DynamicBucket } from '../policies/dynamic-limit.js';
 import type { StoreLimit } from '../store/rate-limit-store.interface.js';
+import type { BucketLimit } from '../algorithms/gcra.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
+
+/** A limit's `charge` and `isFailure`, validated (`policies/charge-by-outcome.ts`). @internal */
+export interface ChargePolicy {
+  readonly mode: 'failures' | 'successes';
+  readonly isFailure: ((outcome: RateLimitOutcome) => boolean) | undefined;
+}
+
+/** The bucket of a dynamic limit for one call, validated as a declared one is. */
+export type DynamicBucket = (context: ExecutionContext) => MaybePromise<BucketLimit>;
 
 /**
  * A limit after start-up validation: numbers instead of strings, the key

@@ -12,7 +12,7 @@ export type {
   FallbackChangeEvent,
   PenaltyChannelEvent,
   RateChangeChannelEvent,
-  RateLimitOwner,
   RateLimitChannelEvents,
 } from './rate-limit-channels.js';
-export type { MeterProviderLike, PrometheusRegistryLike } from './metrics/metrics-options.interface.js';
+export type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
+export type { MeterProviderLike, PrometheusRegistryLike } from '../interfaces/metrics-options.interface.js';

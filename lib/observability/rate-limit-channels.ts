@@ -3,6 +3,7 @@ import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import type { AdaptiveRateChange } from '../adaptive/adaptive-rate-change.interface.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { BlockCheck, BucketRef, LocalFallback } from '../store/rate-limit-store.interface.js';
+import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 
 /**
  * The internal observability sink: `node:diagnostics_channel` channels the
@@ -23,14 +24,6 @@ import type { BlockCheck, BucketRef, LocalFallback } from '../store/rate-limit-s
  * module's own subscribers (`RateLimitEvents`, the metrics exporter) drop
  * messages whose owner is not theirs: one comparison per message.
  */
-
-/**
- * The identity of one `RateLimitModule` instance, as channel messages carry
- * it: opaque, compared by reference. `id` is for logs and debugging only.
- */
-export interface RateLimitOwner {
-  readonly id: number;
-}
 
 let owners = 0;
 

@@ -1,5 +1,6 @@
 import { resolveAdaptiveOptions } from '../adaptive/resolve-adaptive-options.js';
-import { horizonProblem, MAX_HORIZON_MS, MIN_RATE } from '../limits/resolve-bucket.js';
+import { horizonProblem, MIN_RATE } from '../limits/resolve-bucket.js';
+import { MAX_HORIZON_MS } from '../store/horizon.js';
 import type { LimitPolicy } from './limit-policy.js';
 
 /**

@@ -1,6 +1,7 @@
 import { BadRequestException, type ExecutionContext } from '@nestjs/common';
-import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
-import { checksToRefund, failedByDefault, keepsCharge, resolveChargePolicy, type RateLimitOutcome } from './charge-by-outcome.js';
+import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
+import type { RateLimitOutcome } from '../interfaces/rate-limit-options.interface.js';
+import { checksToRefund, failedByDefault, keepsCharge, resolveChargePolicy } from './charge-by-outcome.js';
 
 const fail = (option: string, problem: string): never => {
   throw new TypeError(`${option} ${problem}`);

@@ -1,45 +1,12 @@
-import type { ExecutionContext } from '@nestjs/common';
 import { describeValue } from '../errors/option-error.js';
-import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
+import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
 import type { RateLimitCheck } from '../store/rate-limit-store.interface.js';
 import type { LimitPolicy } from './limit-policy.js';
+import type { RateLimitOutcome } from '../interfaces/rate-limit-options.interface.js';
+import type { ChargePolicy } from '../limits/resolved-limit.js';
 
-/**
- * Which requests a limit counts:
- * - `'always'`: every admitted request (the default);
- * - `'failures'`: only those whose handler failed (login attempts: a
- *   successful login gives its token back);
- * - `'successes'`: only those whose handler succeeded (a failed call gives
- *   its token back).
- */
-export type ChargeMode = 'always' | 'failures' | 'successes';
+export type { ChargePolicy } from '../limits/resolved-limit.js';
 
-/**
- * What a handler's call came to, as `RateLimitInterceptor` sees it: the
- * input of a limit's `isFailure` predicate.
- *
- * @publicApi
- */
-export interface RateLimitOutcome {
-  /** What the handler threw (or its observable errored with); `undefined` when it completed. */
-  readonly error: unknown;
-  /** The response the transport found (Express `res`, Fastify `reply`); `undefined` where there is none (WebSocket, RPC). */
-  readonly response: unknown;
-  /** The call being judged (its request, handler and class). */
-  readonly context: ExecutionContext;
-  /**
-   * The default verdict, used when the limit has no `isFailure`: the handler
-   * threw (anything but the limiter's own `RateLimitExceededException`), or
-   * the response's status is 400 or more.
-   */
-  readonly failed: boolean;
-}
-
-/** A limit's `charge` and `isFailure`, validated. @internal */
-export interface ChargePolicy {
-  readonly mode: 'failures' | 'successes';
-  readonly isFailure: ((outcome: RateLimitOutcome) => boolean) | undefined;
-}
 
 /**
  * Validate `charge` and `isFailure`; `undefined` for a limit that counts

@@ -5,17 +5,9 @@ import type { Rate } from '../interfaces/rate-limit-options.interface.js';
 import { resolveBucket } from '../limits/resolve-bucket.js';
 import type { MaybePromise, StoreLimit } from '../store/rate-limit-store.interface.js';
 import type { HeaderLimit } from '../headers/rate-limit-headers.js';
-import type { ResolvedLimit } from '../limits/resolved-limit.js';
+import type { DynamicBucket, ResolvedLimit } from '../limits/resolved-limit.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import type { LimitPolicy } from './limit-policy.js';
-
-/** A rate that depends on the call: a plan's, looked up synchronously or not. */
-export type DynamicRate = (context: ExecutionContext) => Rate | Promise<Rate>;
-/** A burst that depends on the call. */
-export type DynamicBurst = (context: ExecutionContext) => number | Promise<number>;
-
-/** The bucket of a dynamic limit for one call, validated as a declared one is. */
-export type DynamicBucket = (context: ExecutionContext) => MaybePromise<BucketLimit>;
 
 /**
  * A dynamic limit produced a value no bucket can have: that call is decided

@@ -1,8 +1,9 @@
 import { Logger, type ExecutionContext } from '@nestjs/common';
-import type { AddressedRequest } from '../keys/request-address.js';
-import { rateLimitChannels, type RateLimitOwner } from '../observability/rate-limit-channels.js';
+import type { AddressedRequest } from '../interfaces/request-address.interface.js';
+import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import { rateLimitCall } from '../rate-limit-call.js';
-import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { MaybePromise } from '../store/rate-limit-store.interface.js';
 import { narrowRoute } from '../routes/narrow-route.js';

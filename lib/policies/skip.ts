@@ -3,12 +3,7 @@ import { describeValue } from '../errors/option-error.js';
 import type { MaybePromise } from '../store/rate-limit-store.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import type { LimitPolicy } from './limit-policy.js';
-
-/**
- * `skip`: a predicate of the call; when it answers `true` the limit does not
- * apply to that call (not charged, not in the headers). Synchronous or not.
- */
-export type SkipPredicate = (context: ExecutionContext) => boolean | Promise<boolean>;
+import type { SkipPredicate } from '../interfaces/rate-limit-options.interface.js';
 
 /** Validate a `skip` option (a limit's or the module's). Throws through `fail`. */
 export function resolveSkip(skip: unknown, fail: (option: string, problem: string) => never): SkipPredicate | undefined {

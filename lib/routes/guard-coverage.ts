@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
-import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import { boundGuards, isRateLimitGuard } from './after-route-guards.js';
 import { RateLimitRoutes } from './rate-limit-routes.js';
 

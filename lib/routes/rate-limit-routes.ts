@@ -6,9 +6,8 @@ import type { RateLimitOptions } from '../interfaces/rate-limit-options.interfac
 import { mergeLimits, type SkipDeclaration } from '../limits/merge-limits.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
 import { isConcurrencyLimit, resolveConcurrencyLimit } from '../concurrency/resolve-concurrency-limit.js';
-import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
-import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import { describeHandler, type HandlerKind } from '../transports/handler-kind.js';
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
 import type { CompiledRoute } from './compiled-route.js';

@@ -1,4 +1,4 @@
-import type { MaybePromise } from './rate-limit-store.interface.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 /**
  * The optional store capability behind `concurrency` limits: counted slots

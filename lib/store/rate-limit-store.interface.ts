@@ -1,5 +1,6 @@
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import type { ConcurrencySlots } from './concurrency-slots.interface.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 /**
  * Store contract, version 2.
@@ -175,8 +176,8 @@ export interface BlockRequest {
   readonly now: number;
 }
 
-/** A value, or a promise of it: stores that can answer synchronously should. */
-export type MaybePromise<T> = T | Promise<T>;
+/** A value, or a promise of it (declared in `lib/util/`): stores that can answer synchronously should. */
+export type { MaybePromise };
 
 /**
  * The capability behind `failMode: 'local'`: a store with a local tier that
@@ -221,6 +222,24 @@ export interface StoreHealth {
   readonly error?: string;
 }
 
+/**
+ * What {@link RateLimitStore.stats} answers: counters since the store
+ * started, read when metrics are collected. Those of a store with a local
+ * tier in front of a shared backend (`TwoTierStore`, whose `stats()` answers
+ * more); a store of kind `'two-tier'` has them exported as the
+ * `rate_limiting.two_tier.*` instruments.
+ */
+export interface RateLimitStoreStats {
+  /** `consume` calls answered without waiting for the shared backend (lease, deny cache, fallback). */
+  readonly localDecisions: number;
+  /** Calls made to the shared backend (Redis): decisions with or without lease, give-backs, peeks, resets, probes. */
+  readonly redisCalls: number;
+  /** Shared-backend answers that granted extra tokens (a lease). */
+  readonly leasesTaken: number;
+  /** Requests denied by the local deny cache, without asking the shared backend. */
+  readonly denyCacheHits: number;
+}
+
 /** What {@link RateLimitStore.health} is asked. */
 export interface HealthRequest {
   /** The longest to wait for the backend, milliseconds. */
@@ -239,6 +258,14 @@ export interface HealthRequest {
  * @publicApi
  */
 export interface RateLimitStore {
+  /**
+   * What kind of store this is: the `store` attribute of metrics, and what
+   * the health indicator reports for a store without `health()`. The stores
+   * the library ships say `'memory'`, `'redis'` and `'two-tier'`. A metric
+   * attribute: one fixed value per store class, never a connection string or
+   * a key prefix. Optional: a store without one is `'custom'`.
+   */
+  readonly kind?: string;
   /**
    * Present when the store can decide locally while its shared backend
    * fails, as `failMode: 'local'` asks. The module refuses `failMode: 'local'`
@@ -279,4 +306,10 @@ export interface RateLimitStore {
    * without it is reported up.
    */
   health?(request: HealthRequest): Promise<StoreHealth>;
+  /**
+   * The store's counters, read when metrics are collected (see
+   * {@link RateLimitStoreStats}). Optional: only a store with a local tier
+   * (`TwoTierStore`) has them.
+   */
+  stats?(): RateLimitStoreStats;
 }

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { storeKind } from '../observability/metrics/store-kind.js';
-import { RATE_LIMIT_STORE } from '../rate-limit.constants.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
-import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import { RATE_LIMIT_STORE, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import type { RateLimitStore, StoreHealth } from '../store/rate-limit-store.interface.js';
 
 /** What {@link RateLimitHealthIndicator.isHealthy} takes besides the key. */

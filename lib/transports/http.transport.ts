@@ -3,7 +3,7 @@ import { PROBLEM_JSON } from '../errors/denial-body.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import { writeRateLimitHeaders } from '../headers/write-headers.js';
 import type { ErrorFormat, HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
-import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
+import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
 import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './rate-limit-transport.interface.js';
 
 /**

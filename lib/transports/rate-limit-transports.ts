@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.providers.js';
-import type { ResolvedModuleOptions } from '../resolve-module-options.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import { GraphqlTransport } from './graphql.transport.js';
 import type { HandlerKind } from './handler-kind.js';
 import { HeaderlessTransport } from './headerless.transport.js';

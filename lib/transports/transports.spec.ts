@@ -1,5 +1,5 @@
 import { BadRequestException, HttpStatus, ServiceUnavailableException, type ExecutionContext, type HttpServer } from '@nestjs/common';
-import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
+import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
 import { GraphqlTransport } from './graphql.transport.js';
 import { HeaderlessTransport } from './headerless.transport.js';
 import { HttpTransport } from './http.transport.js';

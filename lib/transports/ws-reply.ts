@@ -1,6 +1,6 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA } from '@nestjs/common/constants.js';
-import { RateLimitExceededException } from '../rate-limit-exceeded.exception.js';
+import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
 import { denialErrorObject, type RateLimitErrorObject } from './transport-error.js';
 
 /** `websockets:is_gateway`, spelled out: the module never imports `@nestjs/websockets` statically. */

@@ -1,4 +1,5 @@
-import type { MaybePromise } from '../store/rate-limit-store.interface.js';
+/** A value, or a promise of it: stores that can answer synchronously should. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /** True for a promise (or any thenable). */
 export function isPromiseLike<T>(value: MaybePromise<T>): value is Promise<T> {

@@ -21,7 +21,7 @@
  */
 import { gcraConsume, type BucketLimit } from '../../lib/algorithms/gcra.js';
 import { AdaptiveController } from '../../lib/adaptive/adaptive-controller.js';
-import type { AdaptiveOptions } from '../../lib/adaptive/adaptive-options.interface.js';
+import type { AdaptiveOptions } from '../../lib/interfaces/adaptive-options.interface.js';
 import type { AdaptiveOutcome } from '../../lib/adaptive/adaptive-outcome.js';
 import { resolveAdaptiveOptions } from '../../lib/adaptive/resolve-adaptive-options.js';
 import { seededRandom } from '../../lib/adaptive/seeded-random.js';

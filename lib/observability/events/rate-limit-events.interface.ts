@@ -2,17 +2,6 @@ import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.int
 import type { RateLimitDecision } from '../../algorithms/rate-limit-decision.js';
 import type { FailMode } from '../../interfaces/rate-limit-options.interface.js';
 
-/** The `events` module option. */
-export interface RateLimitEventsOptions {
-  /**
-   * Also emit every event on `@nestjs/event-emitter`'s `EventEmitter2`, as
-   * `rate-limit.<type>` (`rate-limit.denied`, `rate-limit.fallback-entered`, ...).
-   * The package must be installed and `EventEmitterModule.forRoot()` imported:
-   * otherwise the bootstrap fails. @default false
-   */
-  readonly eventEmitter?: boolean;
-}
-
 /**
  * One limit's part in a denial. `key` is the bucket key (the limit's
  * namespace and the caller's identity: an address, a user id, whatever the

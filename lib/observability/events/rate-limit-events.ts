@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { optionError } from '../../errors/option-error.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from '../../rate-limit.providers.js';
-import type { ResolvedModuleOptions } from '../../resolve-module-options.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from '../../rate-limit.constants.js';
+import type { ResolvedModuleOptions } from '../../interfaces/resolved-module-options.interface.js';
 import { loadPeer } from '../metrics/load-peer.js';
-import type { RateLimitOwner } from '../rate-limit-channels.js';
+import type { RateLimitOwner } from '../../interfaces/rate-limit-owner.interface.js';
 import { CHANNEL_TRANSLATIONS, type ChannelTranslation, type Emit } from './channel-translation.js';
 import { RATE_LIMIT_EVENT_TYPES, type RateLimitEventListener, type RateLimitEventMap, type RateLimitEventType } from './rate-limit-events.interface.js';
 

@@ -1,11 +1,6 @@
 import { describeValue, optionError } from '../../errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../errors/unknown-options.js';
-import type { RateLimitEventsOptions } from './rate-limit-events.interface.js';
-
-/** The `events` option after validation. @internal */
-export interface ResolvedEventsOptions {
-  readonly eventEmitter: boolean;
-}
+import type { RateLimitEventsOptions, ResolvedEventsOptions } from '../../interfaces/events-options.interface.js';
 
 const EVENTS_OPTIONS = optionNames<RateLimitEventsOptions>({ eventEmitter: true });
 

@@ -1,4 +1,4 @@
-import type { ResolvedHotKeysOptions } from './hot-keys-options.js';
+import type { ResolvedHotKeysOptions } from '../../interfaces/hot-keys-options.interface.js';
 import { SpaceSaving } from './space-saving.js';
 
 /** One of the most denied callers of a limit, as {@link RateLimiter.hottestKeys} reports it. */

@@ -1,14 +1,5 @@
 import { STORE_DURATION_BUCKETS } from './instruments.js';
-import type { MetricAttributes } from './metrics-backend.js';
-
-/** One series of a {@link DurationHistogram} as exporters read it: cumulative, like Prometheus' buckets. */
-export interface HistogramSeries {
-  readonly attributes: MetricAttributes;
-  /** Observations at most each of {@link STORE_DURATION_BUCKETS}, cumulative, then +Inf. */
-  readonly buckets: readonly number[];
-  readonly count: number;
-  readonly sum: number;
-}
+import type { HistogramSeries, MetricAttributes } from './metrics-backend.js';
 
 /**
  * Store call durations counted in fixed buckets where they happen, read when

@@ -16,10 +16,11 @@ describe('metric names', () => {
     expect(new Set(attributes)).toEqual(new Set(['policy', 'result', 'transport', 'store', 'outcome', 'fail_mode']));
   });
 
-  it('store kinds come from the class, anything unknown is custom', () => {
+  it('store kinds are what the store declares (its kind), a store that declares none is custom', () => {
     expect(storeKind(new MemoryStore())).toBe('memory');
+    expect(storeKind({ kind: 'redis', consume() {} } as never)).toBe('redis');
     class RedisStore {}
-    expect(storeKind(new RedisStore() as never)).toBe('redis');
+    expect(storeKind(new RedisStore() as never)).toBe('custom'); // not by class name
     expect(storeKind({ consume() {} } as never)).toBe('custom');
   });
 });

@@ -1,4 +1,3 @@
-import type { HistogramSeries } from './duration-histogram.js';
 import type { InstrumentSpec } from './instruments.js';
 
 /** Attribute values of one measurement, by attribute key without the namespace. */
@@ -8,6 +7,15 @@ export type MetricAttributes = Readonly<Record<string, string>>;
 export interface Observation {
   readonly value: number;
   readonly attributes: MetricAttributes;
+}
+
+/** One series of a `DurationHistogram` as exporters read it: cumulative, like Prometheus' buckets. */
+export interface HistogramSeries {
+  readonly attributes: MetricAttributes;
+  /** Observations at most each of `STORE_DURATION_BUCKETS`, cumulative, then +Inf. */
+  readonly buckets: readonly number[];
+  readonly count: number;
+  readonly sum: number;
 }
 
 /** Records one histogram value. */

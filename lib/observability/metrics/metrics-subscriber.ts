@@ -1,6 +1,7 @@
 import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.interface.js';
-import type { TwoTierStoreStats } from '../../../adapters/two-tier/two-tier.stats.js';
-import { rateLimitChannels, type DecisionEvent, type RateLimitOwner, type StoreCallEvent, type StoreFailureEvent } from '../rate-limit-channels.js';
+import type { RateLimitStoreStats } from '../../store/rate-limit-store.interface.js';
+import { rateLimitChannels, type DecisionEvent, type StoreCallEvent, type StoreFailureEvent } from '../rate-limit-channels.js';
+import type { RateLimitOwner } from '../../interfaces/rate-limit-owner.interface.js';
 import { DecisionCounters } from './decision-counters.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { INSTRUMENTS } from './instruments.js';
@@ -10,8 +11,8 @@ import type { MetricAttributes, MetricRecord, MetricsBackend, Observation } from
 export interface MetricsSource {
   /** `memory`, `redis`, `two-tier` or `custom` (see `storeKind`). */
   readonly storeKind: string;
-  /** The two-tier store's counters, read at collection time; undefined for other stores. */
-  readonly twoTierStats: (() => TwoTierStoreStats) | undefined;
+  /** The two-tier store's counters (its `stats()`), read at collection time; undefined for other stores. */
+  readonly twoTierStats: (() => RateLimitStoreStats) | undefined;
   /** The module measured: messages other modules (other applications in the process) publish are not counted. */
   readonly owner?: RateLimitOwner;
 }
@@ -97,8 +98,8 @@ export class MetricsSubscriber {
     for (const [policy, value] of this.adaptiveRates) yield { value, attributes: { policy } };
   }
 
-  private observeTwoTier(backend: MetricsBackend, stats: () => TwoTierStoreStats): void {
-    const one = (read: (stats: TwoTierStoreStats) => number) => () => [{ value: read(stats()), attributes: this.storeAttributes }];
+  private observeTwoTier(backend: MetricsBackend, stats: () => RateLimitStoreStats): void {
+    const one = (read: (stats: RateLimitStoreStats) => number) => () => [{ value: read(stats()), attributes: this.storeAttributes }];
     backend.observe(INSTRUMENTS.twoTierRedisCalls, one((s) => s.redisCalls));
     backend.observe(INSTRUMENTS.twoTierLeases, one((s) => s.leasesTaken));
     backend.observe(INSTRUMENTS.twoTierDenyCacheHits, one((s) => s.denyCacheHits));

@@ -1,7 +1,7 @@
 import type { Attributes, Meter, MeterProvider, ObservableResult } from '@opentelemetry/api';
 import { attributeKey, STORE_DURATION_BUCKETS, type InstrumentSpec } from './instruments.js';
 import type { MetricAttributes, MetricsBackend, Observation, MetricRecord } from './metrics-backend.js';
-import type { MeterProviderLike } from './metrics-options.interface.js';
+import type { MeterProviderLike } from '../../interfaces/metrics-options.interface.js';
 import { loadPeer } from './load-peer.js';
 
 /** The meter's name and its instrumentation scope. */

@@ -1,8 +1,7 @@
 import { optionError } from '../../errors/option-error.js';
-import type { HistogramSeries } from './duration-histogram.js';
 import { prometheusName, STORE_DURATION_BUCKETS, type InstrumentSpec } from './instruments.js';
-import type { MetricAttributes, MetricsBackend, Observation } from './metrics-backend.js';
-import type { PrometheusRegistryLike } from './metrics-options.interface.js';
+import type { HistogramSeries, MetricAttributes, MetricsBackend, Observation } from './metrics-backend.js';
+import type { PrometheusRegistryLike } from '../../interfaces/metrics-options.interface.js';
 import { loadPeer } from './load-peer.js';
 
 /** What a collected metric sets its values through (prom-client's `this` in `collect`). */

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { TwoTierStoreStats } from '../../../adapters/two-tier/two-tier.stats.js';
-import { RESOLVED_RATE_LIMIT_OPTIONS } from '../../rate-limit.providers.js';
-import type { ResolvedModuleOptions } from '../../resolve-module-options.js';
+import { RESOLVED_RATE_LIMIT_OPTIONS } from '../../rate-limit.constants.js';
+import type { ResolvedModuleOptions } from '../../interfaces/resolved-module-options.interface.js';
 import type { MetricsBackend } from './metrics-backend.js';
 import { MetricsSubscriber } from './metrics-subscriber.js';
 import { openTelemetryBackend } from './open-telemetry-backend.js';
@@ -30,11 +29,12 @@ export class RateLimitMetricsExporter implements OnModuleInit, OnModuleDestroy {
     try {
       if (metrics.openTelemetry) backends.push(await openTelemetryBackend(metrics.openTelemetry.meterProvider ?? undefined));
       if (metrics.prometheus) backends.push(await prometheusBackend(metrics.prometheus.registry, metrics.prometheus.prefix));
-      const stats = (store as { stats?: () => TwoTierStoreStats }).stats;
+      const kind = storeKind(store);
+      const stats = kind === 'two-tier' ? store.stats : undefined;
       this.subscriber = new MetricsSubscriber(backends, {
-        storeKind: storeKind(store),
+        storeKind: kind,
         owner,
-        twoTierStats: storeKind(store) === 'two-tier' && typeof stats === 'function' ? () => stats.call(store) : undefined,
+        twoTierStats: typeof stats === 'function' ? () => stats.call(store) : undefined,
       });
     } catch (error) {
       // What was registered before the failure is removed, so a retry does not find it taken.

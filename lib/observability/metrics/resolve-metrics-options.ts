@@ -1,13 +1,6 @@
 import { describeValue, optionError } from '../../errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../errors/unknown-options.js';
-import type { MeterProviderLike, PrometheusRegistryLike, RateLimitMetricsOptions } from './metrics-options.interface.js';
-
-/** The `metrics` option after validation. @internal */
-export interface ResolvedMetricsOptions {
-  /** `null`: the global meter provider. */
-  readonly openTelemetry: { readonly meterProvider: MeterProviderLike | null } | undefined;
-  readonly prometheus: { readonly registry: PrometheusRegistryLike; readonly prefix: string } | undefined;
-}
+import type { RateLimitMetricsOptions, ResolvedMetricsOptions } from '../../interfaces/metrics-options.interface.js';
 
 const METRICS_OPTIONS = optionNames<RateLimitMetricsOptions>({ openTelemetry: true, prometheus: true });
 const PROMETHEUS_OPTIONS = optionNames<NonNullable<RateLimitMetricsOptions['prometheus']>>({ registry: true, prefix: true });

@@ -1,13 +1,13 @@
 import type { RateLimitStore } from '../../store/rate-limit-store.interface.js';
 
-/** The stores the library ships, by class name; anything else is `custom`. */
-const KINDS: Readonly<Record<string, string>> = { MemoryStore: 'memory', RedisStore: 'redis', TwoTierStore: 'two-tier' };
-
 /**
- * A store's kind as a metric attribute: bounded (four values), and no caller
- * data (never the store's connection string or key prefix). By class name, so
- * that the root entry point need not import the Redis adapters to tell them apart.
+ * A store's kind as a metric attribute: what the store declares
+ * ({@link RateLimitStore.kind}: `memory`, `redis`, `two-tier` for the stores
+ * the library ships), `custom` for a store that declares none. Read from the
+ * store contract, so that the root entry point need not import the Redis
+ * adapters to tell them apart.
  */
 export function storeKind(store: RateLimitStore): string {
-  return KINDS[(store as object).constructor?.name ?? ''] ?? 'custom';
+  const kind = store.kind;
+  return typeof kind === 'string' && kind !== '' ? kind : 'custom';
 }

@@ -32,3 +32,10 @@ export interface RateLimitMetricsOptions {
    */
   readonly prometheus?: { readonly registry: PrometheusRegistryLike; readonly prefix?: string };
 }
+
+/** The `metrics` option after validation. @internal */
+export interface ResolvedMetricsOptions {
+  /** `null`: the global meter provider. */
+  readonly openTelemetry: { readonly meterProvider: MeterProviderLike | null } | undefined;
+  readonly prometheus: { readonly registry: PrometheusRegistryLike; readonly prefix: string } | undefined;
+}

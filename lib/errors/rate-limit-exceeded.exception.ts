@@ -1,8 +1,8 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import type { RateLimitDecision } from './algorithms/gcra.js';
-import { denialBody } from './errors/denial-body.js';
-import type { HeaderLimit } from './headers/rate-limit-headers.js';
-import type { ErrorFormat } from './interfaces/rate-limit-module-options.interface.js';
+import type { RateLimitDecision } from '../algorithms/gcra.js';
+import { denialBody } from './denial-body.js';
+import type { HeaderLimit } from '../headers/rate-limit-headers.js';
+import type { ErrorFormat } from '../interfaces/rate-limit-module-options.interface.js';
 
 /** What else a {@link RateLimitExceededException} carries, for its response. */
 export interface RateLimitExceededDetails {

@@ -1,4 +1,23 @@
-import type { AdaptiveHandlerResult } from './adaptive-outcome.js';
+/**
+ * What a handler's call came to, as `RateLimitInterceptor` sees it: the input
+ * of an adaptive limit's `isFailure` predicate.
+ *
+ * @publicApi
+ */
+export interface AdaptiveHandlerResult {
+  /** What the handler threw (or its observable errored with); `undefined` when it completed. */
+  readonly error: unknown;
+  /** The response the transport found (Express `res`, Fastify `reply`); `undefined` where there is none (WebSocket, RPC). */
+  readonly response: unknown;
+  /** How long the call took, ms. */
+  readonly latencyMs: number;
+  /**
+   * The transport's own verdict, used when the limit has no `isFailure`: over
+   * HTTP (and GraphQL), a status >= 500 or a thrown error that is not an
+   * `HttpException` below 500; elsewhere, any thrown error that is not one.
+   */
+  readonly failed: boolean;
+}
 
 /**
  * Options of an adaptive limit: `@RateLimit({ rate: 100, adaptive: { min: 10, max: 200 } })`.

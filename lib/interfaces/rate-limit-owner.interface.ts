@@ -1,0 +1,7 @@
+/**
+ * The identity of one `RateLimitModule` instance, as channel messages carry
+ * it: opaque, compared by reference. `id` is for logs and debugging only.
+ */
+export interface RateLimitOwner {
+  readonly id: number;
+}
