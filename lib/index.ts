@@ -23,6 +23,11 @@ export { clientAddress } from './keys/client-address-helper.js';
 // Options
 export type {
   RateLimitOptions,
+  BaseLimitOptions,
+  RequestRateOptions,
+  TokenBucketLimitOptions,
+  WindowLimitOptions,
+  ConcurrencyLimitOptions,
   Rate,
   DynamicRate,
   DynamicBurst,
