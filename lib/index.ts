@@ -36,6 +36,11 @@ export { parseRate } from './limits/parse-rate.js';
 // Options
 export type {
   RateLimitOptions,
+  BaseLimitOptions,
+  RequestRateOptions,
+  TokenBucketLimitOptions,
+  WindowLimitOptions,
+  ConcurrencyLimitOptions,
   Rate,
   DynamicRate,
   DynamicBurst,

@@ -42,9 +42,10 @@ describe('resolveConcurrencyLimit', () => {
   });
 
   it('refuses the window options (algorithm, calendar)', () => {
-    expect(() => resolveConcurrencyLimit({ concurrency: 2, algorithm: 'fixed-window' }, context)).toThrow(
+    // The type refuses them too (ConcurrencyLimitOptions); the run-time check is for JavaScript callers.
+    expect(() => resolveConcurrencyLimit({ concurrency: 2, algorithm: 'fixed-window' } as never, context)).toThrow(
       'RateLimit: GenController.generate, limit "default": algorithm cannot be combined with concurrency: is a rate-limit option; a concurrency limit counts requests in flight, not per window',
     );
-    expect(() => resolveConcurrencyLimit({ concurrency: 2, calendar: {} }, context)).toThrow(/calendar cannot be combined with concurrency/);
+    expect(() => resolveConcurrencyLimit({ concurrency: 2, calendar: {} } as never, context)).toThrow(/calendar cannot be combined with concurrency/);
   });
 });

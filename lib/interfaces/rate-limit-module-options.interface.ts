@@ -1,6 +1,6 @@
 import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
-import type { FailMode, KeyStrategy, RateLimitOptions, SkipPredicate } from './rate-limit-options.interface.js';
+import type { FailMode, RateLimitOptions, SkipPredicate } from './rate-limit-options.interface.js';
 import type { HotKeysOptions } from './hot-keys-options.interface.js';
 import type { RateLimitMetricsOptions } from './metrics-options.interface.js';
 import type { RateLimitEventsOptions } from './events-options.interface.js';
@@ -55,7 +55,7 @@ export interface RateLimitModuleOptions {
    * Applied to routes that carry no `@RateLimit()`. Its `key` is also the
    * default key of every limit. When omitted, undecorated routes are not limited.
    */
-  readonly defaults?: Omit<RateLimitOptions, 'key'> & { readonly key?: KeyStrategy };
+  readonly defaults?: RateLimitOptions;
   /** Applied to every route, on top of route limits (a route limit of the same name replaces it). */
   readonly limits?: readonly RateLimitOptions[];
   /** @default 'draft' */

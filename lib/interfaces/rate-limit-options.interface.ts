@@ -28,7 +28,7 @@ export type DynamicBurst = (context: ExecutionContext) => number | Promise<numbe
  */
 export type RateLimitAlgorithm = 'token-bucket' | 'fixed-window' | 'sliding-window';
 
-/** Calendar alignment of a `'fixed-window'` limit (see {@link RateLimitOptions.calendar}). */
+/** Calendar alignment of a `'fixed-window'` limit (see {@link WindowLimitOptions.calendar}). */
 export interface CalendarOptions {
   /**
    * IANA time zone name whose midnight (or first of the month) starts each
@@ -122,78 +122,18 @@ export interface RateLimitOutcome {
 export type SkipPredicate = (context: ExecutionContext) => boolean | Promise<boolean>;
 
 /**
- * One limit, as declared in `@RateLimit()`, in the module's `limits`, or as `defaults`.
+ * What every kind of limit takes: its name, whose bucket (or slots) a call
+ * counts against, and what to do when the store fails.
  *
  * @publicApi
  */
-export interface RateLimitOptions {
+export interface BaseLimitOptions {
   /**
    * Names the limit in headers and in `@SkipRateLimit('name')`; a method-level
    * limit replaces a class-level (or module-wide) one of the same name.
    * @default 'default'
    */
   readonly name?: string;
-  /**
-   * Refill rate: tokens per second, or a string such as `'100/min'`; or a
-   * function of the call giving one, synchronously or not (a plan looked up
-   * from a cache), validated each time it answers. Required, except on a
-   * `concurrency` limit, which has none.
-   *
-   * With a window `algorithm`, the count per window: `'100/15min'` is at most
-   * 100 per 15-minute window, `'1000/day'` 1000 per day; a number N is N per
-   * second (a 1 s window). No functions. `'N/month'` only with `calendar`.
-   */
-  readonly rate?: Rate | DynamicRate;
-  /**
-   * Makes this a concurrency limit instead of a rate limit: at most this many
-   * requests of one key in flight at once (a positive integer). A slot is
-   * taken when the request is admitted and given back when its handler
-   * completes, throws, or its stream ends, or when the client goes away. Takes
-   * only `name`, `key`, `scope`, `failMode`, `shadow: false` and
-   * `leaseTimeout`; declare a rate limit beside it for a rate. See
-   * docs/concurrency.md.
-   */
-  readonly concurrency?: number;
-  /**
-   * A `concurrency` limit's slot held longer than this (milliseconds, or
-   * `'30s'`, `'5min'`...) is taken back by the store: what a process that
-   * crashed while holding slots leaves behind. Longer than your slowest
-   * request (a stream included), or its slot is reclaimed while it runs.
-   * @default '5min'
-   */
-  readonly leaseTimeout?: number | string;
-  /**
-   * Bucket capacity: how many requests may arrive at once; or a function of the call.
-   * Token bucket only: refused with a window `algorithm` (the quota is the rate's count).
-   * @default one second's worth of `rate`, at least 1
-   */
-  readonly burst?: number | DynamicBurst;
-  /**
-   * How the limit counts: `'token-bucket'`, `'fixed-window'` or
-   * `'sliding-window'` (see {@link RateLimitAlgorithm}). The window
-   * algorithms refuse `burst`, `adaptive`, `maxDelay`, `blockDuration` and
-   * rate functions at start-up.
-   *
-   * ```ts
-   * @RateLimit({ name: 'daily', rate: '1000/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Paris' } })
-   * ```
-   * @default 'token-bucket'
-   */
-  readonly algorithm?: RateLimitAlgorithm;
-  /**
-   * `'fixed-window'` only: align windows on the calendar of a time zone
-   * instead of on multiples of the window since the epoch. The rate must
-   * count per day (`'1000/day'`: the count starts over at midnight in
-   * `timeZone`, a window of 23 to 25 hours where daylight saving moves the
-   * clocks) or per month (`'50000/month'`: on the 1st at midnight).
-   * `{}` is UTC.
-   */
-  readonly calendar?: CalendarOptions;
-  /**
-   * Tokens one request takes; a number or a (synchronous) function of the context.
-   * @default 1
-   */
-  readonly cost?: number | ((context: ExecutionContext) => number);
   /** @default the module `defaults.key`, else `'ip'` */
   readonly key?: KeyStrategy;
   /**
@@ -204,8 +144,21 @@ export interface RateLimitOptions {
   readonly scope?: 'route' | 'shared';
   /** Overrides the module's `failMode` for requests this limit applies to. */
   readonly failMode?: FailMode;
-  /** Let the AIMD controller move the rate between bounds from downstream outcomes. */
-  readonly adaptive?: AdaptiveOptions;
+}
+
+/**
+ * What both kinds of rate limit take (a token bucket and a window): how much
+ * a request costs, which requests count, and when a limit does not apply.
+ * Refuses the options of a concurrency limit.
+ *
+ * @publicApi
+ */
+export interface RequestRateOptions extends BaseLimitOptions {
+  /**
+   * Tokens one request takes; a number or a (synchronous) function of the context.
+   * @default 1
+   */
+  readonly cost?: number | ((context: ExecutionContext) => number);
   /**
    * Which requests count: `'failures'` (e.g. login attempts) or `'successes'`
    * give the token back after the handler when the outcome says the request
@@ -233,6 +186,43 @@ export interface RateLimitOptions {
    * @default false (the module's `shadow`)
    */
   readonly shadow?: boolean;
+  /** Only on a concurrency limit: this is a rate limit (declare a second limit, another name, for concurrency). */
+  readonly concurrency?: never;
+  /** Only on a concurrency limit (one with `concurrency: N`). */
+  readonly leaseTimeout?: never;
+}
+
+/**
+ * A token-bucket limit (the default algorithm): `rate` tokens per second
+ * refill a bucket of `burst`.
+ *
+ * ```ts
+ * @RateLimit({ rate: '100/min', burst: 20 })
+ * ```
+ *
+ * @publicApi
+ */
+export interface TokenBucketLimitOptions extends RequestRateOptions {
+  /**
+   * How the limit counts (see {@link RateLimitAlgorithm}); a window
+   * algorithm makes it a {@link WindowLimitOptions}.
+   * @default 'token-bucket'
+   */
+  readonly algorithm?: 'token-bucket';
+  /**
+   * Refill rate: tokens per second, or a string such as `'100/min'`; or a
+   * function of the call giving one, synchronously or not (a plan looked up
+   * from a cache), validated each time it answers. Required.
+   */
+  readonly rate?: Rate | DynamicRate;
+  /**
+   * Bucket capacity: how many requests may arrive at once; or a function of the call.
+   * Token bucket only: refused with a window `algorithm` (the quota is the rate's count).
+   * @default one second's worth of `rate`, at least 1
+   */
+  readonly burst?: number | DynamicBurst;
+  /** Let the AIMD controller move the rate between bounds from downstream outcomes. */
+  readonly adaptive?: AdaptiveOptions;
   /**
    * A penalty: once a request is denied by this limit, its key is blocked
    * for this long (milliseconds, or `'15min'`, `'1h'`...): every request
@@ -250,4 +240,122 @@ export interface RateLimitOptions {
    * @default 0 (never wait)
    */
   readonly maxDelay?: number | string;
+  /** Only with `algorithm: 'fixed-window'` (windows aligned on calendar days or months). */
+  readonly calendar?: never;
 }
+
+/**
+ * A window limit: at most N requests per window, counted by a fixed or a
+ * sliding window (see {@link RateLimitAlgorithm}). Refuses what only a
+ * token bucket has: `burst`, `adaptive`, `maxDelay`, `blockDuration` and
+ * rate functions.
+ *
+ * ```ts
+ * @RateLimit({ name: 'daily', rate: '1000/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Paris' } })
+ * ```
+ *
+ * @publicApi
+ */
+export interface WindowLimitOptions extends RequestRateOptions {
+  /**
+   * How the limit counts: `'fixed-window'` or `'sliding-window'` (see
+   * {@link RateLimitAlgorithm}).
+   */
+  readonly algorithm: 'fixed-window' | 'sliding-window';
+  /**
+   * The count per window: `'100/15min'` is at most 100 per 15-minute window,
+   * `'1000/day'` 1000 per day; a number N is N per second (a 1 s window). No
+   * functions. `'N/month'` only with `calendar`. Required.
+   */
+  readonly rate?: Rate;
+  /**
+   * `'fixed-window'` only: align windows on the calendar of a time zone
+   * instead of on multiples of the window since the epoch. The rate must
+   * count per day (`'1000/day'`: the count starts over at midnight in
+   * `timeZone`, a window of 23 to 25 hours where daylight saving moves the
+   * clocks) or per month (`'50000/month'`: on the 1st at midnight).
+   * `{}` is UTC.
+   */
+  readonly calendar?: CalendarOptions;
+  /** Token bucket only: a window has no burst, the quota is the rate's count (`'100/min'` admits 100 per minute). */
+  readonly burst?: never;
+  /** Token bucket only: it moves a refill rate, which a window does not have. */
+  readonly adaptive?: never;
+  /** Token bucket only: a window cannot be blocked past its end. */
+  readonly blockDuration?: never;
+  /** Token bucket only: a window has no steady refill to wait for. */
+  readonly maxDelay?: never;
+}
+
+/**
+ * A concurrency limit instead of a rate limit: at most `concurrency`
+ * requests of one key in flight at once. Takes only `name`, `key`, `scope`,
+ * `failMode`, `shadow: false` and `leaseTimeout`; declare a rate limit
+ * beside it for a rate. See docs/concurrency.md.
+ *
+ * ```ts
+ * @RateLimit([{ name: 'rate', rate: '10/s' }, { name: 'inflight', concurrency: 4 }])
+ * ```
+ *
+ * @publicApi
+ */
+export interface ConcurrencyLimitOptions extends BaseLimitOptions {
+  /**
+   * Makes this a concurrency limit instead of a rate limit: at most this many
+   * requests of one key in flight at once (a positive integer). A slot is
+   * taken when the request is admitted and given back when its handler
+   * completes, throws, or its stream ends, or when the client goes away. Takes
+   * only `name`, `key`, `scope`, `failMode`, `shadow: false` and
+   * `leaseTimeout`; declare a rate limit beside it for a rate. See
+   * docs/concurrency.md.
+   */
+  readonly concurrency: number;
+  /**
+   * A `concurrency` limit's slot held longer than this (milliseconds, or
+   * `'30s'`, `'5min'`...) is taken back by the store: what a process that
+   * crashed while holding slots leaves behind. Longer than your slowest
+   * request (a stream included), or its slot is reclaimed while it runs.
+   * @default '5min'
+   */
+  readonly leaseTimeout?: number | string;
+  /**
+   * In-flight requests are not a decision that can be replayed without
+   * effect: no shadow mode. `false` only, to opt out of the module's `shadow`.
+   */
+  readonly shadow?: false;
+  /** Not on a concurrency limit: declare a second limit (another name) for the rate. */
+  readonly rate?: never;
+  /** Not on a concurrency limit: it has no bucket. */
+  readonly burst?: never;
+  /** Not on a concurrency limit: it counts requests in flight, not per window. */
+  readonly algorithm?: never;
+  /** Not on a concurrency limit: it has no window. */
+  readonly calendar?: never;
+  /** Not on a concurrency limit: a request holds one slot. */
+  readonly cost?: never;
+  /** Not on a concurrency limit: it has no rate to adapt. */
+  readonly adaptive?: never;
+  /** Not on a concurrency limit: a slot is always given back when the request ends. */
+  readonly charge?: never;
+  /** Not on a concurrency limit: a slot is always given back when the request ends. */
+  readonly isFailure?: never;
+  /** Not on a concurrency limit: use `@SkipRateLimit(name)` on the routes it should not apply to. */
+  readonly skip?: never;
+  /** Not on a concurrency limit: it frees a slot as soon as a request ends. */
+  readonly blockDuration?: never;
+  /** Not on a concurrency limit: it refuses at once rather than queueing. */
+  readonly maxDelay?: never;
+}
+
+/**
+ * One limit, as declared in `@RateLimit()`, in the module's `limits`, or as
+ * `defaults`: a token bucket (the default), a window (`algorithm:
+ * 'fixed-window'` or `'sliding-window'`) or a concurrency limit
+ * (`concurrency: N`). Each kind declares the options it refuses as `never`,
+ * so that a limit mixing kinds (`{ concurrency: 4, rate: 10 }`,
+ * `{ algorithm: 'fixed-window', burst: 5 }`) does not compile; the same
+ * checks run at start-up for JavaScript callers.
+ *
+ * @publicApi
+ */
+export type RateLimitOptions = TokenBucketLimitOptions | WindowLimitOptions | ConcurrencyLimitOptions;
