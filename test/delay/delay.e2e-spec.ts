@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
-import { ManualClock, RateLimiter, RateLimitModule } from 'nestjs-holdup';
+import { ManualClock, RateLimitModule } from 'nestjs-holdup';
 import { RateLimitEngine } from '../../lib/engine/rate-limit-engine.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { ALL_STORES, storesOfKind } from '../utils/stores.js';
@@ -33,7 +33,6 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
   describe.each(PLATFORMS)('%s', (platform) => {
     let app: INestApplication;
     let clock: ManualClock;
-    let limiter: RateLimiter;
     let engine: RateLimitEngine;
     beforeEach(async () => {
       clock = new ManualClock(START);
@@ -41,7 +40,6 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
       served.length = 0;
       app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`delay-${kind}-${platform}`) })], controllers: [DelayController] });
       await app.listen(0, '127.0.0.1');
-      limiter = app.get(RateLimiter);
     engine = app.get(RateLimitEngine);
     });
     afterEach(() => app.close());
