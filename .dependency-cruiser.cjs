@@ -37,14 +37,16 @@ module.exports = {
     {
       name: 'lib-not-to-adapters',
       severity: 'error',
-      comment: 'lib/ knows stores only through the store contract (lib/store/); the one adapter it may import is the default store, adapters/memory/.',
+      comment:
+        'lib/ knows stores only through the store contract (lib/store/); the one adapter it may import is the default store, adapters/memory/.',
       from: { path: '^lib/' },
       to: { path: '^adapters/', pathNot: '^adapters/memory/' },
     },
     {
       name: 'adapters-only-to-lib',
       severity: 'error',
-      comment: 'An adapter imports lib/ (and other adapters as the rules below allow), never test/, sample-app/, bench/ or scripts/.',
+      comment:
+        'An adapter imports lib/ (and other adapters as the rules below allow), never test/, sample-app/, bench/ or scripts/.',
       from: { path: '^adapters/' },
       to: { path: '^(test|sample-app|bench|scripts)/' },
     },

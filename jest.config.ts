@@ -62,9 +62,9 @@ const UNIT = [
   '<rootDir>/test/guard/**/*.spec.ts',
 ];
 /** The same, as exclusions for the integration project (it takes the rest of adapters/ and test/). */
-const notUnit = UNIT.filter((glob) => !glob.startsWith('<rootDir>/lib/') && !glob.startsWith('<rootDir>/adapters/memory/')).map(
-  (glob) => `!${glob.replace('<rootDir>', '**')}`,
-);
+const notUnit = UNIT.filter(
+  (glob) => !glob.startsWith('<rootDir>/lib/') && !glob.startsWith('<rootDir>/adapters/memory/'),
+).map((glob) => `!${glob.replace('<rootDir>', '**')}`);
 
 /**
  * Nest apps over real HTTP (Express and Fastify), the stores against the

@@ -19,11 +19,24 @@ import { markdownReport, textReport } from './lib/report.mjs';
 import { log, QUICK } from './lib/util.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = { http: runHttp, guard: runGuard, micro: runMicro, memory: runMemory, redis: runRedis };
-const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : Object.keys(SECTIONS);
-for (const name of only) if (!SECTIONS[name]) throw new Error(`BENCH_ONLY: unknown section ${name}; one of ${Object.keys(SECTIONS).join(', ')}`);
+const SECTIONS = {
+  http: runHttp,
+  guard: runGuard,
+  micro: runMicro,
+  memory: runMemory,
+  redis: runRedis,
+};
+const only = process.env.BENCH_ONLY
+  ? process.env.BENCH_ONLY.split(',').map((s) => s.trim())
+  : Object.keys(SECTIONS);
+for (const name of only)
+  if (!SECTIONS[name])
+    throw new Error(
+      `BENCH_ONLY: unknown section ${name}; one of ${Object.keys(SECTIONS).join(', ')}`,
+    );
 // Only a full run replaces the committed results, unless BENCH_WRITE=1 says otherwise.
-const complete = process.env.BENCH_WRITE === '1' || (!QUICK && only.length === Object.keys(SECTIONS).length);
+const complete =
+  process.env.BENCH_WRITE === '1' || (!QUICK && only.length === Object.keys(SECTIONS).length);
 
 function versionOf(pkg) {
   try {
@@ -35,7 +48,11 @@ function versionOf(pkg) {
 
 function redisServerVersion() {
   try {
-    return /v=(\S+)/.exec(execFileSync(process.env.REDIS_SERVER ?? '/usr/bin/redis-server', ['--version'], { encoding: 'utf8' }))?.[1];
+    return /v=(\S+)/.exec(
+      execFileSync(process.env.REDIS_SERVER ?? '/usr/bin/redis-server', ['--version'], {
+        encoding: 'utf8',
+      }),
+    )?.[1];
   } catch {
     return undefined;
   }
@@ -51,7 +68,10 @@ function sourceState() {
     }
   };
   const changed = git('status', '--porcelain', '--', 'lib', 'adapters', 'package.json');
-  return { commit: git('rev-parse', '--short', 'HEAD'), uncommittedInLibOrAdapters: changed ? changed.split('\n').map((line) => line.trim()) : [] };
+  return {
+    commit: git('rev-parse', '--short', 'HEAD'),
+    uncommittedInLibOrAdapters: changed ? changed.split('\n').map((line) => line.trim()) : [],
+  };
 }
 
 const startedAt = new Date();
@@ -79,7 +99,12 @@ const versions = {
 };
 
 const results = {
-  command: [QUICK && 'BENCH_QUICK=1', process.env.BENCH_ONLY && `BENCH_ONLY=${process.env.BENCH_ONLY}`, process.env.BENCH_WRITE === '1' && 'BENCH_WRITE=1', 'npm run bench']
+  command: [
+    QUICK && 'BENCH_QUICK=1',
+    process.env.BENCH_ONLY && `BENCH_ONLY=${process.env.BENCH_ONLY}`,
+    process.env.BENCH_WRITE === '1' && 'BENCH_WRITE=1',
+    'npm run bench',
+  ]
     .filter(Boolean)
     .join(' '),
   quick: QUICK,

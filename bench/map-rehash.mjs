@@ -2,10 +2,13 @@
 function churn(size, ops) {
   const m = new Map();
   for (let i = 0; i < size; i++) m.set('k' + i, i);
-  let next = size, worst = 0, oldest = 0;
+  let next = size,
+    worst = 0,
+    oldest = 0;
   for (let i = 0; i < ops; i++) {
     const t = process.hrtime.bigint();
-    m.delete('k' + oldest++); m.set('k' + next++, i);
+    m.delete('k' + oldest++);
+    m.set('k' + next++, i);
     const d = Number(process.hrtime.bigint() - t) / 1e6;
     if (d > worst) worst = d;
   }
@@ -13,5 +16,7 @@ function churn(size, ops) {
 }
 for (const size of [1_000_000, 16_384]) {
   const runs = [1, 2, 3].map(() => churn(size, 1_200_000).toFixed(1));
-  console.log(`size ${size}: worst single delete+set over 1.2M ops (ms), 3 runs: ${runs.join(', ')}`);
+  console.log(
+    `size ${size}: worst single delete+set over 1.2M ops (ms), 3 runs: ${runs.join(', ')}`,
+  );
 }

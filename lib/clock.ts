@@ -72,7 +72,9 @@ export class ManualClock implements RateLimitClock {
   }
 
   private fireDue(): void {
-    const due = this.timers.filter((timer) => timer.at <= this.current).sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const due = this.timers
+      .filter((timer) => timer.at <= this.current)
+      .sort((a, b) => a.at - b.at || a.seq - b.seq);
     if (due.length === 0) return;
     this.timers = this.timers.filter((timer) => timer.at > this.current);
     for (const timer of due) timer.callback();

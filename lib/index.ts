@@ -20,7 +20,10 @@ export type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 export type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
 
 // Exceptions and errors
-export { RateLimitExceededException, type RateLimitExceededDetails } from './errors/rate-limit-exceeded.exception.js';
+export {
+  RateLimitExceededException,
+  type RateLimitExceededDetails,
+} from './errors/rate-limit-exceeded.exception.js';
 export { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 export { QUOTA_EXCEEDED_TYPE } from './errors/denial-body.js';
 export { RateLimitStoreError } from './errors/rate-limit-store.error.js';
@@ -52,17 +55,33 @@ export type {
   ChargeMode,
   RateLimitOutcome,
 } from './interfaces/rate-limit-options.interface.js';
-export type { RateLimitModuleOptions, RateLimitOptionsFactory, HeadersMode, ErrorFormat, TrustProxy } from './interfaces/rate-limit-module-options.interface.js';
+export type {
+  RateLimitModuleOptions,
+  RateLimitOptionsFactory,
+  HeadersMode,
+  ErrorFormat,
+  TrustProxy,
+} from './interfaces/rate-limit-module-options.interface.js';
 export type { HotKeysOptions } from './interfaces/hot-keys-options.interface.js';
 export type { RateLimitMetricsOptions } from './interfaces/metrics-options.interface.js';
 
 // Transports (what the guard's protected hooks are given)
-export type { RateLimitTransport, RequestResponse, RateLimitDenial } from './transports/rate-limit-transport.interface.js';
+export type {
+  RateLimitTransport,
+  RequestResponse,
+  RateLimitDenial,
+} from './transports/rate-limit-transport.interface.js';
 
 // Adaptive limits as an application meets them (the AIMD engine: `nestjs-holdup/adaptive`)
-export type { AdaptiveOptions, AdaptiveHandlerResult } from './interfaces/adaptive-options.interface.js';
+export type {
+  AdaptiveOptions,
+  AdaptiveHandlerResult,
+} from './interfaces/adaptive-options.interface.js';
 export type { AdaptiveOutcome } from './adaptive/adaptive-outcome.js';
-export type { AdaptiveRateChange, AdaptiveRateListener } from './adaptive/adaptive-rate-change.interface.js';
+export type {
+  AdaptiveRateChange,
+  AdaptiveRateListener,
+} from './adaptive/adaptive-rate-change.interface.js';
 export { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 
 // Events for application code (docs/events-and-health.md)

@@ -25,9 +25,16 @@ export interface RateLimitCall {
    */
   split: { readonly guard: AfterRouteGuardsEvaluator; finished: boolean } | undefined;
   /** What the first part charged (refunded if the second denies) and decided (reported with the second's). */
-  early: { readonly checks: readonly RateLimitCheck[]; readonly decisions: readonly RateLimitDecision[] } | undefined;
+  early:
+    | {
+        readonly checks: readonly RateLimitCheck[];
+        readonly decisions: readonly RateLimitDecision[];
+      }
+    | undefined;
   /** The first part's buckets, on routes whose rate or burst depends on the call. */
-  earlyBuckets: { readonly limits: readonly HeaderLimit[]; readonly buckets: readonly StoreLimit[] } | undefined;
+  earlyBuckets:
+    | { readonly limits: readonly HeaderLimit[]; readonly buckets: readonly StoreLimit[] }
+    | undefined;
   /** The checks charged for an admitted call, one per limit in order: for the interceptor's outcome work. */
   charged: readonly RateLimitCheck[] | undefined;
   /** Headers the guard leaves for `RateLimitInterceptor` to write (routes where it is bound). */
@@ -40,7 +47,10 @@ export interface RateLimitCall {
 
 /** The second part of a split evaluation, run by `RateLimitAfterRouteGuards`. @internal */
 export interface AfterRouteGuardsEvaluator {
-  evaluateAfterRouteGuards(context: ExecutionContext, call: RateLimitCall): boolean | Promise<boolean>;
+  evaluateAfterRouteGuards(
+    context: ExecutionContext,
+    call: RateLimitCall,
+  ): boolean | Promise<boolean>;
 }
 
 /**
@@ -111,7 +121,16 @@ export function openCall(context: ExecutionContext, route: CompiledRoute): RateL
   const carrier = callOf(context);
   const state = carrier[RATE_LIMIT_CALL];
   if (typeof state === 'object') return state;
-  const call: RateLimitCall = { route, split: undefined, early: undefined, earlyBuckets: undefined, charged: undefined, headers: undefined, slots: undefined, intercepted: false };
+  const call: RateLimitCall = {
+    route,
+    split: undefined,
+    early: undefined,
+    earlyBuckets: undefined,
+    charged: undefined,
+    headers: undefined,
+    slots: undefined,
+    intercepted: false,
+  };
   carrier[RATE_LIMIT_CALL] = call;
   return call;
 }

@@ -33,10 +33,21 @@ export class RateLimitExceptionFilter extends BaseExceptionFilter {
   }
 
   override catch(exception: RateLimitExceededException, host: ArgumentsHost): unknown {
-    const denial: RateLimitDenial = { limits: exception.limits, decisions: exception.decisions, policy: undefined, retryAfter: exception.retryAfter };
+    const denial: RateLimitDenial = {
+      limits: exception.limits,
+      decisions: exception.decisions,
+      policy: undefined,
+      retryAfter: exception.retryAfter,
+    };
     const transport = this.transports.forType(host.getType());
-    if (host.getType() !== 'http' || !(transport instanceof HttpTransport)) return transport.filterReply(denial, host);
-    transport.writeDenialHeaders(host.switchToHttp().getResponse(), this.options.headers, denial, exception.errorFormat);
+    if (host.getType() !== 'http' || !(transport instanceof HttpTransport))
+      return transport.filterReply(denial, host);
+    transport.writeDenialHeaders(
+      host.switchToHttp().getResponse(),
+      this.options.headers,
+      denial,
+      exception.errorFormat,
+    );
     return super.catch(exception, host);
   }
 }

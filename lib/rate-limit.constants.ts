@@ -17,6 +17,8 @@ export const DEFAULT_LIMIT_NAME = 'default';
  * it in `@UseInterceptors()` metadata without importing it (which would be an
  * import cycle). @internal
  */
-export const RATE_LIMIT_INTERCEPTOR_BRAND: unique symbol = Symbol.for('nestjs-holdup:RateLimitInterceptor');
+export const RATE_LIMIT_INTERCEPTOR_BRAND: unique symbol = Symbol.for(
+  'nestjs-holdup:RateLimitInterceptor',
+);
 /** Static brand of `RateLimitGuard` (and its subclasses), recognised in `@UseGuards()` metadata and global guards. @internal */
 export const RATE_LIMIT_GUARD_BRAND: unique symbol = Symbol.for('nestjs-holdup:RateLimitGuard');

@@ -1,4 +1,10 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type CanActivate,
+  type ExecutionContext,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { BucketLimit } from './algorithms/gcra.js';
 import type { RateLimitClock } from './clock.js';
@@ -7,14 +13,33 @@ import type { HeaderSource } from './headers/write-headers.js';
 import type { FailMode } from './interfaces/rate-limit-options.interface.js';
 import { rateLimitChannels, type DecisionResult } from './observability/rate-limit-channels.js';
 import type { RateLimitOwner } from './interfaces/rate-limit-owner.interface.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_GUARD_BRAND, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
-import { callState, markEvaluated, openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.js';
+import {
+  RATE_LIMIT_CLOCK,
+  RATE_LIMIT_GUARD_BRAND,
+  RESOLVED_RATE_LIMIT_OPTIONS,
+} from './rate-limit.constants.js';
+import {
+  callState,
+  markEvaluated,
+  openCall,
+  rateLimitCall,
+  type RateLimitCall,
+} from './rate-limit-call.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
-import type { ConsumeResult, MaybePromise, RateLimitCheck, StoreLimit } from './store/rate-limit-store.interface.js';
-import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './transports/rate-limit-transport.interface.js';
+import type {
+  ConsumeResult,
+  MaybePromise,
+  RateLimitCheck,
+  StoreLimit,
+} from './store/rate-limit-store.interface.js';
+import type {
+  RateLimitDenial,
+  RateLimitTransport,
+  RequestResponse,
+} from './transports/rate-limit-transport.interface.js';
 import { isPromiseLike, settle } from './util/maybe-promise.js';
 import { RouteSkipping } from './policies/route-skipping.js';
 import { buildChecks } from './routes/build-checks.js';
@@ -99,8 +124,12 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   /** Requests waiting for the token they reserved (`maxDelay`). */
   private readonly waits: TokenWaits;
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
-  private readonly onDecided = (pending: PendingDecision, result: ConsumeResult): MaybePromise<boolean> => this.decide(pending, result);
-  private readonly onFailed = (pending: PendingDecision, error: unknown): MaybePromise<boolean> => this.storeFailed(pending, error);
+  private readonly onDecided = (
+    pending: PendingDecision,
+    result: ConsumeResult,
+  ): MaybePromise<boolean> => this.decide(pending, result);
+  private readonly onFailed = (pending: PendingDecision, error: unknown): MaybePromise<boolean> =>
+    this.storeFailed(pending, error);
 
   constructor(
     private readonly routes: RateLimitRoutes,
@@ -126,13 +155,15 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
     const route = this.routes.forContext(context);
-    if (route.limits.length === 0 && route.concurrency.length === 0) return this.onlyShadow(context, route); // slots: once, below
+    if (route.limits.length === 0 && route.concurrency.length === 0)
+      return this.onlyShadow(context, route); // slots: once, below
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
     if (callState(context) !== undefined) return true;
     // A record only where a later step reads it; elsewhere a mark, allocating nothing.
     if (route.skips || this.skipping.active || keepsCallState(route)) openCall(context, route);
     else markEvaluated(context);
-    if (route.skips || this.skipping.active) return this.skipping.narrow(context, route, this.start);
+    if (route.skips || this.skipping.active)
+      return this.skipping.narrow(context, route, this.start);
     return this.start(context, route);
   }
 
@@ -148,20 +179,35 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   }
 
   /** Evaluate the route's limits (those the call does not skip): at once, or in two parts around the route's own guards. */
-  private readonly start = (context: ExecutionContext, route: CompiledRoute): MaybePromise<boolean> => {
+  private readonly start = (
+    context: ExecutionContext,
+    route: CompiledRoute,
+  ): MaybePromise<boolean> => {
     const count = route.limits.length;
     // Every enforced limit skipped for this call: the shadow limits are still decided.
     if (count === 0) return this.onlyShadow(context, route);
-    if (route.afterRouteGuards === count) return this.evaluate(context, route, 0, count, rateLimitCall(context));
+    if (route.afterRouteGuards === count)
+      return this.evaluate(context, route, 0, count, rateLimitCall(context));
     const call = openCall(context, route);
     call.split = { guard: this, finished: false };
-    return route.afterRouteGuards === 0 ? true : this.evaluate(context, route, 0, route.afterRouteGuards, call);
+    return route.afterRouteGuards === 0
+      ? true
+      : this.evaluate(context, route, 0, route.afterRouteGuards, call);
   };
 
   /** A route (or a call's narrowing of one) with nothing to enforce: admitted; its shadow limits are decided all the same. */
   private onlyShadow(context: ExecutionContext, route: CompiledRoute): MaybePromise<boolean> {
-    if (route.shadowLimits.length > 0) this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
-    return route.concurrency.length === 0 ? true : this.takeSlots(context, route, this.getRequestResponse(context, route.transport), NO_CHECKS, undefined);
+    if (route.shadowLimits.length > 0)
+      this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
+    return route.concurrency.length === 0
+      ? true
+      : this.takeSlots(
+          context,
+          route,
+          this.getRequestResponse(context, route.transport),
+          NO_CHECKS,
+          undefined,
+        );
   }
 
   /**
@@ -170,16 +216,27 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
    * see `SlotGate.takeInGuard`); elsewhere by the interceptor, after the
    * route's own guards. `charged` is refunded if a slot is refused.
    */
-  private takeSlots(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, charged: readonly RateLimitCheck[], source: HeaderSource | undefined): MaybePromise<boolean> {
+  private takeSlots(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    exchange: RequestResponse,
+    charged: readonly RateLimitCheck[],
+    source: HeaderSource | undefined,
+  ): MaybePromise<boolean> {
     if (route.transport.type !== 'http') {
       openCall(context, route).slots = { charged, source };
       return true;
     }
-    return this.slots.takeInGuard(context, route, exchange, { charged, source }, (denial) => this.throwRateLimitException(context, denial));
+    return this.slots.takeInGuard(context, route, exchange, { charged, source }, (denial) =>
+      this.throwRateLimitException(context, denial),
+    );
   }
 
   /** The request (for keys) and response (for headers) of the current context, as the route's transport finds them. */
-  protected getRequestResponse(context: ExecutionContext, transport: RateLimitTransport): RequestResponse {
+  protected getRequestResponse(
+    context: ExecutionContext,
+    transport: RateLimitTransport,
+  ): RequestResponse {
     return transport.requestResponse(context);
   }
 
@@ -204,17 +261,44 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   }
 
   /** Charge the limits `from`..`to` of the route: keys first (a key function may answer with a promise), then the store. */
-  private evaluate(context: ExecutionContext, route: CompiledRoute, from: number, to: number, call: RateLimitCall | undefined): MaybePromise<boolean> {
+  private evaluate(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    from: number,
+    to: number,
+    call: RateLimitCall | undefined,
+  ): MaybePromise<boolean> {
     const exchange = this.getRequestResponse(context, route.transport);
     const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
     const buckets = effective?.buckets ?? route.buckets;
-    const pending: PendingDecision = { context, route, from, to, limits: effective?.limits ?? route.limits, exchange, call, checks: NO_CHECKS, now: 0 };
-    if (route.dynamic) return this.evaluateDynamic(pending, call?.earlyBuckets ?? { limits: pending.limits, buckets });
+    const pending: PendingDecision = {
+      context,
+      route,
+      from,
+      to,
+      limits: effective?.limits ?? route.limits,
+      exchange,
+      call,
+      checks: NO_CHECKS,
+      now: 0,
+    };
+    if (route.dynamic)
+      return this.evaluateDynamic(
+        pending,
+        call?.earlyBuckets ?? { limits: pending.limits, buckets },
+      );
     return this.charge(pending, buckets);
   }
 
   private charge(pending: PendingDecision, buckets: readonly StoreLimit[]): MaybePromise<boolean> {
-    const checks = buildChecks(pending.context, pending.route, pending.from, pending.to, pending.exchange.request, buckets);
+    const checks = buildChecks(
+      pending.context,
+      pending.route,
+      pending.from,
+      pending.to,
+      pending.exchange.request,
+      buckets,
+    );
     if (!isPromiseLike(checks)) return this.consume(pending, checks);
     return checks.then((built) => this.consume(pending, built));
   }
@@ -245,12 +329,16 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const why = error instanceof Error ? error.message : String(error);
     this.dynamicErrors.occurred(pending.route.routeId, 60_000, () => ({
       first: `RateLimit: ${pending.route.routeId}: a rate or burst function failed (${why}); such calls are decided by the fail mode. Later failures are counted and said when this burst ends.`,
-      summary: (count) => `RateLimit: ${pending.route.routeId}: ${count} call(s) whose rate or burst function failed in the last burst.`,
+      summary: (count) =>
+        `RateLimit: ${pending.route.routeId}: ${count} call(s) whose rate or burst function failed in the last burst.`,
     }));
     return this.storeFailed(pending, error);
   }
 
-  private consume(pending: PendingDecision, checks: readonly RateLimitCheck[]): MaybePromise<boolean> {
+  private consume(
+    pending: PendingDecision,
+    checks: readonly RateLimitCheck[],
+  ): MaybePromise<boolean> {
     pending.checks = checks;
     pending.now = this.clock.now();
     let answer: MaybePromise<ConsumeResult>;
@@ -269,21 +357,35 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     let result = !answer.allowed && route.blocks ? this.penalize(pending, answer) : answer;
     let wait = 0;
     if (route.delays) {
-      const delayed = delayedAdmission(route.limits, pending.from, pending.checks, result.allowed, result.decisions);
+      const delayed = delayedAdmission(
+        route.limits,
+        pending.from,
+        pending.checks,
+        result.allowed,
+        result.decisions,
+      );
       result = { allowed: result.allowed, decisions: delayed.decisions };
       wait = delayed.waitMs;
     }
     const queued = wait > 0 ? this.waits.enqueue(wait) : undefined;
-    if (wait > 0 && queued === undefined) result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
+    if (wait > 0 && queued === undefined)
+      result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
+    if (rateLimitChannels.decision.hasSubscribers)
+      publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {
       // First of two parts: the headers wait for the second, which reports every limit.
       if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
       else {
         if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
-        this.deny(pending, { limits: pending.limits.slice(0, pending.to), decisions: result.decisions, policy: undefined });
+        this.deny(pending, {
+          limits: pending.limits.slice(0, pending.to),
+          decisions: result.decisions,
+          policy: undefined,
+        });
       }
-      return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
+      return queued === undefined
+        ? true
+        : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
     }
     const early = split?.early;
     if (early && !result.allowed) this.engine.refundCharged(early.checks); // all or nothing, across both parts
@@ -291,48 +393,96 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     // alone when the first had nothing to say (no limits, or a store failure admitted it).
     const source: HeaderSource =
       early || pending.from === 0
-        ? { limits: pending.limits, decisions: early ? [...early.decisions, ...result.decisions] : result.decisions, policy: route.staticPolicy }
-        : { limits: pending.limits.slice(pending.from), decisions: result.decisions, policy: undefined };
+        ? {
+            limits: pending.limits,
+            decisions: early ? [...early.decisions, ...result.decisions] : result.decisions,
+            policy: route.staticPolicy,
+          }
+        : {
+            limits: pending.limits.slice(pending.from),
+            decisions: result.decisions,
+            policy: undefined,
+          };
     if (!result.allowed) {
       if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
       return this.deny(pending, source);
     }
     if (route.reportsOutcome && call) {
       // For the interceptor's work after the handler: each limit's check (bucket key and cost).
-      call.charged = early ? [...early.checks, ...pending.checks] : pending.from === 0 ? pending.checks : undefined;
+      call.charged = early
+        ? [...early.checks, ...pending.checks]
+        : pending.from === 0
+          ? pending.checks
+          : undefined;
     }
-    if (route.shadowLimits.length > 0) this.shadow.evaluate(pending.context, route, exchange.request);
+    if (route.shadowLimits.length > 0)
+      this.shadow.evaluate(pending.context, route, exchange.request);
     // Concurrency limits: their slots, then every limit's headers (no maxDelay on such routes: refused at start-up).
-    if (route.concurrency.length > 0) return this.takeSlots(pending.context, route, exchange, chargedSoFar(pending), source);
+    if (route.concurrency.length > 0)
+      return this.takeSlots(pending.context, route, exchange, chargedSoFar(pending), source);
     if (route.interceptorBound && call) call.headers = source;
     else route.transport.writeHeaders(exchange.response, this.options.headers, source);
-    return queued === undefined ? true : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
+    return queued === undefined
+      ? true
+      : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
   }
 
   /** `blockDuration`: the keys of limits that denied are blocked (not awaited); the answer says until when. */
   private penalize(pending: PendingDecision, answer: ConsumeResult): ConsumeResult {
-    const penalties = penalize(pending.route.limits, pending.from, pending.checks, answer.decisions, pending.now);
+    const penalties = penalize(
+      pending.route.limits,
+      pending.from,
+      pending.checks,
+      answer.decisions,
+      pending.now,
+    );
     if (penalties === undefined) return answer;
     this.engine.applyBlocks(penalties.blocks, pending.now);
     if (rateLimitChannels.penalty.hasSubscribers) {
       const { route } = pending;
-      rateLimitChannels.penalty.publish({ route: route.routeId, transport: route.transport.type, limits: penalties.names, blocks: penalties.blocks, owner: this.options.owner });
+      rateLimitChannels.penalty.publish({
+        route: route.routeId,
+        transport: route.transport.type,
+        limits: penalties.names,
+        blocks: penalties.blocks,
+        owner: this.options.owner,
+      });
     }
     return { allowed: false, decisions: penalties.decisions };
   }
 
   private deny(pending: PendingDecision, source: HeaderSource): never {
     const retryAfter = retryAfterSeconds(source.decisions);
-    pending.route.transport.writeHeaders(pending.exchange.response, this.options.headers, source, retryAfter);
+    pending.route.transport.writeHeaders(
+      pending.exchange.response,
+      this.options.headers,
+      source,
+      retryAfter,
+    );
     return this.throwRateLimitException(pending.context, { ...source, retryAfter });
   }
 
   private storeFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
     const { route } = pending;
-    if (rateLimitChannels.decision.hasSubscribers) publishDecision(pending, this.options.owner, route.failMode === 'closed' ? 'fail-closed' : 'fail-open');
-    const admitted = this.onStoreFailure(pending.context, { failMode: route.failMode, error, transport: route.transport });
+    if (rateLimitChannels.decision.hasSubscribers)
+      publishDecision(
+        pending,
+        this.options.owner,
+        route.failMode === 'closed' ? 'fail-closed' : 'fail-open',
+      );
+    const admitted = this.onStoreFailure(pending.context, {
+      failMode: route.failMode,
+      error,
+      transport: route.transport,
+    });
     if (!admitted || route.concurrency.length === 0) return admitted;
-    return this.takeSlots(pending.context, route, pending.exchange, pending.call?.early?.checks ?? NO_CHECKS, undefined);
+    return this.takeSlots(
+      pending.context,
+      route,
+      pending.exchange,
+      pending.call?.early?.checks ?? NO_CHECKS,
+      undefined,
+    );
   }
 
   /**
@@ -342,15 +492,29 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
    */
   private effectiveBuckets(route: CompiledRoute): EffectiveBuckets {
     const cached = this.effective.get(route);
-    if (cached && route.limits.every((limit, i) => !limit.adaptive || this.adaptive.effectiveLimit(limit.name) === cached.sources[i])) {
+    if (
+      cached &&
+      route.limits.every(
+        (limit, i) =>
+          !limit.adaptive || this.adaptive.effectiveLimit(limit.name) === cached.sources[i],
+      )
+    ) {
       return cached;
     }
-    const sources = route.limits.map((limit): BucketLimit => (limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit));
+    const sources = route.limits.map((limit): BucketLimit =>
+      limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit,
+    );
     const real = route.limits.map((limit, i): StoreLimit =>
-      limit.adaptive ? { algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst } : limit.bucket,
+      limit.adaptive
+        ? { algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst }
+        : limit.bucket,
     );
     const buckets = real.map((bucket, i) => reservingBucket(bucket, route.limits[i]!.maxDelayMs));
-    const limits = route.limits.map((limit, i): HeaderLimit => (limit.adaptive ? { name: limit.name, rate: sources[i]!.rate, burst: sources[i]!.burst } : limit));
+    const limits = route.limits.map((limit, i): HeaderLimit =>
+      limit.adaptive
+        ? { name: limit.name, rate: sources[i]!.rate, burst: sources[i]!.burst }
+        : limit,
+    );
     const built = { sources, limits, buckets };
     this.effective.set(route, built);
     return built;
@@ -360,7 +524,9 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
 /** What the evaluation charged so far: this part's checks, and the first part's on a split route. */
 function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[] {
   const early = pending.call?.early;
-  return early && early.checks !== pending.checks ? [...early.checks, ...pending.checks] : pending.checks;
+  return early && early.checks !== pending.checks
+    ? [...early.checks, ...pending.checks]
+    : pending.checks;
 }
 
 /** The callers of the limits that denied, for the hot-keys summary: the bucket key without the limit's namespace. */
@@ -369,11 +535,20 @@ function recordDenied(hotKeys: HotKeys, pending: PendingDecision, result: Consum
   result.decisions.forEach((decision, i) => {
     if (decision.allowed) return;
     const limit = route.limits[from + i]!;
-    hotKeys.denied(limit.name, checks[i]!.identity ?? checks[i]!.key.slice(limit.namespace.length), pending.now);
+    hotKeys.denied(
+      limit.name,
+      checks[i]!.identity ?? checks[i]!.key.slice(limit.namespace.length),
+      pending.now,
+    );
   });
 }
 
-function publishDecision(pending: PendingDecision, owner: RateLimitOwner, result: DecisionResult, answer?: ConsumeResult): void {
+function publishDecision(
+  pending: PendingDecision,
+  owner: RateLimitOwner,
+  result: DecisionResult,
+  answer?: ConsumeResult,
+): void {
   const { route } = pending;
   const whole = pending.from === 0 && pending.to === route.limits.length;
   rateLimitChannels.decision.publish({
@@ -392,5 +567,10 @@ function publishDecision(pending: PendingDecision, owner: RateLimitOwner, result
 
 /** Whether a later step of the call reads its record: the second part, the interceptor, the slots. */
 function keepsCallState(route: CompiledRoute): boolean {
-  return route.afterRouteGuards < route.limits.length || route.interceptorBound || route.reportsOutcome || route.concurrency.length > 0;
+  return (
+    route.afterRouteGuards < route.limits.length ||
+    route.interceptorBound ||
+    route.reportsOutcome ||
+    route.concurrency.length > 0
+  );
 }

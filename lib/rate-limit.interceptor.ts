@@ -1,8 +1,20 @@
-import { Inject, Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { finalize, tap, type Observable } from 'rxjs';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import type { RateLimitClock } from './clock.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_INTERCEPTOR_BRAND, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
+import {
+  RATE_LIMIT_CLOCK,
+  RATE_LIMIT_INTERCEPTOR_BRAND,
+  RESOLVED_RATE_LIMIT_OPTIONS,
+} from './rate-limit.constants.js';
 import { openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.js';
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
@@ -70,15 +82,26 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     // Taken once: a second binding of the interceptor finds none and takes no second slot.
     const admission = route.concurrency.length > 0 ? call?.slots : undefined;
     if (admission !== undefined) call!.slots = undefined;
-    if (admission !== undefined && 'release' in admission) return this.afterHandler(context, next, route, request, response).pipe(finalize(admission.release));
+    if (admission !== undefined && 'release' in admission)
+      return this.afterHandler(context, next, route, request, response).pipe(
+        finalize(admission.release),
+      );
     if (admission !== undefined) {
-      return this.slots.hold(context, route, { request, response }, admission, () => this.afterHandler(context, next, route, request, response));
+      return this.slots.hold(context, route, { request, response }, admission, () =>
+        this.afterHandler(context, next, route, request, response),
+      );
     }
     return this.afterHandler(context, next, route, request, response);
   }
 
   /** The handler, with its outcome reported where the route's limits want it (adaptive, charge by outcome). */
-  private afterHandler(context: ExecutionContext, next: CallHandler, route: CompiledRoute, request: unknown, response: unknown): Observable<unknown> {
+  private afterHandler(
+    context: ExecutionContext,
+    next: CallHandler,
+    route: CompiledRoute,
+    request: unknown,
+    response: unknown,
+  ): Observable<unknown> {
     if (!route.reportsOutcome) return next.handle();
     const call: RateLimitCall = openCall(context, route);
     if (call.intercepted) return next.handle();
@@ -88,7 +111,8 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     const checks = call.charged;
     const { limits } = route;
     const report = (error: unknown) => {
-      if (route.adaptiveNames.length > 0) this.reportAdaptive(route, checks, response, error, startedAt);
+      if (route.adaptiveNames.length > 0)
+        this.reportAdaptive(route, checks, response, error, startedAt);
       if (!route.chargesByOutcome) return;
       const outcome = { error, response, context, failed: failedByDefault(error, response) };
       const refunds = checksToRefund(limits, checks, outcome, this.onPredicateError);
@@ -103,7 +127,13 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
   }
 
   /** The outcome, with its latency, to the adaptive controller of each adaptive limit. */
-  private reportAdaptive(route: CompiledRoute, checks: readonly RateLimitCheck[] | undefined, response: unknown, error: unknown, startedAt: number): void {
+  private reportAdaptive(
+    route: CompiledRoute,
+    checks: readonly RateLimitCheck[] | undefined,
+    response: unknown,
+    error: unknown,
+    startedAt: number,
+  ): void {
     // A clock stepped back during the request (NTP, a test clock) would give a
     // negative latency, which the controller rightly refuses: the handler's
     // answer must not turn into an error because of it.

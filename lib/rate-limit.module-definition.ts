@@ -42,9 +42,14 @@ const ASYNC_OPTIONS = optionNames<typeof RATE_LIMIT_ASYNC_OPTIONS_TYPE>({
  */
 export function checkAsyncOptions(options: typeof RATE_LIMIT_ASYNC_OPTIONS_TYPE): void {
   const where = 'RateLimitModule.forRootAsync';
-  if (options === null || typeof options !== 'object') throw optionError(where, 'options', 'must be an object');
+  if (options === null || typeof options !== 'object')
+    throw optionError(where, 'options', 'must be an object');
   rejectUnknownOptions(where, options, ASYNC_OPTIONS);
-  if (options.useFactory === undefined && options.useClass === undefined && options.useExisting === undefined) {
+  if (
+    options.useFactory === undefined &&
+    options.useClass === undefined &&
+    options.useExisting === undefined
+  ) {
     throw optionError(where, 'options', 'must have useFactory, useClass or useExisting');
   }
 }

@@ -11,7 +11,12 @@ import { RateLimitMessageHandlerGuards } from './routes/message-handler-guards.j
 import { RateLimitExceptionFilter } from './rate-limit-exception.filter.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitInterceptor } from './rate-limit.interceptor.js';
-import { clockProvider, ownerProvider, resolvedOptionsProvider, storeProvider } from './rate-limit.providers.js';
+import {
+  clockProvider,
+  ownerProvider,
+  resolvedOptionsProvider,
+  storeProvider,
+} from './rate-limit.providers.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
@@ -81,13 +86,16 @@ const unboundInterceptorWarning: Provider = {
     if (!needsAfterHandler([...options.limits, options.defaults])) return false;
     const declared = [...options.limits, options.defaults];
     new Logger('RateLimit').warn(
-      hasConcurrency(declared) && !needsAfterHandler(declared.filter((limit) => limit?.concurrency === undefined))
+      hasConcurrency(declared) &&
+        !needsAfterHandler(declared.filter((limit) => limit?.concurrency === undefined))
         ? 'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, ' +
             'microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all'
         : 'RateLimitModule: global is false and the module limits or defaults are adaptive or charge by outcome: their outcomes are only ' +
             'handled where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere an adaptive rate never adapts and ' +
             "charge: 'failures' / 'successes' counts every request" +
-            (hasConcurrency(declared) ? '; concurrency limits outside HTTP take no slot there' : ''),
+            (hasConcurrency(declared)
+              ? '; concurrency limits outside HTTP take no slot there'
+              : ''),
     );
     return true;
   },
@@ -126,14 +134,24 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
 
   private static complete(definition: DynamicModule, global = true): DynamicModule {
     const guard: Provider[] = global
-      ? [{ provide: APP_GUARD, useExisting: RateLimitGuard }, moduleWideInterceptor, RateLimitMessageHandlerGuards]
+      ? [
+          { provide: APP_GUARD, useExisting: RateLimitGuard },
+          moduleWideInterceptor,
+          RateLimitMessageHandlerGuards,
+        ]
       : [unboundInterceptorWarning, RateLimitGuardCoverage];
     return {
       ...definition,
       global: true,
       imports: [...(definition.imports ?? []), DiscoveryModule],
       // The filter whatever `global` says: it only shapes RateLimitExceededException responses.
-      providers: [...(definition.providers ?? []), ...SHARED_PROVIDERS, afterRouteGuardsBinding, { provide: APP_FILTER, useClass: RateLimitExceptionFilter }, ...guard],
+      providers: [
+        ...(definition.providers ?? []),
+        ...SHARED_PROVIDERS,
+        afterRouteGuardsBinding,
+        { provide: APP_FILTER, useClass: RateLimitExceptionFilter },
+        ...guard,
+      ],
       exports: [...(definition.exports ?? []), ...SHARED_PROVIDERS],
     };
   }

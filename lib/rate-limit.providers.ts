@@ -1,5 +1,10 @@
 import type { Provider } from '@nestjs/common';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_OWNER, RATE_LIMIT_STORE, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
+import {
+  RATE_LIMIT_CLOCK,
+  RATE_LIMIT_OWNER,
+  RATE_LIMIT_STORE,
+  RESOLVED_RATE_LIMIT_OPTIONS,
+} from './rate-limit.constants.js';
 import { RATE_LIMIT_MODULE_OPTIONS } from './rate-limit.module-definition.js';
 import { resolveModuleOptions } from './resolve-module-options.js';
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';

@@ -5,8 +5,18 @@ import { RateLimitEngine, type EngineOptions } from './engine/rate-limit-engine.
 import { describeValue } from './errors/option-error.js';
 import { RateLimitStoreError } from './errors/rate-limit-store.error.js';
 import { customIdentity } from './keys/key-strategy.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, DEFAULT_LIMIT_NAME, RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
-import type { BucketRef, RateLimitCheck, RateLimitStore, TokenBucketLimit } from './store/rate-limit-store.interface.js';
+import {
+  RATE_LIMIT_CLOCK,
+  RATE_LIMIT_STORE,
+  DEFAULT_LIMIT_NAME,
+  RESOLVED_RATE_LIMIT_OPTIONS,
+} from './rate-limit.constants.js';
+import type {
+  BucketRef,
+  RateLimitCheck,
+  RateLimitStore,
+  TokenBucketLimit,
+} from './store/rate-limit-store.interface.js';
 import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './errors/rate-limit-exceeded.exception.js';
 import { ProgrammaticLimits, type ProgrammaticLimit } from './limits/programmatic-limit.js';
@@ -41,7 +51,8 @@ export class RateLimiter implements OnApplicationShutdown {
     @Inject(RATE_LIMIT_STORE) store: RateLimitStore,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
-    private readonly options: EngineOptions & Pick<ResolvedModuleOptions, 'ipv6Subnet' | 'errorFormat'>,
+    private readonly options: EngineOptions &
+      Pick<ResolvedModuleOptions, 'ipv6Subnet' | 'errorFormat'>,
     @Optional() engine?: RateLimitEngine,
   ) {
     this.ownsEngine = engine === undefined;
@@ -61,25 +72,38 @@ export class RateLimiter implements OnApplicationShutdown {
    */
   hottestKeys(query: HottestKeysQuery = {}): HotKey[] {
     const hotKeys = this.engine.hotKeys;
-    if (hotKeys === undefined) throw new TypeError('RateLimiter.hottestKeys: enable the hotKeys option of RateLimitModule.forRoot() to keep the summary');
+    if (hotKeys === undefined)
+      throw new TypeError(
+        'RateLimiter.hottestKeys: enable the hotKeys option of RateLimitModule.forRoot() to keep the summary',
+      );
     const top = query.top ?? 10;
-    if (!Number.isInteger(top) || top < 1) throw new TypeError(`RateLimiter.hottestKeys: top must be a positive integer, got ${describeValue(top)}`);
+    if (!Number.isInteger(top) || top < 1)
+      throw new TypeError(
+        `RateLimiter.hottestKeys: top must be a positive integer, got ${describeValue(top)}`,
+      );
     return hotKeys.hottest({ limit: query.limit, top }, this.clock.now());
   }
-
 
   /**
    * Take `cost` tokens (default 1) from `key`'s bucket of `limit`.
    * Rejects with {@link RateLimitStoreError} when the store fails (with the
    * module's `failMode: 'local'`, a store with a local tier decides locally instead).
    */
-  async consume(key: string, limit: ProgrammaticLimit, options: { cost?: number } = {}): Promise<RateLimitDecision> {
+  async consume(
+    key: string,
+    limit: ProgrammaticLimit,
+    options: { cost?: number } = {},
+  ): Promise<RateLimitDecision> {
     const cost = options.cost ?? 1;
-    if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.consume: cost must be a positive number, got ${describeValue(cost)}`);
+    if (!Number.isFinite(cost) || cost <= 0)
+      throw new TypeError(
+        `RateLimiter.consume: cost must be a positive number, got ${describeValue(cost)}`,
+      );
     const checks = [{ ...this.bucket(key, limit), cost }];
     const now = this.clock.now();
     const result = await this.engine.consume({ checks, now }, this.options.failMode);
-    if (!result.allowed) this.engine.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.identity!, now);
+    if (!result.allowed)
+      this.engine.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.identity!, now);
     return result.decisions[0]!;
   }
 
@@ -93,7 +117,11 @@ export class RateLimiter implements OnApplicationShutdown {
    * await this.limiter.enforce(`export:${user.id}`, { name: 'exports', rate: '10/hour', burst: 3 });
    * ```
    */
-  async enforce(key: string, limit: ProgrammaticLimit, options: { cost?: number } = {}): Promise<RateLimitDecision> {
+  async enforce(
+    key: string,
+    limit: ProgrammaticLimit,
+    options: { cost?: number } = {},
+  ): Promise<RateLimitDecision> {
     const decision = await this.consume(key, limit, options);
     if (decision.allowed) return decision;
     const retryAfter = retryAfterSeconds([decision]);
@@ -102,7 +130,10 @@ export class RateLimiter implements OnApplicationShutdown {
       retryAfter,
       [decision],
       retryAfter === undefined ? 'Request cost exceeds the rate limit burst' : 'Too Many Requests',
-      { limits: [{ name, rate: bucket.rate, burst: bucket.burst }], errorFormat: this.options.errorFormat },
+      {
+        limits: [{ name, rate: bucket.rate, burst: bucket.burst }],
+        errorFormat: this.options.errorFormat,
+      },
     );
   }
 
@@ -112,11 +143,20 @@ export class RateLimiter implements OnApplicationShutdown {
    * bucket that has refilled meanwhile stays full). For what a limit with
    * `charge: 'failures'` does by itself, in your own code.
    */
-  async refund(key: string, limit: ProgrammaticLimit, options: { cost?: number } = {}): Promise<RateLimitDecision> {
+  async refund(
+    key: string,
+    limit: ProgrammaticLimit,
+    options: { cost?: number } = {},
+  ): Promise<RateLimitDecision> {
     const cost = options.cost ?? 1;
-    if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.refund: cost must be a positive number, got ${describeValue(cost)}`);
+    if (!Number.isFinite(cost) || cost <= 0)
+      throw new TypeError(
+        `RateLimiter.refund: cost must be a positive number, got ${describeValue(cost)}`,
+      );
     const checks = [{ ...this.bucket(key, limit), cost }];
-    const result = await this.engine.run(() => this.engine.store.refund({ checks, now: this.engine.now() }));
+    const result = await this.engine.run(() =>
+      this.engine.store.refund({ checks, now: this.engine.now() }),
+    );
     return result.decisions[0]!;
   }
 
@@ -125,13 +165,23 @@ export class RateLimiter implements OnApplicationShutdown {
    * request denied until then, with a `Retry-After` that says so; a bucket
    * blocked longer stays so. Rejects when the store cannot block.
    */
-  async block(key: string, limit: ProgrammaticLimit, durationMs: number): Promise<RateLimitDecision> {
-    if (!Number.isFinite(durationMs) || durationMs <= 0) throw new TypeError(`RateLimiter.block: durationMs must be a positive number, got ${describeValue(durationMs)}`);
+  async block(
+    key: string,
+    limit: ProgrammaticLimit,
+    durationMs: number,
+  ): Promise<RateLimitDecision> {
+    if (!Number.isFinite(durationMs) || durationMs <= 0)
+      throw new TypeError(
+        `RateLimiter.block: durationMs must be a positive number, got ${describeValue(durationMs)}`,
+      );
     const store = this.engine.store;
     const block = store.block?.bind(store);
-    if (block === undefined) throw new TypeError('RateLimiter.block: the store cannot block a bucket (it has no block())');
+    if (block === undefined)
+      throw new TypeError('RateLimiter.block: the store cannot block a bucket (it has no block())');
     const bucket = this.bucket(key, limit);
-    const result = await this.engine.run(() => block({ checks: [{ ...bucket, durationMs }], now: this.engine.now() }));
+    const result = await this.engine.run(() =>
+      block({ checks: [{ ...bucket, durationMs }], now: this.engine.now() }),
+    );
     return result.decisions[0]!;
   }
 
@@ -149,7 +199,11 @@ export class RateLimiter implements OnApplicationShutdown {
    * return fetch(url);
    * ```
    */
-  async acquire(key: string, limit: ProgrammaticLimit, options: AcquireOptions = {}): Promise<RateLimitDecision> {
+  async acquire(
+    key: string,
+    limit: ProgrammaticLimit,
+    options: AcquireOptions = {},
+  ): Promise<RateLimitDecision> {
     const { cost, maxWaitMs } = acquireOptions(options);
     options.signal?.throwIfAborted();
     const ref = this.bucket(key, limit);
@@ -157,25 +211,41 @@ export class RateLimiter implements OnApplicationShutdown {
     const { name } = this.limits.resolve(limit);
     const reserving = reservingBucket(bucket, maxWaitMs);
     const checks = [{ ...ref, limit: reserving, cost }];
-    const result = await this.engine.consume({ checks, now: this.clock.now() }, this.options.failMode);
+    const result = await this.engine.consume(
+      { checks, now: this.clock.now() },
+      this.options.failMode,
+    );
     const decision = realDecision(result.decisions[0]!, reserving, maxWaitMs);
     if (!result.allowed) {
       const retryAfter = retryAfterSeconds([decision]);
-      throw new RateLimitExceededException(retryAfter, [decision], `No token within maxWaitMs (${maxWaitMs} ms)`, {
-        limits: [{ name, rate: bucket.rate, burst: bucket.burst }],
-        errorFormat: this.options.errorFormat,
-      });
+      throw new RateLimitExceededException(
+        retryAfter,
+        [decision],
+        `No token within maxWaitMs (${maxWaitMs} ms)`,
+        {
+          limits: [{ name, rate: bucket.rate, burst: bucket.burst }],
+          errorFormat: this.options.errorFormat,
+        },
+      );
     }
     const wait = waitMs(result.decisions[0]!, reserving, maxWaitMs);
     if (wait > 0) await this.waitReserved(wait, checks, options.signal);
     return decision;
   }
 
-  private waitReserved(delayMs: number, checks: readonly RateLimitCheck[], signal: AbortSignal | undefined): Promise<void> {
+  private waitReserved(
+    delayMs: number,
+    checks: readonly RateLimitCheck[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const queued = this.engine.waits.wait(delayMs);
     if (queued === undefined) {
       this.engine.refundCharged(checks);
-      return Promise.reject(new RateLimitStoreError(`RateLimiter.acquire: ${MAX_WAITING} callers are waiting already, the most one process holds`));
+      return Promise.reject(
+        new RateLimitStoreError(
+          `RateLimiter.acquire: ${MAX_WAITING} callers are waiting already, the most one process holds`,
+        ),
+      );
     }
     if (signal === undefined) return queued.done;
     return new Promise<void>((resolve, reject) => {
@@ -184,7 +254,9 @@ export class RateLimiter implements OnApplicationShutdown {
       const onAbort = () => {
         queued.cancel();
         void Promise.resolve()
-          .then(() => this.engine.run(() => this.engine.store.refund({ checks, now: this.engine.now() })))
+          .then(() =>
+            this.engine.run(() => this.engine.store.refund({ checks, now: this.engine.now() })),
+          )
           .then(
             () => reject(signal.reason),
             () => reject(signal.reason),
@@ -201,7 +273,9 @@ export class RateLimiter implements OnApplicationShutdown {
   /** `key`'s bucket of `limit` as it is now, without charging it. */
   async peek(key: string, limit: ProgrammaticLimit): Promise<RateLimitDecision> {
     const checks = [this.bucket(key, limit)];
-    const result = await this.engine.run(() => this.engine.store.peek({ checks, now: this.engine.now() }));
+    const result = await this.engine.run(() =>
+      this.engine.store.peek({ checks, now: this.engine.now() }),
+    );
     return result.decisions[0]!;
   }
 
@@ -216,9 +290,17 @@ export class RateLimiter implements OnApplicationShutdown {
     if (this.ownsEngine) await this.engine.onApplicationShutdown();
   }
 
-  private bucket(key: string, limit: ProgrammaticLimit): BucketRef & { readonly limit: TokenBucketLimit } {
+  private bucket(
+    key: string,
+    limit: ProgrammaticLimit,
+  ): BucketRef & { readonly limit: TokenBucketLimit } {
     const resolved = this.limits.resolve(limit);
     const identity = customIdentity(key, this.options.ipv6Subnet);
-    return { key: resolved.namespace + identity, namespace: resolved.namespace, identity, limit: resolved.limit };
+    return {
+      key: resolved.namespace + identity,
+      namespace: resolved.namespace,
+      identity,
+      limit: resolved.limit,
+    };
   }
 }

@@ -26,8 +26,14 @@ describe('module options: unknown names', () => {
   });
 
   it.each([
-    [{ trustproxy: true }, 'RateLimitModule: trustproxy is not an option (did you mean trustProxy?)'],
-    [{ default: { rate: 1 } }, 'RateLimitModule: default is not an option (did you mean defaults?)'],
+    [
+      { trustproxy: true },
+      'RateLimitModule: trustproxy is not an option (did you mean trustProxy?)',
+    ],
+    [
+      { default: { rate: 1 } },
+      'RateLimitModule: default is not an option (did you mean defaults?)',
+    ],
     [{ limit: [] }, 'RateLimitModule: limit is not an option (did you mean limits?)'],
     [{ header: 'legacy' }, 'RateLimitModule: header is not an option (did you mean headers?)'],
     [{ failmode: 'closed' }, 'RateLimitModule: failmode is not an option (did you mean failMode?)'],
@@ -47,21 +53,28 @@ describe('module options: unknown names', () => {
     );
   });
 
-  it("forRoot({ global }) is fine: Nest strips the extra before the options are resolved", () => {
+  it('forRoot({ global }) is fine: Nest strips the extra before the options are resolved', () => {
     const definition = RateLimitModule.forRoot({ global: false, headers: 'legacy' });
     const provider = definition.providers!.find(
-      (p): p is ValueProvider => typeof p === 'object' && 'provide' in p && p.provide === RATE_LIMIT_MODULE_OPTIONS,
+      (p): p is ValueProvider =>
+        typeof p === 'object' && 'provide' in p && p.provide === RATE_LIMIT_MODULE_OPTIONS,
     );
     expect(provider?.useValue).toEqual({ headers: 'legacy' });
-    expect(resolveModuleOptions(provider!.useValue as RateLimitModuleOptions).headers).toBe('legacy');
+    expect(resolveModuleOptions(provider!.useValue as RateLimitModuleOptions).headers).toBe(
+      'legacy',
+    );
   });
 
   it('shows values by type', () => {
-    expect(resolve({ headers: true })).toThrow("RateLimitModule: headers must be one of 'draft', 'draft-7', 'draft-6', 'legacy', 'both', false, got a boolean (true)");
+    expect(resolve({ headers: true })).toThrow(
+      "RateLimitModule: headers must be one of 'draft', 'draft-7', 'draft-6', 'legacy', 'both', false, got a boolean (true)",
+    );
     expect(resolve({ trustProxy: 'true' })).toThrow(
       'RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got "true"',
     );
-    expect(resolve({ trustProxy: {} })).toThrow('RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got an object');
+    expect(resolve({ trustProxy: {} })).toThrow(
+      'RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got an object',
+    );
   });
 });
 
@@ -80,16 +93,33 @@ describe('forRootAsync() options', () => {
       { useExisting: Config },
     ]) {
       expect(() => checkAsyncOptions(options)).not.toThrow();
-      expect(RateLimitModule.forRootAsync(options)).toEqual(expect.objectContaining({ module: RateLimitModule }) as DynamicModule);
+      expect(RateLimitModule.forRootAsync(options)).toEqual(
+        expect.objectContaining({ module: RateLimitModule }) as DynamicModule,
+      );
     }
   });
 
   it.each([
-    [{ useFactroy: useFactory }, 'RateLimitModule.forRootAsync: useFactroy is not an option (did you mean useFactory?)'],
-    [{ useFactory, globl: false }, 'RateLimitModule.forRootAsync: globl is not an option (did you mean global?)'],
-    [{ useFactory, injects: [] }, 'RateLimitModule.forRootAsync: injects is not an option (did you mean inject?)'],
-    [{ useclass: class {} }, 'RateLimitModule.forRootAsync: useclass is not an option (did you mean useClass?)'],
-    [{ inject: [] }, 'RateLimitModule.forRootAsync: options must have useFactory, useClass or useExisting'],
+    [
+      { useFactroy: useFactory },
+      'RateLimitModule.forRootAsync: useFactroy is not an option (did you mean useFactory?)',
+    ],
+    [
+      { useFactory, globl: false },
+      'RateLimitModule.forRootAsync: globl is not an option (did you mean global?)',
+    ],
+    [
+      { useFactory, injects: [] },
+      'RateLimitModule.forRootAsync: injects is not an option (did you mean inject?)',
+    ],
+    [
+      { useclass: class {} },
+      'RateLimitModule.forRootAsync: useclass is not an option (did you mean useClass?)',
+    ],
+    [
+      { inject: [] },
+      'RateLimitModule.forRootAsync: options must have useFactory, useClass or useExisting',
+    ],
   ])('%p is refused when forRootAsync() is called', (options, message) => {
     expect(() => RateLimitModule.forRootAsync(options as never)).toThrow(new TypeError(message));
   });

@@ -50,7 +50,10 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   };
   if (options === null || typeof options !== 'object') fail('options', 'must be an object');
   if (Object.hasOwn(options, 'global')) {
-    fail('global', "belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored");
+    fail(
+      'global',
+      "belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored",
+    );
   }
   rejectUnknownOptions('RateLimitModule', options, MODULE_OPTIONS);
   const headers = options.headers ?? 'draft';
@@ -60,7 +63,8 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     fail('errorFormat', `must be 'nest' or 'problem+json', got ${describeValue(errorFormat)}`);
   }
   const clock = options.clock ?? systemClock;
-  if (typeof clock?.now !== 'function') fail('clock', 'must be an object with a now() method returning milliseconds');
+  if (typeof clock?.now !== 'function')
+    fail('clock', 'must be an object with a now() method returning milliseconds');
   const store: RateLimitStore = options.store ?? new MemoryStore();
   for (const method of ['consume', 'peek', 'refund', 'reset', 'close'] as const) {
     if (typeof (store as unknown as Record<string, unknown>)[method] !== 'function') {
@@ -70,13 +74,20 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   const failMode = options.failMode ?? 'open';
   const failModeError = failModeProblem(failMode, store.localFallback !== undefined);
   if (failModeError) fail('failMode', failModeError);
-  if (options.limits !== undefined && !Array.isArray(options.limits)) fail('limits', 'must be an array of limits');
-  if (options.defaults !== undefined && (options.defaults === null || typeof options.defaults !== 'object')) {
+  if (options.limits !== undefined && !Array.isArray(options.limits))
+    fail('limits', 'must be an array of limits');
+  if (
+    options.defaults !== undefined &&
+    (options.defaults === null || typeof options.defaults !== 'object')
+  ) {
     fail('defaults', 'must be a limit object');
   }
   const ipv6Subnet = options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET;
   if (!Number.isInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128) {
-    fail('ipv6Subnet', `must be a prefix length, an integer from 1 to 128, got ${describeValue(ipv6Subnet)}`);
+    fail(
+      'ipv6Subnet',
+      `must be a prefix length, an integer from 1 to 128, got ${describeValue(ipv6Subnet)}`,
+    );
   }
   const metrics = resolveMetricsOptions(options.metrics);
   const events = resolveEventsOptions(options.events);
@@ -91,14 +102,26 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     errorFormat,
     failMode,
     clock,
-    address: compileRequestAddress({ trustProxy: options.trustProxy, ipv6Subnet, onUntrustedForward: once(untrustedForwardWarning, warn) }),
+    address: compileRequestAddress({
+      trustProxy: options.trustProxy,
+      ipv6Subnet,
+      onUntrustedForward: once(untrustedForwardWarning, warn),
+    }),
     ipv6Subnet,
-    trustsProxies: options.trustProxy !== undefined && options.trustProxy !== false && options.trustProxy !== 0,
+    trustsProxies:
+      options.trustProxy !== undefined && options.trustProxy !== false && options.trustProxy !== 0,
     warn,
     defaultKey: options.defaults?.key ?? 'ip',
     defaults: options.defaults,
     limits: options.limits ?? [],
-    shadow: options.shadow === undefined ? false : options.shadow === true ? true : options.shadow === false ? false : fail('shadow', `must be a boolean, got ${describeValue(options.shadow)}`),
+    shadow:
+      options.shadow === undefined
+        ? false
+        : options.shadow === true
+          ? true
+          : options.shadow === false
+            ? false
+            : fail('shadow', `must be a boolean, got ${describeValue(options.shadow)}`),
     skip: resolveSkip(options.skip, fail),
     allowed: compileAllowList(options, fail),
   };
@@ -109,14 +132,22 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
  * `'ip'` key resolves it (same `trustProxy`), IPv6 unabridged (the `'ip'` key
  * groups it by `ipv6Subnet`; an allow list names hosts and networks).
  */
-function compileAllowList(options: RateLimitModuleOptions, fail: (option: string, problem: string) => never): ResolvedModuleOptions['allowed'] {
+function compileAllowList(
+  options: RateLimitModuleOptions,
+  fail: (option: string, problem: string) => never,
+): ResolvedModuleOptions['allowed'] {
   const entries = options.allowList;
   if (entries === undefined) return undefined;
-  if (!Array.isArray(entries)) fail('allowList', `must be a list of addresses and CIDRs, got ${describeValue(entries)}`);
+  if (!Array.isArray(entries))
+    fail('allowList', `must be a list of addresses and CIDRs, got ${describeValue(entries)}`);
   if (entries.length === 0) return undefined;
   const listed = compileAddressList(entries, 'allowList');
   // Said by the 'ip' key's resolver already: this one says nothing.
-  const address = compileRequestAddress({ trustProxy: options.trustProxy, ipv6Subnet: 128, onUntrustedForward: () => undefined });
+  const address = compileRequestAddress({
+    trustProxy: options.trustProxy,
+    ipv6Subnet: 128,
+    onUntrustedForward: () => undefined,
+  });
   return (request) => {
     const client = address(request);
     return client !== undefined && listed(client);
@@ -126,7 +157,10 @@ function compileAllowList(options: RateLimitModuleOptions, fail: (option: string
 const logger = new Logger('RateLimit');
 
 /** The first call says it; later calls say nothing (per module, not per request). */
-function once(message: (detail: string) => string, say: (message: string) => void): (detail: string) => void {
+function once(
+  message: (detail: string) => string,
+  say: (message: string) => void,
+): (detail: string) => void {
   let said = false;
   return (detail) => {
     if (said) return;

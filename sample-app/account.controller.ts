@@ -3,7 +3,13 @@ import { RateLimit } from 'nestjs-holdup';
 import { Authenticated } from './auth.guard.js';
 
 /** One budget per user, shared by every route of the controller. */
-const ACCOUNT_LIMIT = { name: 'account', rate: '10/min', burst: 5, key: 'user', scope: 'shared' } as const;
+const ACCOUNT_LIMIT = {
+  name: 'account',
+  rate: '10/min',
+  burst: 5,
+  key: 'user',
+  scope: 'shared',
+} as const;
 
 @Authenticated()
 @RateLimit(ACCOUNT_LIMIT)

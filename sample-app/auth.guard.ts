@@ -1,4 +1,10 @@
-import { Injectable, SetMetadata, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  Injectable,
+  SetMetadata,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
 const AUTHENTICATED = 'sample:authenticated';
@@ -16,11 +22,17 @@ export class HeaderAuthGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; user?: { id: string } }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: Record<string, string | undefined>; user?: { id: string } }>();
     const match = /^Bearer ([\w-]{1,64})$/.exec(request.headers.authorization ?? '');
     if (match) request.user = { id: match[1]! };
-    const required = this.reflector.getAllAndOverride<boolean>(AUTHENTICATED, [context.getHandler(), context.getClass()]);
-    if (required && !request.user) throw new UnauthorizedException('Send "Authorization: Bearer <user-id>"');
+    const required = this.reflector.getAllAndOverride<boolean>(AUTHENTICATED, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (required && !request.user)
+      throw new UnauthorizedException('Send "Authorization: Bearer <user-id>"');
     return true;
   }
 }

@@ -6,7 +6,10 @@ import { RateLimit } from 'nestjs-holdup';
 export class CatalogController {
   @Get()
   list() {
-    return [{ id: 1, name: 'Kettle' }, { id: 2, name: 'Teapot' }];
+    return [
+      { id: 1, name: 'Kettle' },
+      { id: 2, name: 'Teapot' },
+    ];
   }
 
   @RateLimit({ name: 'search', rate: '30/min', burst: 5 })

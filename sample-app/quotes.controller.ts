@@ -13,7 +13,8 @@ class FragileDownstream {
   call(): { price: number } {
     const second = Math.floor(Date.now() / 1000);
     if (second !== this.second) [this.second, this.served] = [second, 0];
-    if (++this.served > this.capacity) throw new ServiceUnavailableException('Downstream overloaded');
+    if (++this.served > this.capacity)
+      throw new ServiceUnavailableException('Downstream overloaded');
     return { price: 100 + Math.round(Math.random() * 100) / 100 };
   }
 }

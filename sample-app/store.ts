@@ -4,10 +4,14 @@ import { MemoryStore, type RateLimitStore } from 'nestjs-holdup';
  * The store named by `RATE_LIMIT_STORE` (memory | redis | two-tier), with
  * `REDIS_URL` and an optional `RATE_LIMIT_KEY_PREFIX` for the Redis ones.
  */
-export async function createStore(kind = process.env.RATE_LIMIT_STORE ?? 'memory'): Promise<RateLimitStore> {
+export async function createStore(
+  kind = process.env.RATE_LIMIT_STORE ?? 'memory',
+): Promise<RateLimitStore> {
   if (kind === 'memory') return new MemoryStore();
   if (kind !== 'redis' && kind !== 'two-tier') {
-    throw new Error(`RATE_LIMIT_STORE must be memory, redis or two-tier, got ${JSON.stringify(kind)}`);
+    throw new Error(
+      `RATE_LIMIT_STORE must be memory, redis or two-tier, got ${JSON.stringify(kind)}`,
+    );
   }
   // ioredis is an optional dependency: loaded only when a Redis store is asked for.
   const { Redis } = await import('ioredis');

@@ -22,11 +22,21 @@ const json = process.argv.includes('--json');
 
 const entries = Object.entries(pkg.exports)
   .filter(([, target]) => typeof target === 'object' && target.import?.types)
-  .map(([entry, target]) => ({ entry, types: join(root, target.import.types), js: join(root, target.import.default) }));
+  .map(([entry, target]) => ({
+    entry,
+    types: join(root, target.import.types),
+    js: join(root, target.import.default),
+  }));
 
 const program = ts.createProgram(
   entries.map((e) => e.types),
-  { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, noEmit: true },
+  {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+    noEmit: true,
+  },
 );
 const checker = program.getTypeChecker();
 
@@ -49,20 +59,37 @@ for (const { entry, types, js } of entries) {
     }
     typesOnly.push(name);
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-    if (target.flags & ts.SymbolFlags.Value && !(target.flags & ts.SymbolFlags.Interface) && !(target.flags & ts.SymbolFlags.TypeAlias)) typeOnlyValues.push(name);
+    if (
+      target.flags & ts.SymbolFlags.Value &&
+      !(target.flags & ts.SymbolFlags.Interface) &&
+      !(target.flags & ts.SymbolFlags.TypeAlias)
+    )
+      typeOnlyValues.push(name);
   }
   values.forEach((name) => all.values.add(`${entry}:${name}`));
   typesOnly.forEach((name) => all.types.add(`${entry}:${name}`));
-  rows.push({ entry, values: values.sort(), types: typesOnly.sort(), typeOnlyValues: typeOnlyValues.sort() });
+  rows.push({
+    entry,
+    values: values.sort(),
+    types: typesOnly.sort(),
+    typeOnlyValues: typeOnlyValues.sort(),
+  });
 }
 
 if (json) {
-  const report = Object.fromEntries(rows.map(({ entry, values, types, typeOnlyValues }) => [entry, { values, types, typeOnlyValues }]));
+  const report = Object.fromEntries(
+    rows.map(({ entry, values, types, typeOnlyValues }) => [
+      entry,
+      { values, types, typeOnlyValues },
+    ]),
+  );
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
 } else {
   const pad = (text, width) => String(text).padEnd(width);
   const padStart = (text, width) => String(text).padStart(width);
-  console.log(`${pad('entry point', 28)}${padStart('values', 8)}${padStart('types', 8)}${padStart('total', 8)}  type-only values`);
+  console.log(
+    `${pad('entry point', 28)}${padStart('values', 8)}${padStart('types', 8)}${padStart('total', 8)}  type-only values`,
+  );
   for (const row of rows) {
     console.log(
       `${pad(row.entry, 28)}${padStart(row.values.length, 8)}${padStart(row.types.length, 8)}${padStart(row.values.length + row.types.length, 8)}  ${row.typeOnlyValues.join(', ') || '-'}`,

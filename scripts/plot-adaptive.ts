@@ -32,14 +32,16 @@ interface Figure {
 const FIGURES: readonly Figure[] = [
   {
     file: 'adaptive-simulation.svg',
-    title: 'Adaptive limit (AIMD, defaults) in front of a downstream that rejects above its capacity',
+    title:
+      'Adaptive limit (AIMD, defaults) in front of a downstream that rejects above its capacity',
     subtitle:
       'declared 150/s, adaptive { min: 10, max: 300 }; offered 300 req/s; capacity 100 → 50 (t = 60.4 s) → 100 (t = 120.4 s); jitter seed 1',
     scenario: REFERENCE_SCENARIO,
   },
   {
     file: 'adaptive-latency.svg',
-    title: 'Adaptive limit with latencyTargetMs: 100 in front of a queueing downstream (late feedback)',
+    title:
+      'Adaptive limit with latencyTargetMs: 100 in front of a queueing downstream (late feedback)',
     subtitle:
       'same load and capacity; FIFO server, 20 ms of work, 1 s timeout; outcomes reported on completion; jitter seed 1',
     scenario: LATENCY_SCENARIO,
@@ -82,11 +84,18 @@ function printComparison(): void {
       `rate band over every phase's last 30 windows; mean admitted and bad share there)`,
   );
   for (const [label, options] of VARIANTS) {
-    const scenario = { ...REFERENCE_SCENARIO, adaptive: { ...REFERENCE_SCENARIO.adaptive, ...options } };
-    const all = Array.from({ length: SWEEP_SEEDS }, (_, i) => analyse(simulate(scenario, i + 1), scenario.phases));
+    const scenario = {
+      ...REFERENCE_SCENARIO,
+      adaptive: { ...REFERENCE_SCENARIO.adaptive, ...options },
+    };
+    const all = Array.from({ length: SWEEP_SEEDS }, (_, i) =>
+      analyse(simulate(scenario, i + 1), scenario.phases),
+    );
     const settle = scenario.phases.map((_, index) => {
       const values = all.map((r) => r[index]?.settledWindows);
-      return values.some((v) => v === undefined) ? 'never' : String(Math.max(...(values as number[])));
+      return values.some((v) => v === undefined)
+        ? 'never'
+        : String(Math.max(...(values as number[])));
     });
     const flat = all.flat();
     const low = Math.min(...flat.map((r) => r.steadyBand[0]));
@@ -104,7 +113,9 @@ function printPhases(label: string, reports: readonly PhaseReport[]): void {
     console.log(
       `  capacity ${r.capacity}/s from ${r.fromMs / 1000} s (rate then ${r.startRate.toFixed(1)}/s): ` +
         `first move ${windows(r.firstReactionWindows)}, within ±20 % for good ${windows(r.settledWindows)}` +
-        (r.bandAfterSettling ? ` (then ${pct(r.bandAfterSettling[0])}–${pct(r.bandAfterSettling[1])} of capacity)` : '') +
+        (r.bandAfterSettling
+          ? ` (then ${pct(r.bandAfterSettling[0])}–${pct(r.bandAfterSettling[1])} of capacity)`
+          : '') +
         `; last 30 windows: rate ${pct(r.steadyBand[0])}–${pct(r.steadyBand[1])}, admitted ${pct(r.steadyAdmitted)}, ` +
         `bad outcomes ${pct(r.steadyBadShare)}` +
         (r.steadyMaxLatencyMs > 0 ? `, max latency ${r.steadyMaxLatencyMs.toFixed(0)} ms` : ''),
@@ -113,14 +124,18 @@ function printPhases(label: string, reports: readonly PhaseReport[]): void {
 }
 
 function printSweep(scenario: SimulationScenario): void {
-  const all = Array.from({ length: SWEEP_SEEDS }, (_, i) => analyse(simulate(scenario, i + 1), scenario.phases));
+  const all = Array.from({ length: SWEEP_SEEDS }, (_, i) =>
+    analyse(simulate(scenario, i + 1), scenario.phases),
+  );
   console.log(`\nseeds 1-${SWEEP_SEEDS} (worst case per phase; mean for admitted and bad share):`);
   scenario.phases.forEach((phase, index) => {
     const reports = all.map((r) => r[index]).filter((r): r is PhaseReport => r !== undefined);
     const settled = reports.map((r) => r.settledWindows);
     const never = settled.filter((s) => s === undefined).length;
     const worstSettle = Math.max(...settled.map((s) => s ?? 0));
-    const worstReaction = Math.max(...reports.map((r) => r.firstReactionWindows ?? Number.POSITIVE_INFINITY));
+    const worstReaction = Math.max(
+      ...reports.map((r) => r.firstReactionWindows ?? Number.POSITIVE_INFINITY),
+    );
     const low = Math.min(...reports.map((r) => r.steadyBand[0]));
     const high = Math.max(...reports.map((r) => r.steadyBand[1]));
     const admitted = mean(reports.map((r) => r.steadyAdmitted));
@@ -129,14 +144,22 @@ function printSweep(scenario: SimulationScenario): void {
     console.log(
       `  capacity ${phase.capacity}/s from ${phase.fromMs / 1000} s: first move <= ${worstReaction} window(s), ` +
         `within ±20 % for good after <= ${worstSettle} window(s)` +
-        (never ? ` (never settled in ${never} of ${SWEEP_SEEDS} runs)` : ` (all ${SWEEP_SEEDS} runs)`) +
+        (never
+          ? ` (never settled in ${never} of ${SWEEP_SEEDS} runs)`
+          : ` (all ${SWEEP_SEEDS} runs)`) +
         `; last 30 windows: rate ${pct(low)}–${pct(high)}, admitted ${pct(admitted)}, bad outcomes ${pct(bad)}` +
         (latency > 0 ? `, max latency ${latency.toFixed(0)} ms` : ''),
     );
   });
   // The same scenario behind a fixed limit (min = max = declared): what adapting buys.
-  const fixed = { ...scenario, adaptive: { ...scenario.adaptive, min: scenario.declared.rate, max: scenario.declared.rate } };
-  printPhases(`fixed limit at the declared ${scenario.declared.rate}/s, for comparison`, analyse(simulate(fixed), fixed.phases));
+  const fixed = {
+    ...scenario,
+    adaptive: { ...scenario.adaptive, min: scenario.declared.rate, max: scenario.declared.rate },
+  };
+  printPhases(
+    `fixed limit at the declared ${scenario.declared.rate}/s, for comparison`,
+    analyse(simulate(fixed), fixed.phases),
+  );
 }
 
 const W = 960;
@@ -149,7 +172,8 @@ export function renderSvg(figure: Figure, samples: readonly SimulationSample[]):
   const tMax = scenario.durationMs / 1000;
   const yMax = niceCeil(Math.max(scenario.offeredPerSecond, ...samples.map((s) => s.rate)) * 1.08);
   const x = (seconds: number): number => M.left + (seconds / tMax) * (W - M.left - M.right);
-  const y = (perSecond: number): number => H - M.bottom - (perSecond / yMax) * (H - M.top - M.bottom);
+  const y = (perSecond: number): number =>
+    H - M.bottom - (perSecond / yMax) * (H - M.top - M.bottom);
   const f = (n: number): string => n.toFixed(1);
 
   // Capacity as a step function, with its ±20 % band.
@@ -162,7 +186,10 @@ export function renderSvg(figure: Figure, samples: readonly SimulationSample[]):
   const band =
     steps.map(([t, c]) => `${f(x(t))},${f(y(c * 1.2))}`).join(' ') +
     ' ' +
-    [...steps].reverse().map(([t, c]) => `${f(x(t))},${f(y(c * 0.8))}`).join(' ');
+    [...steps]
+      .reverse()
+      .map(([t, c]) => `${f(x(t))},${f(y(c * 0.8))}`)
+      .join(' ');
   // The effective rate holds between window ends: draw it as steps too.
   const rate: string[] = [];
   samples.forEach((s, i) => {
@@ -170,7 +197,10 @@ export function renderSvg(figure: Figure, samples: readonly SimulationSample[]):
     rate.push(`${f(x(s.tMs / 1000))},${f(y(s.rate))}`);
     if (next) rate.push(`${f(x(next.tMs / 1000))},${f(y(s.rate))}`);
   });
-  const admitted = samples.slice(1).map((s) => `${f(x((s.tMs - 500) / 1000))},${f(y(s.admitted))}`).join(' ');
+  const admitted = samples
+    .slice(1)
+    .map((s) => `${f(x((s.tMs - 500) / 1000))},${f(y(s.admitted))}`)
+    .join(' ');
 
   const xTicks = range(0, tMax, 20)
     .map(
@@ -189,7 +219,10 @@ export function renderSvg(figure: Figure, samples: readonly SimulationSample[]):
 
   const legendY = H - 28;
   const legend = [
-    { label: `offered load (${scenario.offeredPerSecond} req/s)`, swatch: `stroke="#999" stroke-dasharray="6 4"` },
+    {
+      label: `offered load (${scenario.offeredPerSecond} req/s)`,
+      swatch: `stroke="#999" stroke-dasharray="6 4"`,
+    },
     { label: 'downstream capacity', swatch: `stroke="#d9480f"` },
     { label: '±20 % of capacity', swatch: `stroke="#ffd8a8" stroke-width="8"` },
     { label: 'effective rate', swatch: `stroke="#1864ab" stroke-width="2"` },
@@ -245,7 +278,8 @@ function range(from: number, to: number, step: number): number[] {
 
 function niceCeil(value: number): number {
   const magnitude = 10 ** Math.floor(Math.log10(value));
-  for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * magnitude >= value) return m * magnitude;
+  for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10])
+    if (m * magnitude >= value) return m * magnitude;
   return 10 * magnitude;
 }
 

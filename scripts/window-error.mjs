@@ -25,8 +25,10 @@ function arrivals(seed, ratePerSecond) {
   const random = seededRandom(seed);
   const times = [];
   // Thinning: candidates at the maximum rate, kept with probability rate(t) / max.
-  const max = Math.max(...Array.from({ length: 1000 }, (_, i) => ratePerSecond((i / 1000) * DURATION_MS)));
-  for (let t = 0; t < DURATION_MS; ) {
+  const max = Math.max(
+    ...Array.from({ length: 1000 }, (_, i) => ratePerSecond((i / 1000) * DURATION_MS)),
+  );
+  for (let t = 0; t < DURATION_MS;) {
     t += (-Math.log(1 - random()) / max) * 1000;
     if (random() * max < ratePerSecond(t)) times.push(t);
   }
@@ -37,9 +39,17 @@ const TRACES = [
   ['steady, 1.5x the quota', 1, () => (1.5 * QUOTA) / 60],
   ['steady, 0.9x the quota', 2, () => (0.9 * QUOTA) / 60],
   // 20 s bursts at 8x the quota's average rate, then 100 s of near silence.
-  ['bursty: 20 s at 8x, 100 s at 0.1x', 3, (t) => (t % 120_000 < 20_000 ? (8 * QUOTA) / 60 : (0.1 * QUOTA) / 60)],
+  [
+    'bursty: 20 s at 8x, 100 s at 0.1x',
+    3,
+    (t) => (t % 120_000 < 20_000 ? (8 * QUOTA) / 60 : (0.1 * QUOTA) / 60),
+  ],
   // Bursts that start at random phases relative to the window edges.
-  ['bursty, random phase: 5 s at 20x', 4, (t) => (Math.sin(t / 7_919) > 0.93 ? (20 * QUOTA) / 60 : (0.3 * QUOTA) / 60)],
+  [
+    'bursty, random phase: 5 s at 20x',
+    4,
+    (t) => (Math.sin(t / 7_919) > 0.93 ? (20 * QUOTA) / 60 : (0.3 * QUOTA) / 60),
+  ],
 ];
 
 function measure(times) {
@@ -87,7 +97,10 @@ function measure(times) {
 function estimateOf(state, now) {
   if (state === undefined) return 0;
   const start = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-  if (state.start >= start) return state.previous * (1 - (Math.max(now, state.start) - state.start) / WINDOW_MS) + state.count;
+  if (state.start >= start)
+    return (
+      state.previous * (1 - (Math.max(now, state.start) - state.start) / WINDOW_MS) + state.count
+    );
   if (state.start === start - WINDOW_MS) return state.count * (1 - (now - start) / WINDOW_MS);
   return 0;
 }
@@ -103,11 +116,19 @@ function worstWindow(times) {
 }
 
 const pct = (part, whole) => `${((100 * part) / whole).toFixed(3)} %`;
-console.log(`sliding-window counter vs an exact sliding log: quota ${QUOTA} per ${WINDOW_MS / 1000} s, ${DURATION_MS / 3_600_000} h per trace`);
+console.log(
+  `sliding-window counter vs an exact sliding log: quota ${QUOTA} per ${WINDOW_MS / 1000} s, ${DURATION_MS / 3_600_000} h per trace`,
+);
 for (const [name, seed, rate] of TRACES) {
   const r = measure(arrivals(seed, rate));
   console.log(`\n${name}: ${r.requests} requests, ${r.admitted} admitted`);
-  console.log(`  wrongly admitted ${r.wronglyAdmitted} (${pct(r.wronglyAdmitted, r.requests)}), wrongly denied ${r.wronglyDenied} (${pct(r.wronglyDenied, r.requests)})`);
-  console.log(`  estimate - exact: mean |e| ${r.meanAbs.toFixed(2)}, p99 |e| ${r.p99Abs.toFixed(2)}, from ${r.minError.toFixed(2)} to +${r.maxError.toFixed(2)} requests`);
-  console.log(`  most admitted in any ${WINDOW_MS / 1000} s: ${r.worstWindow} (${(r.worstWindow / QUOTA).toFixed(2)}x the quota)`);
+  console.log(
+    `  wrongly admitted ${r.wronglyAdmitted} (${pct(r.wronglyAdmitted, r.requests)}), wrongly denied ${r.wronglyDenied} (${pct(r.wronglyDenied, r.requests)})`,
+  );
+  console.log(
+    `  estimate - exact: mean |e| ${r.meanAbs.toFixed(2)}, p99 |e| ${r.p99Abs.toFixed(2)}, from ${r.minError.toFixed(2)} to +${r.maxError.toFixed(2)} requests`,
+  );
+  console.log(
+    `  most admitted in any ${WINDOW_MS / 1000} s: ${r.worstWindow} (${(r.worstWindow / QUOTA).toFixed(2)}x the quota)`,
+  );
 }

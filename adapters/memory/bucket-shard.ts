@@ -30,7 +30,9 @@ export class BucketShard {
   private readonly index = new SweptMap<string, number>();
   private readonly states = new BucketSlots();
   /** Eviction candidates held over from earlier evictions (the first {@link held} slots). */
-  private readonly candidates: (string | undefined)[] = new Array<string | undefined>(EVICTION_CANDIDATES).fill(undefined);
+  private readonly candidates: (string | undefined)[] = new Array<string | undefined>(
+    EVICTION_CANDIDATES,
+  ).fill(undefined);
   private held = 0;
 
   get size(): number {
@@ -108,11 +110,15 @@ export class BucketShard {
     const candidates = this.candidates;
     const entries = this.index.entries;
     // Forget candidates that left meanwhile (swept, reset, refunded to full).
-    for (let i = 0; i < this.held; ) {
+    for (let i = 0; i < this.held;) {
       if (entries.has(candidates[i]!)) i++;
       else candidates[i] = candidates[--this.held];
     }
-    for (let steps = 0; this.held < EVICTION_CANDIDATES && steps < 2 * EVICTION_CANDIDATES; steps++) {
+    for (
+      let steps = 0;
+      this.held < EVICTION_CANDIDATES && steps < 2 * EVICTION_CANDIDATES;
+      steps++
+    ) {
       const key = this.index.oldest();
       if (key === undefined) break;
       if (key !== except && !this.holds(key)) candidates[this.held++] = key;

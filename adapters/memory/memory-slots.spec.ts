@@ -1,7 +1,14 @@
 import { MemoryStore } from './memory.store.js';
 import { MemorySlots } from './memory-slots.js';
 
-const acquire = (slots: MemorySlots, id: string, now: number, key = 'k', limit = 2, leaseMs = 1_000) => slots.acquire({ key, limit, id, leaseMs, now });
+const acquire = (
+  slots: MemorySlots,
+  id: string,
+  now: number,
+  key = 'k',
+  limit = 2,
+  leaseMs = 1_000,
+) => slots.acquire({ key, limit, id, leaseMs, now });
 
 describe('MemorySlots', () => {
   it('admits up to the limit per key, and frees a slot on release', () => {
@@ -49,7 +56,9 @@ describe('MemorySlots', () => {
   it('bounded: past maxSlots held slots, an acquisition fails like a store', () => {
     const slots = new MemorySlots(3);
     for (let i = 0; i < 3; i++) acquire(slots, `s${i}`, 0, `key-${i}`);
-    expect(() => acquire(slots, 's4', 0, 'key-4')).toThrow('MemoryStore: 3 concurrency slots are held, the most this store keeps (maxKeys)');
+    expect(() => acquire(slots, 's4', 0, 'key-4')).toThrow(
+      'MemoryStore: 3 concurrency slots are held, the most this store keeps (maxKeys)',
+    );
     slots.release({ key: 'key-0', id: 's0', now: 0 });
     expect(acquire(slots, 's4', 0, 'key-4').allowed).toBe(true);
   });
@@ -58,7 +67,9 @@ describe('MemorySlots', () => {
     const store = new MemoryStore({ maxKeys: 2 });
     store.slots.acquire({ key: 'a', limit: 5, id: '1', leaseMs: 1_000, now: 0 });
     store.slots.acquire({ key: 'a', limit: 5, id: '2', leaseMs: 1_000, now: 0 });
-    expect(() => store.slots.acquire({ key: 'a', limit: 5, id: '3', leaseMs: 1_000, now: 0 })).toThrow(/maxKeys/);
+    expect(() =>
+      store.slots.acquire({ key: 'a', limit: 5, id: '3', leaseMs: 1_000, now: 0 }),
+    ).toThrow(/maxKeys/);
     store.close();
     expect(store.slots.size).toBe(0);
   });

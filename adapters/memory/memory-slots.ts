@@ -1,5 +1,10 @@
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { ConcurrencySlots, SlotAcquireRequest, SlotAcquireResult, SlotReleaseRequest } from '../../lib/store/concurrency-slots.interface.js';
+import type {
+  ConcurrencySlots,
+  SlotAcquireRequest,
+  SlotAcquireResult,
+  SlotReleaseRequest,
+} from '../../lib/store/concurrency-slots.interface.js';
 import { MapCursor } from '../../lib/store/map-cursor.js';
 
 /** Keys the incremental sweep examines per acquisition. */
@@ -40,7 +45,9 @@ export class MemorySlots implements ConcurrencySlots {
     const inFlight = slots?.size ?? 0;
     if (inFlight >= request.limit) return { allowed: false, inFlight };
     if (this.held >= this.maxSlots) {
-      throw new RateLimitStoreError(`MemoryStore: ${this.held} concurrency slots are held, the most this store keeps (maxKeys)`);
+      throw new RateLimitStoreError(
+        `MemoryStore: ${this.held} concurrency slots are held, the most this store keeps (maxKeys)`,
+      );
     }
     if (slots === undefined || slots.size === 0) {
       slots = new Map();

@@ -17,6 +17,8 @@ describe('MemoryStore options', () => {
   });
 
   it('show a wrong value by type', () => {
-    expect(() => new MemoryStore({ maxKeys: '10' as never })).toThrow('MemoryStore: maxKeys must be a positive integer, got "10"');
+    expect(() => new MemoryStore({ maxKeys: '10' as never })).toThrow(
+      'MemoryStore: maxKeys must be a positive integer, got "10"',
+    );
   });
 });

@@ -79,7 +79,10 @@ describe('MemoryStore at 1,000,000 keys', () => {
     store = new MemoryStore();
     for (let i = 0; i < FILL; i++) {
       // One key in four is short-lived, so the sweep has something to drop once time passes.
-      store.consume({ now: 0, checks: [{ key: `k${i}`, limit: i % 4 === 0 ? SHORT : LONG, cost: 1 }] });
+      store.consume({
+        now: 0,
+        checks: [{ key: `k${i}`, limit: i % 4 === 0 ? SHORT : LONG, cost: 1 }],
+      });
     }
   }, 60_000);
 
@@ -152,7 +155,10 @@ describe('MemoryStore at 1,000,000 keys', () => {
   // with a persistent eviction cursor.
   it('a new key at the cap costs O(1): after 150,000 more inserts, the mean of the next 20,000 is < 100 us', () => {
     const churn = (prefix: string, n: number): ConsumeRequest[] =>
-      Array.from({ length: n }, (_, j) => ({ now: 7000, checks: [{ key: `${prefix}-${j}`, limit: LONG, cost: 1 }] }));
+      Array.from({ length: n }, (_, j) => ({
+        now: 7000,
+        checks: [{ key: `${prefix}-${j}`, limit: LONG, cost: 1 }],
+      }));
     for (const request of churn('warm', 150_000)) store.consume(request);
     const requests = churn('timed', 20_000);
     collectGarbage();
@@ -184,7 +190,8 @@ describe('MemoryStore heap under churn', () => {
     for (const key of keys) store.consume({ now, checks: [{ key, limit, cost: 1 }] });
     const before = heapAfterGc();
     for (let round = 0; round < 5; round++) {
-      for (const key of keys) store.consume({ now: (now += 0.001), checks: [{ key, limit, cost: 1 }] });
+      for (const key of keys)
+        store.consume({ now: (now += 0.001), checks: [{ key, limit, cost: 1 }] });
     }
     const grownMb = heapAfterGc() - before;
     expect(store.size).toBe(keys.length);

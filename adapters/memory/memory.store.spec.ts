@@ -1,5 +1,10 @@
 import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
-import type { ConsumeRequest, ConsumeResult, RateLimitCheck, TokenBucketRequest } from '../../lib/store/rate-limit-store.interface.js';
+import type {
+  ConsumeRequest,
+  ConsumeResult,
+  RateLimitCheck,
+  TokenBucketRequest,
+} from '../../lib/store/rate-limit-store.interface.js';
 import { MemoryStore } from './memory.store.js';
 import { BucketShard } from './bucket-shard.js';
 import { seededRandom } from '../../lib/adaptive/seeded-random.js';
@@ -19,18 +24,33 @@ describe('MemoryStore', () => {
     const store = new MemoryStore();
     const result = store.consume({ now: 0, checks: [check('a', 1, 1)] });
     expect(result).not.toBeInstanceOf(Promise);
-    expect(result).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1000 }] });
+    expect(result).toEqual({
+      allowed: true,
+      decisions: [{ allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1000 }],
+    });
     expect(store.peek({ now: 0, checks: [check('a', 1, 1)] })).not.toBeInstanceOf(Promise);
   });
 
   it('charges a single check exactly like the algorithm', () => {
     const store = new MemoryStore();
     const c = check('a', 2, 3); // I = 500, C = 1500
-    expect(store.consume({ now: 0, checks: [c] }).decisions[0]).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 500 });
-    expect(store.consume({ now: 0, checks: [{ ...c, cost: 2 }] }).decisions[0]).toEqual({ allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1500 });
+    expect(store.consume({ now: 0, checks: [c] }).decisions[0]).toEqual({
+      allowed: true,
+      remaining: 2,
+      retryAfterMs: 0,
+      resetMs: 500,
+    });
+    expect(store.consume({ now: 0, checks: [{ ...c, cost: 2 }] }).decisions[0]).toEqual({
+      allowed: true,
+      remaining: 0,
+      retryAfterMs: 0,
+      resetMs: 1500,
+    });
     expect(store.consume({ now: 100, checks: [c] })).toEqual({
       allowed: false,
-      decisions: [{ allowed: false, remaining: 0, retryAfterMs: 400, resetMs: 1400, reason: 'limit' }],
+      decisions: [
+        { allowed: false, remaining: 0, retryAfterMs: 400, resetMs: 1400, reason: 'limit' },
+      ],
     });
     expect(store.consume({ now: 500, checks: [c] }).allowed).toBe(true);
   });
@@ -48,12 +68,26 @@ describe('MemoryStore', () => {
       const result = store.consume({ now: 0, checks: [{ ...wide, cost: 2 }, narrow] });
       expect(result.allowed).toBe(false);
       // wide would have admitted cost 2 (4 -> 2 left) but was not charged: it reports 4, reset 1000.
-      expect(result.decisions[0]).toEqual({ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 1000 });
-      expect(result.decisions[1]).toEqual({ allowed: false, remaining: 0, retryAfterMs: 1000, resetMs: 1000, reason: 'limit' });
+      expect(result.decisions[0]).toEqual({
+        allowed: true,
+        remaining: 4,
+        retryAfterMs: 0,
+        resetMs: 1000,
+      });
+      expect(result.decisions[1]).toEqual({
+        allowed: false,
+        remaining: 0,
+        retryAfterMs: 1000,
+        resetMs: 1000,
+        reason: 'limit',
+      });
 
       // Not charged: wide still holds 4 and gives exactly 4 more at t = 0.
       expect(remainingOf(store, wide, 0)).toBe(4);
-      expect(store.consume({ now: 0, checks: [{ ...wide, cost: 4 }] }).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
+      expect(store.consume({ now: 0, checks: [{ ...wide, cost: 4 }] }).decisions[0]).toMatchObject({
+        allowed: true,
+        remaining: 0,
+      });
       expect(store.consume({ now: 0, checks: [wide] }).allowed).toBe(false);
     });
 
@@ -64,7 +98,12 @@ describe('MemoryStore', () => {
       expect(result.allowed).toBe(false);
       expect(result.decisions[0]).toMatchObject({ allowed: false, reason: 'limit' });
       // wide was never charged: a full bucket, and not stored.
-      expect(result.decisions[1]).toEqual({ allowed: true, remaining: 5, retryAfterMs: 0, resetMs: 0 });
+      expect(result.decisions[1]).toEqual({
+        allowed: true,
+        remaining: 5,
+        retryAfterMs: 0,
+        resetMs: 0,
+      });
       expect(store.size).toBe(1);
       expect(remainingOf(store, wide, 0)).toBe(5);
     });
@@ -73,8 +112,17 @@ describe('MemoryStore', () => {
       const store = new MemoryStore();
       const result = store.consume({ now: 0, checks: [wide, { ...narrow, cost: 2 }] });
       expect(result.allowed).toBe(false);
-      expect(result.decisions[0]).toEqual({ allowed: true, remaining: 5, retryAfterMs: 0, resetMs: 0 });
-      expect(result.decisions[1]).toMatchObject({ allowed: false, reason: 'cost-exceeds-burst', retryAfterMs: Infinity });
+      expect(result.decisions[0]).toEqual({
+        allowed: true,
+        remaining: 5,
+        retryAfterMs: 0,
+        resetMs: 0,
+      });
+      expect(result.decisions[1]).toMatchObject({
+        allowed: false,
+        reason: 'cost-exceeds-burst',
+        retryAfterMs: Infinity,
+      });
       expect(store.size).toBe(0);
     });
 
@@ -103,8 +151,13 @@ describe('MemoryStore', () => {
         decisions: [{ allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 1000 }],
       });
     }
-    expect(store.consume({ now: 0, checks: [c] }).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
-    expect(store.peek({ now: 0, checks: [check('never-charged', 1, 3)] }).decisions[0]).toMatchObject({ remaining: 3, resetMs: 0 });
+    expect(store.consume({ now: 0, checks: [c] }).decisions[0]).toMatchObject({
+      allowed: true,
+      remaining: 1,
+    });
+    expect(
+      store.peek({ now: 0, checks: [check('never-charged', 1, 3)] }).decisions[0],
+    ).toMatchObject({ remaining: 3, resetMs: 0 });
     expect(store.size).toBe(1);
   });
 
@@ -118,7 +171,12 @@ describe('MemoryStore', () => {
 
     store.reset({ now: 0, checks: [a, check('unknown', 1, 1)] });
     expect(store.size).toBe(1);
-    expect(store.peek({ now: 0, checks: [a] }).decisions[0]).toEqual({ allowed: true, remaining: 3, retryAfterMs: 0, resetMs: 0 });
+    expect(store.peek({ now: 0, checks: [a] }).decisions[0]).toEqual({
+      allowed: true,
+      remaining: 3,
+      retryAfterMs: 0,
+      resetMs: 0,
+    });
     expect(store.consume({ now: 0, checks: [{ ...a, cost: 3 }] }).allowed).toBe(true);
     // The other bucket is untouched.
     expect(remainingOf(store, b, 0)).toBe(2);
@@ -183,8 +241,13 @@ describe('MemoryStore', () => {
         actual.allowed === expected.allowed &&
         actual.decisions.every((d, i) => {
           const e = expected.decisions[i]!;
-          return d.allowed === e.allowed && d.remaining === e.remaining && d.reason === e.reason &&
-            Math.abs(d.resetMs - e.resetMs) < 1e-3 && (d.retryAfterMs === e.retryAfterMs || Math.abs(d.retryAfterMs - e.retryAfterMs) < 1e-3);
+          return (
+            d.allowed === e.allowed &&
+            d.remaining === e.remaining &&
+            d.reason === e.reason &&
+            Math.abs(d.resetMs - e.resetMs) < 1e-3 &&
+            (d.retryAfterMs === e.retryAfterMs || Math.abs(d.retryAfterMs - e.retryAfterMs) < 1e-3)
+          );
         });
       const rand = seededRandom(0xc0ffee);
       const store = new MemoryStore({ maxKeys: 1_000_000 });
@@ -194,7 +257,9 @@ describe('MemoryStore', () => {
         const outcomes = checks.map((c) => gcraConsume(reference.get(c.key), now, c.limit, c.cost));
         const allowed = outcomes.every((o) => o.decision.allowed);
         const decisions = outcomes.map((o, i): RateLimitDecision =>
-          allowed || !o.decision.allowed ? o.decision : gcraPeek(reference.get(checks[i]!.key), now, checks[i]!.limit),
+          allowed || !o.decision.allowed
+            ? o.decision
+            : gcraPeek(reference.get(checks[i]!.key), now, checks[i]!.limit),
         );
         if (allowed) outcomes.forEach((o, i) => reference.set(checks[i]!.key, o.tat));
         return { allowed, decisions };
@@ -215,12 +280,17 @@ describe('MemoryStore', () => {
         const n = 1 + Math.floor(rand() * 3);
         const keys = new Set<number>();
         while (keys.size < n) keys.add(Math.floor(rand() * 60));
-        const checks = [...keys].map((k) => ({ key: `k${k}`, limit: limits[k % limits.length]!, cost: 1 + Math.floor(rand() * 2) }));
+        const checks = [...keys].map((k) => ({
+          key: `k${k}`,
+          limit: limits[k % limits.length]!,
+          cost: 1 + Math.floor(rand() * 2),
+        }));
         const request = { now, checks };
         const actual = store.consume(request);
         const expected = referenceConsume(request);
         if (!actual.allowed) denied++;
-        if (!matches(actual, expected) && mismatches.length < 3) mismatches.push({ step, request, actual, expected });
+        if (!matches(actual, expected) && mismatches.length < 3)
+          mismatches.push({ step, request, actual, expected });
         if (store.size < previousSize) dropped++;
         previousSize = store.size;
       }
@@ -243,15 +313,22 @@ describe('MemoryStore', () => {
         const result = store.consume({ now: i, checks: [{ key: `key-${i}`, limit, cost: 1 }] });
         expect(result.allowed).toBe(true);
         maxSize = Math.max(maxSize, store.size);
-        if (store.size > maxKeys) throw new Error(`size ${store.size} > maxKeys ${maxKeys} after key ${i}`);
+        if (store.size > maxKeys)
+          throw new Error(`size ${store.size} > maxKeys ${maxKeys} after key ${i}`);
       }
       expect(maxSize).toBe(maxKeys);
       expect(store.size).toBe(maxKeys);
       expect(store.evictions).toBe(2 * maxKeys);
       // The survivors are the last maxKeys charged; the evicted ones are full buckets again.
-      expect(remainingOf(store, check(`key-${3 * maxKeys - 1}`, limit.rate, limit.burst), 3 * maxKeys)).toBe(1);
-      expect(remainingOf(store, check(`key-${2 * maxKeys}`, limit.rate, limit.burst), 3 * maxKeys)).toBe(1);
-      expect(remainingOf(store, check(`key-${2 * maxKeys - 1}`, limit.rate, limit.burst), 3 * maxKeys)).toBe(2);
+      expect(
+        remainingOf(store, check(`key-${3 * maxKeys - 1}`, limit.rate, limit.burst), 3 * maxKeys),
+      ).toBe(1);
+      expect(
+        remainingOf(store, check(`key-${2 * maxKeys}`, limit.rate, limit.burst), 3 * maxKeys),
+      ).toBe(1);
+      expect(
+        remainingOf(store, check(`key-${2 * maxKeys - 1}`, limit.rate, limit.burst), 3 * maxKeys),
+      ).toBe(2);
       expect(remainingOf(store, check('key-0', limit.rate, limit.burst), 3 * maxKeys)).toBe(2);
     });
 
@@ -309,15 +386,19 @@ describe('MemoryStore', () => {
 
     it('defaults to a cap that admits many keys without evicting', () => {
       const store = new MemoryStore();
-      for (let i = 0; i < 5000; i++) store.consume({ now: 0, checks: [check(`k${i}`, 1 / 3600, 1)] });
+      for (let i = 0; i < 5000; i++)
+        store.consume({ now: 0, checks: [check(`k${i}`, 1 / 3600, 1)] });
       expect(store.size).toBe(5000);
       expect(store.evictions).toBe(0);
     });
 
-    it.each([0, -1, 1.5, NaN])('rejects maxKeys = %p with a TypeError naming maxKeys', (maxKeys) => {
-      expect(() => new MemoryStore({ maxKeys })).toThrow(TypeError);
-      expect(() => new MemoryStore({ maxKeys })).toThrow(/maxKeys/);
-    });
+    it.each([0, -1, 1.5, NaN])(
+      'rejects maxKeys = %p with a TypeError naming maxKeys',
+      (maxKeys) => {
+        expect(() => new MemoryStore({ maxKeys })).toThrow(TypeError);
+        expect(() => new MemoryStore({ maxKeys })).toThrow(/maxKeys/);
+      },
+    );
 
     it.each([
       ['one shard', 100, 1_000],
@@ -331,11 +412,14 @@ describe('MemoryStore', () => {
         const limit = tokenBucket(5 / 3600, 5);
         const victim = { key: 'login|victim', limit, cost: 1 };
         let admitted = 0;
-        for (let i = 0; i < 10; i++) if (store.consume({ now: i, checks: [victim] }).allowed) admitted++;
+        for (let i = 0; i < 10; i++)
+          if (store.consume({ now: i, checks: [victim] }).allowed) admitted++;
         expect(admitted).toBe(5);
         for (let i = 0; i < minted; i++) {
           const now = 10 + i / 1000; // the whole attack within ~70 s: nothing refills on its own
-          expect(store.consume({ now, checks: [{ key: `login|user-${i}`, limit, cost: 1 }] }).allowed).toBe(true);
+          expect(
+            store.consume({ now, checks: [{ key: `login|user-${i}`, limit, cost: 1 }] }).allowed,
+          ).toBe(true);
           if (i % 10 === 0 && store.consume({ now, checks: [victim] }).allowed) admitted++;
         }
         expect(store.evictions).toBeGreaterThan(0);

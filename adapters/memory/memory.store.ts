@@ -126,7 +126,11 @@ export class MemoryStore implements RateLimitStore {
     rejectUnknownOptions('MemoryStore', options, MEMORY_STORE_OPTIONS);
     const maxKeys = options.maxKeys ?? 1_000_000;
     if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) {
-      throw optionError('MemoryStore', 'maxKeys', `must be a positive integer, got ${describeValue(options.maxKeys)}`);
+      throw optionError(
+        'MemoryStore',
+        'maxKeys',
+        `must be a positive integer, got ${describeValue(options.maxKeys)}`,
+      );
     }
     let count = 1;
     while (count < MAX_SHARDS && maxKeys / (count * 2) >= SHARD_SIZE) count *= 2;
@@ -180,7 +184,9 @@ export class MemoryStore implements RateLimitStore {
   peek(request: BucketsRequest): ConsumeResult {
     const now = this.time.relative(request.now);
     const origin = this.time.origin;
-    const decisions = request.checks.map((check) => algorithmOf(check.limit).peek(this.read(partsOf(check)), now, check.limit, origin));
+    const decisions = request.checks.map((check) =>
+      algorithmOf(check.limit).peek(this.read(partsOf(check)), now, check.limit, origin),
+    );
     return { allowed: true, decisions };
   }
 
@@ -203,7 +209,8 @@ export class MemoryStore implements RateLimitStore {
     const decisions = request.checks.map((check) => {
       const { limit } = check;
       // Refused at start-up (resolve-limit.ts): a window has no refill to block.
-      if (isWindowLimit(limit)) throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
+      if (isWindowLimit(limit))
+        throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
       const parts = partsOf(check);
       const tat = gcraBlock(this.read(parts) as number | undefined, now, limit, check.durationMs);
       this.write(parts, tat, now);
@@ -261,7 +268,13 @@ export class MemoryStore implements RateLimitStore {
   }
 
   /** A bucket not held yet: counted, and at the cap another one is evicted. */
-  private insert(table: NamespaceBuckets, shard: BucketShard, identity: string, state: BucketState, now: number): void {
+  private insert(
+    table: NamespaceBuckets,
+    shard: BucketShard,
+    identity: string,
+    state: BucketState,
+    now: number,
+  ): void {
     table.add(shard, identity, state);
     this.count++;
     this.sweep(now);
@@ -313,5 +326,7 @@ export class MemoryStore implements RateLimitStore {
 
 /** A check's key in its parts: as the module gives them, else split from the key (a store called directly). */
 function partsOf(ref: BucketRef): BucketKeyParts {
-  return ref.namespace !== undefined && ref.identity !== undefined ? (ref as BucketKeyParts) : splitBucketKey(ref.key);
+  return ref.namespace !== undefined && ref.identity !== undefined
+    ? (ref as BucketKeyParts)
+    : splitBucketKey(ref.key);
 }

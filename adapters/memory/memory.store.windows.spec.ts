@@ -13,7 +13,8 @@ const sliding: WindowLimit = { algorithm: 'sliding-window', quota: 5, windowMs: 
 
 /** Enough decisions on one hot key for the incremental sweep to pass over every entry. */
 function churn(store: MemoryStore, now: number): void {
-  for (let i = 0; i < 5_000; i++) store.consume({ checks: [{ key: 'hot', limit: tokenBucket(1e9, 1e9), cost: 1 }], now });
+  for (let i = 0; i < 5_000; i++)
+    store.consume({ checks: [{ key: 'hot', limit: tokenBucket(1e9, 1e9), cost: 1 }], now });
 }
 
 describe('MemoryStore: window states', () => {
@@ -40,7 +41,12 @@ describe('MemoryStore: window states', () => {
     expect(store.size).toBe(3);
     expect(store.evictions).toBe(1);
     // The bucket (full soonest) went; the sliding window still counts its request.
-    expect(store.peek({ checks: [{ key: 'late', limit: sliding }], now: T + 2 }).decisions[0]).toMatchObject({ remaining: 4 });
-    expect(store.peek({ checks: [{ key: 'bucket', limit: tokenBucket(1, 100) }], now: T + 2 }).decisions[0]).toMatchObject({ remaining: 100 });
+    expect(
+      store.peek({ checks: [{ key: 'late', limit: sliding }], now: T + 2 }).decisions[0],
+    ).toMatchObject({ remaining: 4 });
+    expect(
+      store.peek({ checks: [{ key: 'bucket', limit: tokenBucket(1, 100) }], now: T + 2 })
+        .decisions[0],
+    ).toMatchObject({ remaining: 100 });
   });
 });

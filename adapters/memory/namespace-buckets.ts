@@ -67,7 +67,9 @@ export class NamespaceBuckets {
   /** The shard `identity` belongs to. */
   shardOf(identity: string): BucketShard {
     const directory = this.directory;
-    return directory.length === 1 ? directory[0]! : directory[identityHash(identity) & (directory.length - 1)]!;
+    return directory.length === 1
+      ? directory[0]!
+      : directory[identityHash(identity) & (directory.length - 1)]!;
   }
 
   get(identity: string): BucketState | undefined {
@@ -144,7 +146,8 @@ export class NamespaceBuckets {
    */
   private split(shard: BucketShard): void {
     const depth = this.depths.get(shard)!;
-    if (1 << depth === this.directory.length) this.directory = this.directory.concat(this.directory);
+    if (1 << depth === this.directory.length)
+      this.directory = this.directory.concat(this.directory);
     const sibling = new BucketShard();
     const bit = 1 << depth;
     for (const identity of [...shard.keys()]) {

@@ -1,7 +1,14 @@
 import type { RateLimitDecision } from '../../lib/algorithms/rate-limit-decision.js';
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import type { Receipt, ScriptAnswer } from './script-reply.js';
-import { CONSUME_WITH_RECEIPTS, EVALUATE, LEASE_WITH_RECEIPTS, type Bucket, type Operation, type ScriptRunner } from './script-runner.js';
+import {
+  CONSUME_WITH_RECEIPTS,
+  EVALUATE,
+  LEASE_WITH_RECEIPTS,
+  type Bucket,
+  type Operation,
+  type ScriptRunner,
+} from './script-runner.js';
 import { pick, place, type SlotGroup } from './slot-groups.js';
 
 /**
@@ -59,7 +66,9 @@ export async function chargeAcrossSlots(
     const later = groups.slice(g + 1);
     await Promise.all([
       refund(),
-      ...later.map(async (rest) => place(decisions, rest, (await runner.run(EVALUATE, pick(buckets, rest), now)).decisions)),
+      ...later.map(async (rest) =>
+        place(decisions, rest, (await runner.run(EVALUATE, pick(buckets, rest), now)).decisions),
+      ),
     ]);
     return { allowed: false, decisions, extras: extras.fill(0), receipts: [] };
   }
@@ -82,9 +91,16 @@ async function refundCharged(
   await Promise.all(
     charged.map(async ({ group, receipts, extras }) => {
       // A lease's extras go back with the cost.
-      const taken = pick(buckets, group).map((bucket, i) => ({ ...bucket, cost: bucket.cost + extras[i]! }));
+      const taken = pick(buckets, group).map((bucket, i) => ({
+        ...bucket,
+        cost: bucket.cost + extras[i]!,
+      }));
       try {
-        place(decisions, group, (await runner.run({ script: 'refund', receipts }, taken, now)).decisions);
+        place(
+          decisions,
+          group,
+          (await runner.run({ script: 'refund', receipts }, taken, now)).decisions,
+        );
       } catch {
         refundFailed();
       }
@@ -104,6 +120,10 @@ export async function eachSlot(
   now: number,
 ): Promise<ConsumeResult> {
   const decisions: RateLimitDecision[] = new Array(buckets.length);
-  await Promise.all(groups.map(async (group) => place(decisions, group, (await runner.run(op, pick(buckets, group), now)).decisions)));
+  await Promise.all(
+    groups.map(async (group) =>
+      place(decisions, group, (await runner.run(op, pick(buckets, group), now)).decisions),
+    ),
+  );
   return { allowed: true, decisions };
 }

@@ -99,6 +99,12 @@ describe('Deadlines list', () => {
     deadlines.remove(calls[4]!);
     deadlines.remove(watched(20));
     await sleep(20 + LATE_MS);
-    expect(calls.map((call) => call.expiredAt !== undefined)).toEqual([false, true, false, true, false]);
+    expect(calls.map((call) => call.expiredAt !== undefined)).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
   });
 });

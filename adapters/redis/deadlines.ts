@@ -58,7 +58,10 @@ export class Deadlines {
   private arm(deadline: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.armedFor = deadline;
-    this.timer = setTimeout(() => this.fired(), Math.max(1, Math.ceil(deadline - performance.now())));
+    this.timer = setTimeout(
+      () => this.fired(),
+      Math.max(1, Math.ceil(deadline - performance.now())),
+    );
     this.timer.unref();
   }
 
@@ -72,7 +75,7 @@ export class Deadlines {
   /** Gives up the calls whose deadline had passed at `firedAt` and are still waiting; re-arms for the rest. */
   private sweep(firedAt: number): void {
     let nextDeadline = Number.POSITIVE_INFINITY;
-    for (let call = this.first; call !== undefined; ) {
+    for (let call = this.first; call !== undefined;) {
       const following = call.next;
       if (call.deadline <= firedAt) {
         this.remove(call);

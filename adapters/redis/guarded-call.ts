@@ -49,12 +49,18 @@ export class GuardedCalls {
     this.callCount++;
     if (this.closed) {
       this.errorCount++;
-      return Promise.reject(new RateLimitStoreError(`RedisStore: ${operation} called after close()`));
+      return Promise.reject(
+        new RateLimitStoreError(`RedisStore: ${operation} called after close()`),
+      );
     }
     const status = this.client.status;
     if (status !== undefined && status !== 'ready' && status !== 'wait') {
       this.errorCount++;
-      return Promise.reject(new RateLimitStoreError(`RedisStore: ${operation} failed: Redis client is not ready (status "${status}")`));
+      return Promise.reject(
+        new RateLimitStoreError(
+          `RedisStore: ${operation} failed: Redis client is not ready (status "${status}")`,
+        ),
+      );
     }
     let pending: Promise<T>;
     try {
@@ -72,7 +78,11 @@ export class GuardedCalls {
           if (settled) return;
           settled = true;
           this.timeoutCount++;
-          reject(new RateLimitStoreError(`RedisStore: ${operation} got no answer from Redis within ${timeoutMs} ms`));
+          reject(
+            new RateLimitStoreError(
+              `RedisStore: ${operation} got no answer from Redis within ${timeoutMs} ms`,
+            ),
+          );
         },
       };
       this.deadlines.add(call);

@@ -1,4 +1,8 @@
-import type { ConsumeRequest, ConsumeResult, RateLimitCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type {
+  ConsumeRequest,
+  ConsumeResult,
+  RateLimitCheck,
+} from '../../lib/store/rate-limit-store.interface.js';
 
 /**
  * One check of a {@link LeaseRequest}: a consume check, plus how many more

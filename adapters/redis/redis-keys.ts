@@ -52,7 +52,13 @@ export function encodeKey(key: string): string {
   let out = '';
   for (let i = 0; i < key.length; i++) {
     const code = key.charCodeAt(i);
-    const plain = code >= 0x20 && code <= 0x7e && code !== 0x25 && code !== 0x7b && code !== 0x7d && code !== 0x23;
+    const plain =
+      code >= 0x20 &&
+      code <= 0x7e &&
+      code !== 0x25 &&
+      code !== 0x7b &&
+      code !== 0x7d &&
+      code !== 0x23;
     if (plain) out += key[i];
     else if (code <= 0xff) out += '%' + code.toString(16).toUpperCase().padStart(2, '0');
     else out += '%u' + code.toString(16).toUpperCase().padStart(4, '0');
@@ -73,7 +79,11 @@ export function checkKeyPrefix(prefix: unknown): string {
     );
   }
   if (prefix.length > MAX_KEY_PREFIX_LENGTH) {
-    throw optionError('RedisStore', 'keyPrefix', `must be at most ${MAX_KEY_PREFIX_LENGTH} characters, got ${prefix.length}`);
+    throw optionError(
+      'RedisStore',
+      'keyPrefix',
+      `must be at most ${MAX_KEY_PREFIX_LENGTH} characters, got ${prefix.length}`,
+    );
   }
   return prefix;
 }
@@ -83,7 +93,8 @@ const CRC16_TABLE = (() => {
   const table = new Uint16Array(256);
   for (let i = 0; i < 256; i++) {
     let crc = i << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
     table[i] = crc;
   }
   return table;

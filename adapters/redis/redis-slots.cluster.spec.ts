@@ -1,5 +1,9 @@
 import type { Cluster } from 'ioredis';
-import { startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
+import {
+  startRedisCluster,
+  uniquePrefix,
+  type RedisClusterHandle,
+} from '../../test/utils/redis-harness.js';
 import { connectClusterClient } from '../../test/utils/redis-client.js';
 import { RedisStore } from './index.js';
 import { keySlot, redisKey } from './redis-keys.js';
@@ -28,12 +32,20 @@ describe('RedisStore slots on a Redis Cluster (3 masters)', () => {
     // The keys are spread over several hash slots (and so over the nodes).
     expect(new Set(keys.map((key) => keySlot(redisKey(keyPrefix, key)))).size).toBeGreaterThan(3);
     for (const key of keys) {
-      expect(await store.slots.acquire({ key, limit: 2, id: 'a', leaseMs: 10_000, now: 0 })).toEqual({ allowed: true, inFlight: 1 });
-      expect(await store.slots.acquire({ key, limit: 2, id: 'b', leaseMs: 10_000, now: 0 })).toEqual({ allowed: true, inFlight: 2 });
-      expect(await store.slots.acquire({ key, limit: 2, id: 'c', leaseMs: 10_000, now: 0 })).toEqual({ allowed: false, inFlight: 2 });
+      expect(
+        await store.slots.acquire({ key, limit: 2, id: 'a', leaseMs: 10_000, now: 0 }),
+      ).toEqual({ allowed: true, inFlight: 1 });
+      expect(
+        await store.slots.acquire({ key, limit: 2, id: 'b', leaseMs: 10_000, now: 0 }),
+      ).toEqual({ allowed: true, inFlight: 2 });
+      expect(
+        await store.slots.acquire({ key, limit: 2, id: 'c', leaseMs: 10_000, now: 0 }),
+      ).toEqual({ allowed: false, inFlight: 2 });
     }
     for (const key of keys) await store.slots.release({ key, id: 'a', now: 0 });
-    expect(await Promise.all(keys.map((key) => store.slots.inFlight(key)))).toEqual(keys.map(() => 1));
+    expect(await Promise.all(keys.map((key) => store.slots.inFlight(key)))).toEqual(
+      keys.map(() => 1),
+    );
     store.close();
   });
 });

@@ -1,5 +1,10 @@
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { ConcurrencySlots, SlotAcquireRequest, SlotAcquireResult, SlotReleaseRequest } from '../../lib/store/concurrency-slots.interface.js';
+import type {
+  ConcurrencySlots,
+  SlotAcquireRequest,
+  SlotAcquireResult,
+  SlotReleaseRequest,
+} from '../../lib/store/concurrency-slots.interface.js';
 import type { GuardedCalls } from './guarded-call.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { redisKey } from './redis-keys.js';
@@ -24,8 +29,15 @@ export class RedisSlots implements ConcurrencySlots {
   acquire(request: SlotAcquireRequest): Promise<SlotAcquireResult> {
     const args = [String(request.limit), String(request.leaseMs), request.id];
     return this.guard.run('acquire slot', async () => {
-      const reply = await this.run(SLOT_SCRIPTS.acquire, redisKey(this.keyPrefix, request.key), args);
-      if (!Array.isArray(reply) || reply.length !== 2) throw new RateLimitStoreError(`RedisStore: acquire slot: unexpected reply ${JSON.stringify(reply)}`);
+      const reply = await this.run(
+        SLOT_SCRIPTS.acquire,
+        redisKey(this.keyPrefix, request.key),
+        args,
+      );
+      if (!Array.isArray(reply) || reply.length !== 2)
+        throw new RateLimitStoreError(
+          `RedisStore: acquire slot: unexpected reply ${JSON.stringify(reply)}`,
+        );
       return { allowed: Number(reply[0]) === 1, inFlight: Number(reply[1]) };
     });
   }
@@ -37,7 +49,9 @@ export class RedisSlots implements ConcurrencySlots {
   }
 
   inFlight(key: string): Promise<number> {
-    return this.guard.run('count slots', async () => Number(await this.run(SLOT_SCRIPTS.count, redisKey(this.keyPrefix, key), [])));
+    return this.guard.run('count slots', async () =>
+      Number(await this.run(SLOT_SCRIPTS.count, redisKey(this.keyPrefix, key), [])),
+    );
   }
 
   private async run(script: SlotScript, key: string, args: readonly string[]): Promise<unknown> {

@@ -110,18 +110,35 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
     typeof client.eval !== 'function' ||
     typeof client.del !== 'function'
   ) {
-    throw optionError(STORE, 'client', 'must be a Redis client with evalsha, eval and del (e.g. an ioredis Redis or Cluster)');
+    throw optionError(
+      STORE,
+      'client',
+      'must be a Redis client with evalsha, eval and del (e.g. an ioredis Redis or Cluster)',
+    );
   }
   const keyPrefix = checkKeyPrefix(options.keyPrefix ?? 'holdup:');
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
-  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2_147_483_647) {
-    throw optionError(STORE, 'timeoutMs', `must be a positive number of milliseconds, got ${describeValue(options.timeoutMs)}`);
+  if (
+    typeof timeoutMs !== 'number' ||
+    !Number.isFinite(timeoutMs) ||
+    timeoutMs <= 0 ||
+    timeoutMs > 2_147_483_647
+  ) {
+    throw optionError(
+      STORE,
+      'timeoutMs',
+      `must be a positive number of milliseconds, got ${describeValue(options.timeoutMs)}`,
+    );
   }
 
   const time = options.time ?? 'server';
   if (time !== 'server' && time !== 'client') {
-    throw optionError(STORE, 'time', `must be 'server' or 'client', got ${describeValue(options.time)}`);
+    throw optionError(
+      STORE,
+      'time',
+      `must be 'server' or 'client', got ${describeValue(options.time)}`,
+    );
   }
 
   if (options.cluster !== undefined && typeof options.cluster !== 'boolean') {
@@ -129,8 +146,17 @@ export function resolveRedisStoreOptions(options: RedisStoreOptions): ResolvedRe
   }
 
   const padding = options.expiryPaddingMs ?? 0;
-  if (typeof padding !== 'number' || !Number.isFinite(padding) || padding < 0 || padding > MAX_HORIZON_MS) {
-    throw optionError(STORE, 'expiryPaddingMs', `must be a number in [0, ${MAX_HORIZON_MS}], got ${describeValue(options.expiryPaddingMs)}`);
+  if (
+    typeof padding !== 'number' ||
+    !Number.isFinite(padding) ||
+    padding < 0 ||
+    padding > MAX_HORIZON_MS
+  ) {
+    throw optionError(
+      STORE,
+      'expiryPaddingMs',
+      `must be a number in [0, ${MAX_HORIZON_MS}], got ${describeValue(options.expiryPaddingMs)}`,
+    );
   }
 
   return {

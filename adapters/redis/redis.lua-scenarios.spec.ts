@@ -24,7 +24,13 @@ beforeAll(async () => {
   client = await connectSharedClient();
   // Padding: scenario time stands still while real time passes, and some
   // buckets refill within microseconds; it never changes a decision.
-  store = new RedisStore({ client, keyPrefix: uniquePrefix('lua-scenarios'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+  store = new RedisStore({
+    client,
+    keyPrefix: uniquePrefix('lua-scenarios'),
+    time: 'client',
+    timeoutMs: 5_000,
+    expiryPaddingMs: 60_000,
+  });
 });
 
 afterAll(async () => {
@@ -41,7 +47,10 @@ const COMPANION = { key: 'companion', limit: tokenBucket(1e6, 1e9), cost: 1 };
 
 async function runScenario(scenario: GcraScenario, script: 'single' | 'general'): Promise<void> {
   const model = new ModelStore();
-  const check = { key: `scenario:${script}:${scenario.name}`, limit: tokenBucket(scenario.limit.rate, scenario.limit.burst) };
+  const check = {
+    key: `scenario:${script}:${scenario.name}`,
+    limit: tokenBucket(scenario.limit.rate, scenario.limit.burst),
+  };
   for (const [index, step] of scenario.steps.entries()) {
     const checks = [{ ...check, cost: step.cost }];
     if (script === 'general') checks.push({ ...COMPANION, key: `companion:${scenario.name}` });
@@ -50,11 +59,15 @@ async function runScenario(scenario: GcraScenario, script: 'single' | 'general')
     const request = { checks: checks.slice(0, 1), now: step.at };
     const decision = decisions[0]!;
     const got: Record<string, unknown> = { step: index };
-    for (const field of Object.keys(step.expect)) got[field] = decision[field as keyof typeof decision];
+    for (const field of Object.keys(step.expect))
+      got[field] = decision[field as keyof typeof decision];
     // The step index names the failing step; toEqual compares numbers with Object.is.
     expect(got).toEqual({ step: index, ...step.expect });
     // The model computes in its own time frame: milliseconds agree to within 1 µs.
-    expect({ step: index, decisions }).toEqual({ step: index, decisions: approximately(model.consume(request)).decisions });
+    expect({ step: index, decisions }).toEqual({
+      step: index,
+      decisions: approximately(model.consume(request)).decisions,
+    });
   }
 }
 
@@ -63,11 +76,13 @@ describe('Lua script vs the GCRA scenario table', () => {
     expect(gcraScenarios.length).toBeGreaterThan(0);
   });
 
-  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))('%s (consume_one)', (_name: string, scenario: GcraScenario) =>
-    runScenario(scenario, 'single'),
+  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))(
+    '%s (consume_one)',
+    (_name: string, scenario: GcraScenario) => runScenario(scenario, 'single'),
   );
 
-  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))('%s (consume, beside a second check)', (_name: string, scenario: GcraScenario) =>
-    runScenario(scenario, 'general'),
+  it.each(gcraScenarios.map((scenario) => [scenario.name, scenario] as const))(
+    '%s (consume, beside a second check)',
+    (_name: string, scenario: GcraScenario) => runScenario(scenario, 'general'),
   );
 });

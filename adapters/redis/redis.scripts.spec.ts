@@ -15,7 +15,8 @@ import { SCRIPTS, type ScriptName } from './scripts/index.js';
 async function commandCalls(client: Redis): Promise<Record<string, number>> {
   const info = await client.info('commandstats');
   const calls: Record<string, number> = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[match[1]!] = Number(match[2]);
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    calls[match[1]!] = Number(match[2]);
   return calls;
 }
 
@@ -29,11 +30,21 @@ describe('RedisStore scripts', () => {
   });
 
   /** One script on one key; `argv` as its header documents it. */
-  const runOn = (key: string) => (script: ScriptName, ...argv: string[]) =>
-    redis.client.eval(SCRIPTS[script].source, 1, key, ...argv) as Promise<(string | number)[]>;
+  const runOn =
+    (key: string) =>
+    (script: ScriptName, ...argv: string[]) =>
+      redis.client.eval(SCRIPTS[script].source, 1, key, ...argv) as Promise<(string | number)[]>;
 
   it('has one script per operation, each documenting its KEYS and ARGV', () => {
-    expect(Object.keys(SCRIPTS).sort()).toEqual(['block', 'consume', 'consume_one', 'evaluate', 'lease', 'peek', 'refund']);
+    expect(Object.keys(SCRIPTS).sort()).toEqual([
+      'block',
+      'consume',
+      'consume_one',
+      'evaluate',
+      'lease',
+      'peek',
+      'refund',
+    ]);
     for (const script of Object.values(SCRIPTS)) {
       expect(script.source.startsWith(`--[[\n  ${script.name}: `)).toBe(true);
       expect(script.source).toContain(script.name === 'consume_one' ? 'KEYS[1]' : 'KEYS[i]');
@@ -45,7 +56,8 @@ describe('RedisStore scripts', () => {
 
   it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {
     // consume: now (server time), padding, receipts, then rate, burst, cost.
-    const run = (source: string, key: string) => redis.client.eval(source, 1, key, '', '0', '0', '1', '10', '3');
+    const run = (source: string, key: string) =>
+      redis.client.eval(source, 1, key, '', '0', '0', '1', '10', '3');
     // As a server without REDIS_VERSION_NUM (before 7.0) runs it.
     const detection = 'local modern = redis.REDIS_VERSION_NUM ~= nil';
     for (const script of Object.values(SCRIPTS)) expect(script.source).toContain(detection);
@@ -59,7 +71,10 @@ describe('RedisStore scripts', () => {
     ] as const) {
       const key = redisKey(prefix, name);
       await run(source, key);
-      const [base, offset] = (await redis.client.get(key))!.split(':').map(Number) as [number, number];
+      const [base, offset] = (await redis.client.get(key))!.split(':').map(Number) as [
+        number,
+        number,
+      ];
       expect(Number(await redis.client.call('PEXPIRETIME', key))).toBe(base + Math.ceil(offset));
     }
     const calls = await commandCalls(redis.client);
@@ -108,18 +123,30 @@ describe('RedisStore scripts', () => {
     const one = runOn(redisKey(prefix, 'same-one'));
     for (const [now, rate, burst, cost] of steps) {
       const expected = await general('consume', now, '0', '0', rate, burst, cost);
-      expect({ now, answer: await one('consume_one', now, '0', '0', rate, burst, cost) }).toEqual({ now, answer: expected });
-      expect((await redis.client.get(redisKey(prefix, 'same-one')))).toBe(await redis.client.get(redisKey(prefix, 'same-general')));
+      expect({ now, answer: await one('consume_one', now, '0', '0', rate, burst, cost) }).toEqual({
+        now,
+        answer: expected,
+      });
+      expect(await redis.client.get(redisKey(prefix, 'same-one'))).toBe(
+        await redis.client.get(redisKey(prefix, 'same-general')),
+      );
     }
   });
 
   it('a lease of no extra token answers through consume_one what the lease script answers (a cold key of TwoTierStore)', async () => {
     const lease = runOn(redisKey(prefix, 'lease-general'));
     const one = runOn(redisKey(prefix, 'lease-one'));
-    for (const [now, cost] of [['1000.25', '1'], ['1000.25', '1'], ['1000.25', '1'], ['1100', '2']] as const) {
+    for (const [now, cost] of [
+      ['1000.25', '1'],
+      ['1000.25', '1'],
+      ['1000.25', '1'],
+      ['1100', '2'],
+    ] as const) {
       const expected = await lease('lease', now, '0', '0', '4', '2', cost, '0');
       // The runner's layout for a lease (maxExtra last); consume_one reads up to the cost, and the runner adds the extras.
-      expect([...(await one('consume_one', now, '0', '0', '4', '2', cost, '0')), 0]).toEqual(expected);
+      expect([...(await one('consume_one', now, '0', '0', '4', '2', cost, '0')), 0]).toEqual(
+        expected,
+      );
     }
   });
 
@@ -128,15 +155,40 @@ describe('RedisStore scripts', () => {
     const run = runOn(key);
     // allowed, then per key: state, remaining, retryAfterMs, resetMs [, previous, written] [, extras]
     expect(await run('consume', '1000.25', '0', '0', '4', '2', '1')).toEqual([1, 1, 1, 0, 250]);
-    expect(await run('consume', '1000.25', '0', '1', '4', '2', '1')).toEqual([1, 1, 0, 0, 500, '1000:250.25', '1000:500.25']);
+    expect(await run('consume', '1000.25', '0', '1', '4', '2', '1')).toEqual([
+      1,
+      1,
+      0,
+      0,
+      500,
+      '1000:250.25',
+      '1000:500.25',
+    ]);
     expect(await run('consume', '1000.25', '0', '0', '4', '2', '1')).toEqual([0, 0, 0, 250, 500]);
     expect(await run('consume', '1000.25', '0', '0', '4', '2', '3')).toEqual([0, 2, 0, 'inf', 500]);
-    expect(await run('evaluate', '1000.25', '3', '2', '1')).toEqual([0, 0, 0, '166.66666666666674', 500]); // charge() rounds up
+    expect(await run('evaluate', '1000.25', '3', '2', '1')).toEqual([
+      0,
+      0,
+      0,
+      '166.66666666666674',
+      500,
+    ]); // charge() rounds up
     await redis.client.del(key);
     // A lease answers the decision of a plain consume, then the extras taken.
-    expect(await run('lease', '1000.25', '0', '0', '4', '2', '1', '5')).toEqual([1, 1, 1, 0, 250, 1]);
+    expect(await run('lease', '1000.25', '0', '0', '4', '2', '1', '5')).toEqual([
+      1, 1, 1, 0, 250, 1,
+    ]);
     expect(await redis.client.get(key)).toBe('1000:500.25');
-    expect(await run('lease', '1000.25', '0', '1', '4', '2', '0', '5')).toEqual([1, 1, 0, 0, 500, '1000:500.25', '1000:500.25', 0]);
+    expect(await run('lease', '1000.25', '0', '1', '4', '2', '0', '5')).toEqual([
+      1,
+      1,
+      0,
+      0,
+      500,
+      '1000:500.25',
+      '1000:500.25',
+      0,
+    ]);
   });
 
   it('peeks without writing, answering allowed 0 only for a bucket past its capacity', async () => {
@@ -153,11 +205,17 @@ describe('RedisStore scripts', () => {
   it('reads every key before writing any, when a request names one bucket twice', async () => {
     const key = redisKey(prefix, 'twice');
     const twice = (script: ScriptName, ...argv: string[]) =>
-      redis.client.eval(SCRIPTS[script].source, 2, key, key, ...argv) as Promise<(string | number)[]>;
+      redis.client.eval(SCRIPTS[script].source, 2, key, key, ...argv) as Promise<
+        (string | number)[]
+      >;
     // Both checks decide from the same stored value; the last write wins.
-    expect(await twice('consume', '1000', '0', '0', '10', '5', '1', '10', '5', '2')).toEqual([1, 1, 4, 0, 100, 1, 3, 0, 200]);
+    expect(await twice('consume', '1000', '0', '0', '10', '5', '1', '10', '5', '2')).toEqual([
+      1, 1, 4, 0, 100, 1, 3, 0, 200,
+    ]);
     expect(await redis.client.get(key)).toBe('1000:200');
-    expect(await twice('refund', '1000', '0', '10', '5', '1', '', '', '10', '5', '1', '', '')).toEqual([1, 1, 4, 0, 100, 1, 4, 0, 100]);
+    expect(
+      await twice('refund', '1000', '0', '10', '5', '1', '', '', '10', '5', '1', '', ''),
+    ).toEqual([1, 1, 4, 0, 100, 1, 4, 0, 100]);
     expect(await redis.client.get(key)).toBe('1000:100');
   });
 });

@@ -9,7 +9,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import { rawCommand, startRedisCluster, uniquePrefix, type RedisClusterHandle } from '../../test/utils/redis-harness.js';
+import {
+  rawCommand,
+  startRedisCluster,
+  uniquePrefix,
+  type RedisClusterHandle,
+} from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { connectClusterClient } from '../../test/utils/redis-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
@@ -20,7 +25,13 @@ import { keySlot, redisKey } from './redis-keys.js';
 import { SCRIPTS, type ScriptName } from './scripts/index.js';
 import { bucket, check } from '../../test/utils/checks.js';
 
-const lease = (key: string, rate: number, burst: number, cost: number, maxExtra: number): LeaseCheck => ({ ...check(key, rate, burst, cost), maxExtra });
+const lease = (
+  key: string,
+  rate: number,
+  burst: number,
+  cost: number,
+  maxExtra: number,
+): LeaseCheck => ({ ...check(key, rate, burst, cost), maxExtra });
 
 let cluster: RedisClusterHandle;
 let client: Cluster;
@@ -44,7 +55,6 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
     new RedisStore({ client, keyPrefix: prefix, timeoutMs: 5_000, time: 'client', ...options });
-
 
   it('computes the same slots as the Cluster, whatever the key contains', async () => {
     for (const raw of ['foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', 'é', 'plain']) {
@@ -75,13 +85,18 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     // Every node caches the scripts on its own: load them everywhere first, so
     // the count below is not disturbed by NOSCRIPT fallbacks.
     for (const script of Object.values(SCRIPTS)) {
-      await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', script.source])));
+      await Promise.all(
+        cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', script.source])),
+      );
     }
     await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['CONFIG', 'RESETSTAT'])));
     const result = await store.consume({ checks: [check('solo', 1, 2)], now: 0 });
     expect(result.decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
     expect(await evalshaCalls()).toBe(1);
-    await store.consume({ checks: keysInDistinctSlots(prefix, 3).map((k) => check(k, 1, 2)), now: 0 });
+    await store.consume({
+      checks: keysInDistinctSlots(prefix, 3).map((k) => check(k, 1, 2)),
+      now: 0,
+    });
     expect(await evalshaCalls()).toBe(4);
   });
 
@@ -92,14 +107,18 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const checks = [check(second, 10, 5), check(third, 1, 1), check(first, 10, 5)];
     const admitted = { checks, now: 0 };
     expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
-    const values = await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))));
+    const values = await Promise.all(
+      [first, second, third].map((k) => client.get(redisKey(prefix, k))),
+    );
 
     const denied = { checks, now: 10 };
     const result = await store.consume(denied);
     expect(result.allowed).toBe(false);
     expect(result).toEqual(approximately(model.consume(denied)));
     // The slots before the denying one were charged, then put back exactly.
-    expect(await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))))).toEqual(values);
+    expect(
+      await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k)))),
+    ).toEqual(values);
   });
 
   it('windows across slots: a later slot that denies gets the earlier window counts put back exactly', async () => {
@@ -108,18 +127,34 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const model = new ModelStore();
     const T = 1_700_000_040_000;
     const checks = [
-      { key: second, limit: { algorithm: 'fixed-window', quota: 3, windowMs: 60_000 } as const, cost: 1 },
-      { key: third, limit: { algorithm: 'sliding-window', quota: 1, windowMs: 60_000 } as const, cost: 1 },
-      { key: first, limit: { algorithm: 'sliding-window', quota: 5, windowMs: 60_000 } as const, cost: 2 },
+      {
+        key: second,
+        limit: { algorithm: 'fixed-window', quota: 3, windowMs: 60_000 } as const,
+        cost: 1,
+      },
+      {
+        key: third,
+        limit: { algorithm: 'sliding-window', quota: 1, windowMs: 60_000 } as const,
+        cost: 1,
+      },
+      {
+        key: first,
+        limit: { algorithm: 'sliding-window', quota: 5, windowMs: 60_000 } as const,
+        cost: 2,
+      },
     ];
     const admitted = { checks, now: T };
     expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
-    const values = await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))));
+    const values = await Promise.all(
+      [first, second, third].map((k) => client.get(redisKey(prefix, k))),
+    );
     const denied = { checks, now: T + 10 };
     const result = await store.consume(denied);
     expect(result.allowed).toBe(false);
     expect(result).toEqual(approximately(model.consume(denied)));
-    expect(await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k))))).toEqual(values);
+    expect(
+      await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k)))),
+    ).toEqual(values);
   });
 
   it('evaluates, without charging, the slots after the denying one', async () => {
@@ -135,10 +170,14 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   /** The script sent (by SHA or by source), by name. */
   const scriptName = (shaOrSource: string): ScriptName =>
-    Object.values(SCRIPTS).find((script) => script.sha === shaOrSource || script.source === shaOrSource)!.name;
+    Object.values(SCRIPTS).find(
+      (script) => script.sha === shaOrSource || script.source === shaOrSource,
+    )!.name;
 
   /** The real Cluster client, with calls for one key or one script made to fail (`argv`: the script's ARGV). */
-  const failing = (fails: (keys: string[], script: ScriptName, argv: string[]) => boolean): RedisClient => {
+  const failing = (
+    fails: (keys: string[], script: ScriptName, argv: string[]) => boolean,
+  ): RedisClient => {
     const fail = (script: string, numkeys: number, args: string[]) =>
       fails(args.slice(0, numkeys), scriptName(script), args.slice(numkeys));
     return {
@@ -147,21 +186,38 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
         return client.status;
       },
       evalsha: (sha, numkeys, ...args) =>
-        fail(sha, numkeys, args) ? Promise.reject(new Error('injected failure')) : client.evalsha(sha, numkeys, ...args),
+        fail(sha, numkeys, args)
+          ? Promise.reject(new Error('injected failure'))
+          : client.evalsha(sha, numkeys, ...args),
       eval: (script, numkeys, ...args) =>
-        fail(script, numkeys, args) ? Promise.reject(new Error('injected failure')) : client.eval(script, numkeys, ...args),
+        fail(script, numkeys, args)
+          ? Promise.reject(new Error('injected failure'))
+          : client.eval(script, numkeys, ...args),
       del: (...keys) => client.del(...keys),
     };
   };
 
   it('answers the denial even when the refund fails, reporting the bucket as charged', async () => {
-    const store = new RedisStore({ client: failing((_keys, script) => script === 'refund'), keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
+    const store = new RedisStore({
+      client: failing((_keys, script) => script === 'refund'),
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+    });
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     await store.consume({ checks: [check(second, 1, 1)], now: 0 });
-    const result = await store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 });
+    const result = await store.consume({
+      checks: [check(first, 10, 5), check(second, 1, 1)],
+      now: 0,
+    });
     expect(result.allowed).toBe(false);
     // The refund never happened: the first bucket is charged, and says so.
-    expect(result.decisions[0]).toEqual({ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 100 });
+    expect(result.decisions[0]).toEqual({
+      allowed: true,
+      remaining: 4,
+      retryAfterMs: 0,
+      resetMs: 100,
+    });
     expect(await client.get(redisKey(prefix, first))).toBe('0:100');
     expect(store.refundFailures).toBe(1);
   });
@@ -171,14 +227,16 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const secondKey = redisKey(prefix, second);
     const store = new RedisStore({
       // Slot by slot, consumes ask for their refund receipts (ARGV[3] = '1').
-      client: failing((keys, script, argv) => script === 'consume' && argv[2] === '1' && keys.includes(secondKey)),
+      client: failing(
+        (keys, script, argv) => script === 'consume' && argv[2] === '1' && keys.includes(secondKey),
+      ),
       keyPrefix: prefix,
       time: 'client',
       timeoutMs: 5_000,
     });
-    await expect(store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 })).rejects.toThrow(
-      RateLimitStoreError,
-    );
+    await expect(
+      store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 }),
+    ).rejects.toThrow(RateLimitStoreError);
     const firstKey = redisKey(prefix, first);
     const deadline = Date.now() + 5_000;
     while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await sleep(10);
@@ -189,10 +247,14 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const store = makeStore();
     const keys = keysInDistinctSlots(prefix, 3);
     await store.consume({ checks: keys.map((k) => check(k, 1, 3)), now: 0 });
-    const buckets = keys.map((k) => (bucket(k, 1, 3)));
-    expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([2, 2, 2]);
+    const buckets = keys.map((k) => bucket(k, 1, 3));
+    expect(
+      (await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining),
+    ).toEqual([2, 2, 2]);
     await store.reset({ checks: buckets, now: 0 });
-    expect((await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining)).toEqual([3, 3, 3]);
+    expect(
+      (await store.peek({ checks: buckets, now: 0 })).decisions.map((d) => d.remaining),
+    ).toEqual([3, 3, 3]);
   });
 
   it('uses Redis time across slots too', async () => {
@@ -208,7 +270,14 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
 
   describeStoreContract(
     'RedisStore on a Redis Cluster (client time)',
-    () => new RedisStore({ client, keyPrefix: uniquePrefix('cluster-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+    () =>
+      new RedisStore({
+        client,
+        keyPrefix: uniquePrefix('cluster-contract'),
+        time: 'client',
+        timeoutMs: 5_000,
+        expiryPaddingMs: 60_000,
+      }),
   );
 });
 
@@ -220,16 +289,28 @@ describe('RedisStore leases on a Redis Cluster', () => {
   });
 
   it('leases slot by slot, and a later slot that denies gives back cost and extras of the earlier ones', async () => {
-    const store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+    const store = new RedisStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    });
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
-    const admitted = await store.lease({ checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)], now: 0 });
+    const admitted = await store.lease({
+      checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)],
+      now: 0,
+    });
     expect(admitted.allowed).toBe(true);
     expect(admitted.extras).toEqual([3, 2]);
     await store.refund({ checks: [check(first, 10, 10, 3), check(second, 10, 10, 2)], now: 0 });
 
     await store.consume({ checks: [check(second, 10, 10, 9)], now: 0 }); // second: 1 + 9 = 10 taken
     const before = await client.get(redisKey(prefix, first));
-    const denied = await store.lease({ checks: [lease(first, 10, 10, 1, 5), lease(second, 10, 10, 1, 5)], now: 0 });
+    const denied = await store.lease({
+      checks: [lease(first, 10, 10, 1, 5), lease(second, 10, 10, 1, 5)],
+      now: 0,
+    });
     expect(denied.allowed).toBe(false);
     expect(denied.extras).toEqual([0, 0]);
     // The first slot was charged 1 + 5, then put back exactly.
@@ -238,7 +319,13 @@ describe('RedisStore leases on a Redis Cluster', () => {
   });
 
   it('gives back across slots', async () => {
-    const store = new RedisStore({ client: client as RedisClient, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+    const store = new RedisStore({
+      client: client as RedisClient,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    });
     const keys = keysInDistinctSlots(prefix, 3);
     await store.lease({ checks: keys.map((k) => lease(k, 10, 10, 1, 4)), now: 0 });
     const back = await store.refund({ checks: keys.map((k) => check(k, 10, 10, 4)), now: 0 });

@@ -18,9 +18,25 @@ afterAll(async () => {
 // keeps keys alive while the virtual clock stands still and real time passes
 // (it never changes a decision); the generous timeout keeps a loaded CI
 // machine from turning a slow answer into a failure.
-describeStoreContract('RedisStore (client time)', () =>
-  new RedisStore({ client, keyPrefix: uniquePrefix('contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+describeStoreContract(
+  'RedisStore (client time)',
+  () =>
+    new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('contract'),
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    }),
 );
-describeWindowStoreContract('RedisStore (client time)', () =>
-  new RedisStore({ client, keyPrefix: uniquePrefix('window-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+describeWindowStoreContract(
+  'RedisStore (client time)',
+  () =>
+    new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('window-contract'),
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    }),
 );

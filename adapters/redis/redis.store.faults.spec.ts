@@ -12,9 +12,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis, RedisOptions } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import { freePort, startRedisServer, uniquePrefix, type RedisServer } from '../../test/utils/redis-harness.js';
+import {
+  freePort,
+  startRedisServer,
+  uniquePrefix,
+  type RedisServer,
+} from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { connectRedisClient, createRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
+import {
+  connectRedisClient,
+  createRedisClient,
+  RECOMMENDED_OPTIONS,
+} from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore } from './index.js';
 import { bucket, check } from '../../test/utils/checks.js';
@@ -24,7 +33,6 @@ const TIMEOUT_MS = DEFAULT_REDIS_TIMEOUT_MS;
 const MARGIN_MS = 400;
 /** For calls whose point is not the timeout: a loaded machine must not turn them into timeouts. */
 const PATIENT_MS = 5_000;
-
 
 /** What the tests recommend, and ioredis' defaults (offline queue, resending in-flight commands). */
 const clientConfigs: [string, RedisOptions][] = [
@@ -62,7 +70,8 @@ function expectBounded(calls: readonly Call[]): void {
   expect(calls.length).toBeGreaterThan(0);
   const slowest = Math.max(...calls.map((call) => call.ms));
   expect(slowest).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
-  for (const call of calls) if (call.error !== undefined) expect(call.error).toBeInstanceOf(RateLimitStoreError);
+  for (const call of calls)
+    if (call.error !== undefined) expect(call.error).toBeInstanceOf(RateLimitStoreError);
 }
 
 /** Polls until the store answers again (it must recover on its own). */
@@ -74,7 +83,8 @@ async function waitForRecovery(store: RedisStore, timeoutMs = 15_000): Promise<v
       return;
     } catch (error) {
       expect(error).toBeInstanceOf(RateLimitStoreError);
-      if (Date.now() > deadline) throw new Error(`store did not recover within ${timeoutMs} ms: ${String(error)}`);
+      if (Date.now() > deadline)
+        throw new Error(`store did not recover within ${timeoutMs} ms: ${String(error)}`);
       await sleep(20);
     }
   }
@@ -106,7 +116,10 @@ async function expectExact(tested: RedisStore, client: Redis, keyPrefix: string)
     resetMs: 3_000,
     reason: 'limit',
   });
-  expect((await store.consume({ checks: [c], now: 11_000 })).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
+  expect((await store.consume({ checks: [c], now: 11_000 })).decisions[0]).toMatchObject({
+    allowed: true,
+    remaining: 0,
+  });
 }
 
 describe('RedisStore under Redis faults', () => {
@@ -123,7 +136,13 @@ describe('RedisStore under Redis faults', () => {
   let prefix = '';
   const makeStore = (redis: Redis, timeoutMs = TIMEOUT_MS) => {
     prefix = uniquePrefix('faults');
-    return new RedisStore({ client: redis, keyPrefix: prefix, time: 'client', timeoutMs, expiryPaddingMs: 60_000 });
+    return new RedisStore({
+      client: redis,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs,
+      expiryPaddingMs: 60_000,
+    });
   };
 
   afterEach(async () => {
@@ -175,7 +194,9 @@ describe('RedisStore under Redis faults', () => {
 
       expectBounded(calls);
       expect(store.timeouts).toBeGreaterThan(0);
-      expect(calls.filter((call) => call.error !== undefined).every((call) => call.ms >= TIMEOUT_MS - 5)).toBe(true);
+      expect(
+        calls.filter((call) => call.error !== undefined).every((call) => call.ms >= TIMEOUT_MS - 5),
+      ).toBe(true);
       await expectExact(store, client!, prefix);
     });
 
@@ -246,7 +267,9 @@ describe('RedisStore under Redis faults', () => {
     try {
       await admin.config('SET', 'maxmemory', '1');
       const started = performance.now();
-      const failure = await store.consume({ checks: [check('k', 1, 1)], now: 0 }).catch((error: unknown) => error);
+      const failure = await store
+        .consume({ checks: [check('k', 1, 1)], now: 0 })
+        .catch((error: unknown) => error);
       expect(performance.now() - started).toBeLessThan(PATIENT_MS / 2);
       expect(failure).toBeInstanceOf(RateLimitStoreError);
       expect(String((failure as Error).message)).toMatch(/OOM/);
@@ -273,8 +296,16 @@ describe('RedisStore under Redis faults', () => {
     server = await startRedisServer({ port });
     await waitForRecovery(store);
     // None of the ten refused calls reached Redis later: the bucket is untouched.
-    const patient = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: PATIENT_MS });
-    expect((await patient.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({ allowed: true, remaining: 4 });
+    const patient = new RedisStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: PATIENT_MS,
+    });
+    expect((await patient.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({
+      allowed: true,
+      remaining: 4,
+    });
     await expectExact(store, client!, prefix);
   });
 });

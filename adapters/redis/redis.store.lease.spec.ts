@@ -13,7 +13,13 @@ import { RedisStore, type LeaseCheck } from './index.js';
 import { redisKey } from './redis-keys.js';
 import { bucket, check } from '../../test/utils/checks.js';
 
-const lease = (key: string, rate: number, burst: number, cost: number, maxExtra: number): LeaseCheck => ({ ...check(key, rate, burst, cost), maxExtra });
+const lease = (
+  key: string,
+  rate: number,
+  burst: number,
+  cost: number,
+  maxExtra: number,
+): LeaseCheck => ({ ...check(key, rate, burst, cost), maxExtra });
 
 describe('RedisStore leases (standalone)', () => {
   let client: Redis;
@@ -28,7 +34,13 @@ describe('RedisStore leases (standalone)', () => {
   });
   beforeEach(() => {
     prefix = uniquePrefix('lease');
-    store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+    store = new RedisStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    });
   });
   afterEach(() => store.close());
 
@@ -37,10 +49,14 @@ describe('RedisStore leases (standalone)', () => {
     const request = { checks: [lease('k', 10, 10, 2, 5)], now: 0 };
     const result = await store.lease(request);
     // The decision is consume's: the bucket after the cost, before the extras.
-    expect({ allowed: result.allowed, decisions: result.decisions }).toEqual(approximately(model.consume(request)));
+    expect({ allowed: result.allowed, decisions: result.decisions }).toEqual(
+      approximately(model.consume(request)),
+    );
     expect(result.extras).toEqual([5]);
     // Redis holds cost + extras: 7 of 10 taken.
-    expect((await store.peek({ checks: [bucket('k', 10, 10)], now: 0 })).decisions[0]).toMatchObject({ remaining: 3, resetMs: 700 });
+    expect(
+      (await store.peek({ checks: [bucket('k', 10, 10)], now: 0 })).decisions[0],
+    ).toMatchObject({ remaining: 3, resetMs: 700 });
   });
 
   it('grants only what the bucket holds after the cost, and nothing when it denies', async () => {
@@ -50,7 +66,9 @@ describe('RedisStore leases (standalone)', () => {
     const denied = await store.lease({ checks: [lease('k', 10, 5, 1, 100)], now: 50 });
     expect(denied).toEqual({
       allowed: false,
-      decisions: [{ allowed: false, remaining: 0, retryAfterMs: 50, resetMs: 450, reason: 'limit' }],
+      decisions: [
+        { allowed: false, remaining: 0, retryAfterMs: 50, resetMs: 450, reason: 'limit' },
+      ],
       extras: [0],
     });
     // 250 ms later: 2.5 tokens back; 1 for the cost, 1 whole extra (the half stays).
@@ -60,7 +78,10 @@ describe('RedisStore leases (standalone)', () => {
 
   it('is all or nothing across checks, extras included', async () => {
     await store.consume({ checks: [check('narrow', 1, 1)], now: 0 });
-    const result = await store.lease({ checks: [lease('wide', 10, 10, 1, 5), lease('narrow', 1, 1, 1, 0)], now: 0 });
+    const result = await store.lease({
+      checks: [lease('wide', 10, 10, 1, 5), lease('narrow', 1, 1, 1, 0)],
+      now: 0,
+    });
     expect(result.allowed).toBe(false);
     expect(result.extras).toEqual([0, 0]);
     expect(await client.exists(redisKey(prefix, 'wide'))).toBe(0);
@@ -74,7 +95,9 @@ describe('RedisStore leases (standalone)', () => {
       expect(result).toEqual(approximately(model.consume(request)));
       expect(extras).toEqual([0]);
     }
-    await expect(store.lease({ checks: [lease('k', 3, 3, 1, -1)], now: 0 })).rejects.toThrow(/maxExtra/);
+    await expect(store.lease({ checks: [lease('k', 3, 3, 1, -1)], now: 0 })).rejects.toThrow(
+      /maxExtra/,
+    );
   });
 
   it('gives tokens back (TAT -= tokens x interval), never past a full bucket', async () => {
@@ -84,7 +107,9 @@ describe('RedisStore leases (standalone)', () => {
     await store.refund({ checks: [check('k', 10, 10, 10)], now: 100 });
     expect(await client.exists(redisKey(prefix, 'k'))).toBe(0); // full: key gone
     // A bucket already full (or never seen) stays so.
-    expect((await store.refund({ checks: [check('never', 10, 10, 3)], now: 0 })).decisions[0]).toMatchObject({ remaining: 10 });
+    expect(
+      (await store.refund({ checks: [check('never', 10, 10, 3)], now: 0 })).decisions[0],
+    ).toMatchObject({ remaining: 10 });
     expect(await client.exists(redisKey(prefix, 'never'))).toBe(0);
   });
 
@@ -93,6 +118,8 @@ describe('RedisStore leases (standalone)', () => {
     expect(result.extras).toEqual([6]); // 6.5 left after the cost: 6 whole
     const denied = await store.lease({ checks: [lease('k', 3, 7, 1, 100)], now: 0 });
     expect(denied.allowed).toBe(false);
-    expect((await store.peek({ checks: [bucket('k', 3, 7)], now: 0 })).decisions[0]).toMatchObject({ remaining: 0 });
+    expect((await store.peek({ checks: [bucket('k', 3, 7)], now: 0 })).decisions[0]).toMatchObject({
+      remaining: 0,
+    });
   });
 });

@@ -7,7 +7,13 @@ import { approximately } from '../../test/utils/approximately.js';
 import { connectRedisClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore, type RedisClient } from './index.js';
-import { checkKeyPrefix, encodeKey, keySlot, MAX_ENCODED_KEY_LENGTH, redisKey } from './redis-keys.js';
+import {
+  checkKeyPrefix,
+  encodeKey,
+  keySlot,
+  MAX_ENCODED_KEY_LENGTH,
+  redisKey,
+} from './redis-keys.js';
 import { bucket, check } from '../../test/utils/checks.js';
 
 // Compile-time check: ioredis' Redis and Cluster fit the store's client interface as they are.
@@ -16,12 +22,12 @@ export const ioredisFits: [(client: Redis) => RedisClient, (client: Cluster) => 
   (client) => client,
 ];
 
-
 /** `INFO commandstats` as `{ evalsha: 12, ... }` (calls per command). */
 async function commandCalls(client: Redis): Promise<Record<string, number>> {
   const info = await client.info('commandstats');
   const calls: Record<string, number> = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[match[1]!] = Number(match[2]);
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    calls[match[1]!] = Number(match[2]);
   return calls;
 }
 
@@ -57,7 +63,9 @@ describe('redis keys', () => {
     const long = redisKey('p:', 'x'.repeat(100_000));
     expect(long).toMatch(/^p:\{#[0-9a-f]{64}\}$/);
     expect(redisKey('p:', 'x'.repeat(100_000) + 'y')).not.toBe(long);
-    expect(redisKey('p:', 'x'.repeat(MAX_ENCODED_KEY_LENGTH))).toBe(`p:{${'x'.repeat(MAX_ENCODED_KEY_LENGTH)}}`);
+    expect(redisKey('p:', 'x'.repeat(MAX_ENCODED_KEY_LENGTH))).toBe(
+      `p:{${'x'.repeat(MAX_ENCODED_KEY_LENGTH)}}`,
+    );
     // A short key cannot start with the hash marker: '#' is always escaped.
     expect(redisKey('p:', long.slice(3, -1))).not.toBe(long);
   });
@@ -84,10 +92,16 @@ describe('RedisStore on a standalone Redis', () => {
   it('validates its options, naming them', () => {
     expect(() => new RedisStore({} as never)).toThrow(/client must be a Redis client/);
     expect(() => new RedisStore({ client: redis.client, timeoutMs: 0 })).toThrow(/timeoutMs/);
-    expect(() => new RedisStore({ client: redis.client, timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
-    expect(() => new RedisStore({ client: redis.client, time: 'local' as never })).toThrow(/time must be/);
+    expect(() => new RedisStore({ client: redis.client, timeoutMs: Number.NaN })).toThrow(
+      /timeoutMs/,
+    );
+    expect(() => new RedisStore({ client: redis.client, time: 'local' as never })).toThrow(
+      /time must be/,
+    );
     expect(() => new RedisStore({ client: redis.client, keyPrefix: '{x}' })).toThrow(/keyPrefix/);
-    expect(() => new RedisStore({ client: redis.client, expiryPaddingMs: -1 })).toThrow(/expiryPaddingMs/);
+    expect(() => new RedisStore({ client: redis.client, expiryPaddingMs: -1 })).toThrow(
+      /expiryPaddingMs/,
+    );
     expect(DEFAULT_REDIS_TIMEOUT_MS).toBeGreaterThanOrEqual(50);
     expect(DEFAULT_REDIS_TIMEOUT_MS).toBeLessThanOrEqual(200);
   });
@@ -124,9 +138,15 @@ describe('RedisStore on a standalone Redis', () => {
     await store.consume({ checks: [c], now: 0 });
     await redis.client.script('FLUSH');
     const before = store.scriptReloads;
-    expect((await store.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
+    expect((await store.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({
+      allowed: true,
+      remaining: 1,
+    });
     expect(store.scriptReloads).toBe(before + 1);
-    expect((await store.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await store.consume({ checks: [c], now: 0 })).decisions[0]).toMatchObject({
+      allowed: true,
+      remaining: 0,
+    });
     expect(store.scriptReloads).toBe(before + 1);
   });
 
@@ -183,13 +203,19 @@ describe('RedisStore on a standalone Redis', () => {
     expect(await redis.client.exists(redisKey(prefix, 'open'))).toBe(0);
     expect(await redis.client.get(redisKey(prefix, 'shut'))).toBe(shutValue);
     const cost = await store.consume({ checks: [check('big', 1, 2, 3)], now: 0 });
-    expect(cost.decisions[0]).toMatchObject({ allowed: false, retryAfterMs: Number.POSITIVE_INFINITY });
+    expect(cost.decisions[0]).toMatchObject({
+      allowed: false,
+      retryAfterMs: Number.POSITIVE_INFINITY,
+    });
     expect(await redis.client.exists(redisKey(prefix, 'big'))).toBe(0);
   });
 
   it('stores one hash-tagged, escaped key per bucket', async () => {
     const store = makeStore({ time: 'client' });
-    await store.consume({ checks: [check('user:{x}:é', 1, 5), check('ip:127.0.0.1', 1, 5)], now: 0 });
+    await store.consume({
+      checks: [check('user:{x}:é', 1, 5), check('ip:127.0.0.1', 1, 5)],
+      now: 0,
+    });
     const keys = (await redis.client.keys(`${prefix}*`)).sort();
     expect(keys).toEqual([`${prefix}{ip:127.0.0.1}`, `${prefix}{user:%7Bx%7D:%E9}`]);
     for (const key of keys) expect(key.match(/[{}]/g)).toEqual(['{', '}']);
@@ -256,7 +282,9 @@ describe('RedisStore on a standalone Redis', () => {
     await store.close();
     expect(redis.client.status).toBe('ready');
     expect(await redis.client.ping()).toBe('PONG');
-    await expect(store.consume({ checks: [check('k', 1, 1)], now: 0 })).rejects.toBeInstanceOf(RateLimitStoreError);
+    await expect(store.consume({ checks: [check('k', 1, 1)], now: 0 })).rejects.toBeInstanceOf(
+      RateLimitStoreError,
+    );
   });
 
   it('fails fast, without queueing, when the client is not connected', async () => {
@@ -267,7 +295,9 @@ describe('RedisStore on a standalone Redis', () => {
     expect(offline.status).toBe('end');
     const store = new RedisStore({ client: offline, keyPrefix: prefix });
     const started = Date.now();
-    await expect(store.consume({ checks: [check('k', 1, 1)], now: 0 })).rejects.toThrow(/not ready \(status "end"\)/);
+    await expect(store.consume({ checks: [check('k', 1, 1)], now: 0 })).rejects.toThrow(
+      /not ready \(status "end"\)/,
+    );
     expect(Date.now() - started).toBeLessThan(200); // no network wait at all; slack for a loaded machine
     expect(store.errors).toBe(1);
     expect(store.timeouts).toBe(0);
@@ -276,7 +306,9 @@ describe('RedisStore on a standalone Redis', () => {
   it('wraps Redis error replies in RateLimitStoreError, with the cause', async () => {
     const store = makeStore({ time: 'client' });
     await redis.client.hset(redisKey(prefix, 'hash'), 'field', '1');
-    const failure = await store.consume({ checks: [check('hash', 1, 1)], now: 0 }).catch((error: unknown) => error);
+    const failure = await store
+      .consume({ checks: [check('hash', 1, 1)], now: 0 })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RateLimitStoreError);
     expect((failure as RateLimitStoreError).message).toMatch(/WRONGTYPE/);
     expect((failure as RateLimitStoreError).cause).toBeInstanceOf(Error);

@@ -20,7 +20,16 @@ import type { RedisClient } from './redis-client.interface.js';
 import { redisKey } from './redis-keys.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redis-store-options.js';
 import { toConsumeResult, toLeaseResult, type ScriptAnswer } from './script-reply.js';
-import { BLOCK, CONSUME, LEASE, PEEK, REFUND, ScriptRunner, type Bucket, type Operation } from './script-runner.js';
+import {
+  BLOCK,
+  CONSUME,
+  LEASE,
+  PEEK,
+  REFUND,
+  ScriptRunner,
+  type Bucket,
+  type Operation,
+} from './script-runner.js';
 import { groupBySlot, pick } from './slot-groups.js';
 import { RedisSlots } from './redis-slots.js';
 
@@ -127,7 +136,9 @@ export class RedisStore implements RateLimitStore {
   consume(request: ConsumeRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
-    return this.guard.run('consume', () => this.charge('consume', this.buckets(checks, now), now).then(toConsumeResult));
+    return this.guard.run('consume', () =>
+      this.charge('consume', this.buckets(checks, now), now).then(toConsumeResult),
+    );
   }
 
   /**
@@ -146,16 +157,32 @@ export class RedisStore implements RateLimitStore {
   lease(request: LeaseRequest, timeoutMs = this.timeoutMs): Promise<LeaseResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [], extras: [] });
-    return this.guard.run('lease', () => {
-      const buckets = checks.map((check) => {
-        const maxExtra = Math.floor(check.maxExtra);
-        if (!(maxExtra >= 0)) throw new TypeError(`RedisStore: lease maxExtra must be a number >= 0, got ${describeValue(check.maxExtra)}`);
-        const { limit } = check;
-        if (isWindowLimit(limit)) throw new TypeError(`RedisStore: a ${limit.algorithm} limit cannot be leased (windows have no tokens to lend)`);
-        return { redisKey: redisKey(this.keyPrefix, check.key), rate: limit.rate, burst: limit.burst, cost: check.cost, maxExtra };
-      });
-      return this.charge('lease', buckets, now).then(toLeaseResult);
-    }, Math.min(timeoutMs, this.timeoutMs));
+    return this.guard.run(
+      'lease',
+      () => {
+        const buckets = checks.map((check) => {
+          const maxExtra = Math.floor(check.maxExtra);
+          if (!(maxExtra >= 0))
+            throw new TypeError(
+              `RedisStore: lease maxExtra must be a number >= 0, got ${describeValue(check.maxExtra)}`,
+            );
+          const { limit } = check;
+          if (isWindowLimit(limit))
+            throw new TypeError(
+              `RedisStore: a ${limit.algorithm} limit cannot be leased (windows have no tokens to lend)`,
+            );
+          return {
+            redisKey: redisKey(this.keyPrefix, check.key),
+            rate: limit.rate,
+            burst: limit.burst,
+            cost: check.cost,
+            maxExtra,
+          };
+        });
+        return this.charge('lease', buckets, now).then(toLeaseResult);
+      },
+      Math.min(timeoutMs, this.timeoutMs),
+    );
   }
 
   /**
@@ -178,8 +205,14 @@ export class RedisStore implements RateLimitStore {
     return this.guard.run('block', () => {
       const buckets = checks.map(({ key, limit, durationMs }) => {
         // Refused at start-up (resolve-limit.ts): a window has no refill to block.
-        if (isWindowLimit(limit)) throw new TypeError(`RedisStore: block is not supported for ${limit.algorithm} limits`);
-        return { redisKey: redisKey(this.keyPrefix, key), rate: limit.rate, burst: limit.burst, cost: durationMs };
+        if (isWindowLimit(limit))
+          throw new TypeError(`RedisStore: block is not supported for ${limit.algorithm} limits`);
+        return {
+          redisKey: redisKey(this.keyPrefix, key),
+          rate: limit.rate,
+          burst: limit.burst,
+          cost: durationMs,
+        };
       });
       return this.perSlot(BLOCK, buckets, now);
     });
@@ -221,10 +254,22 @@ export class RedisStore implements RateLimitStore {
     const started = performance.now();
     const client = this.client;
     try {
-      await this.guard.run('PING', () => (client.ping ? client.ping() : client.eval('return 1', 0)), request.timeoutMs);
-      return { status: 'up', store: 'redis', latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+      await this.guard.run(
+        'PING',
+        () => (client.ping ? client.ping() : client.eval('return 1', 0)),
+        request.timeoutMs,
+      );
+      return {
+        status: 'up',
+        store: 'redis',
+        latencyMs: Math.round((performance.now() - started) * 100) / 100,
+      };
     } catch (error) {
-      return { status: 'down', store: 'redis', error: error instanceof Error ? error.message : String(error) };
+      return {
+        status: 'down',
+        store: 'redis',
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 
@@ -233,22 +278,40 @@ export class RedisStore implements RateLimitStore {
       const { limit } = check;
       const cost = 'cost' in check ? check.cost : 0;
       const key = redisKey(this.keyPrefix, check.key);
-      if (!isWindowLimit(limit)) return { redisKey: key, rate: limit.rate, burst: limit.burst, cost };
+      if (!isWindowLimit(limit))
+        return { redisKey: key, rate: limit.rate, burst: limit.burst, cost };
       return { redisKey: key, rate: 0, burst: limit.quota, cost, spec: windowSpec(limit, now) };
     });
   }
 
   /** Consume or lease: one call when the buckets share a slot, else the multi-slot protocol. */
-  private charge(kind: 'consume' | 'lease', buckets: readonly Bucket[], now: number): Promise<ScriptAnswer> {
+  private charge(
+    kind: 'consume' | 'lease',
+    buckets: readonly Bucket[],
+    now: number,
+  ): Promise<ScriptAnswer> {
     const groups = this.cluster ? groupBySlot(buckets.map(keyOf)) : undefined;
-    if (groups === undefined || groups.length === 1) return this.scripts.run(kind === 'consume' ? CONSUME : LEASE, buckets, now);
-    return chargeAcrossSlots(this.scripts, kind, buckets, groups, now, () => this.refundFailureCount++);
+    if (groups === undefined || groups.length === 1)
+      return this.scripts.run(kind === 'consume' ? CONSUME : LEASE, buckets, now);
+    return chargeAcrossSlots(
+      this.scripts,
+      kind,
+      buckets,
+      groups,
+      now,
+      () => this.refundFailureCount++,
+    );
   }
 
   /** Peek or refund: one call per slot, all at once. */
-  private async perSlot(op: Operation, buckets: readonly Bucket[], now: number): Promise<ConsumeResult> {
+  private async perSlot(
+    op: Operation,
+    buckets: readonly Bucket[],
+    now: number,
+  ): Promise<ConsumeResult> {
     const groups = this.cluster ? groupBySlot(buckets.map(keyOf)) : undefined;
-    if (groups === undefined || groups.length === 1) return toConsumeResult(await this.scripts.run(op, buckets, now));
+    if (groups === undefined || groups.length === 1)
+      return toConsumeResult(await this.scripts.run(op, buckets, now));
     return eachSlot(this.scripts, op, buckets, groups, now);
   }
 }
@@ -259,7 +322,10 @@ export class RedisStore implements RateLimitStore {
  * zone database): the window before, the current one, and the next, so
  * that a script on Redis server time finds its own.
  */
-function windowSpec(limit: Exclude<StoreLimit, { algorithm: 'token-bucket' }>, now: number): string {
+function windowSpec(
+  limit: Exclude<StoreLimit, { algorithm: 'token-bucket' }>,
+  now: number,
+): string {
   if (limit.algorithm === 'sliding-window') return `s${limit.windowMs}`;
   if (limit.calendar === undefined) return `f${limit.windowMs}`;
   return `c${calendarBoundaries(now, limit.calendar).join(',')}`;

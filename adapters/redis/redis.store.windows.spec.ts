@@ -48,7 +48,13 @@ describe('RedisStore: window limits', () => {
   });
 
   it('stores a window as start:end:count:previous, expiring at the window end (fixed) or one window later (sliding)', async () => {
-    await store.consume({ checks: [{ key: 'f', limit: fixed, cost: 2 }, { key: 's', limit: sliding, cost: 1 }], now: T + 15_000 });
+    await store.consume({
+      checks: [
+        { key: 'f', limit: fixed, cost: 2 },
+        { key: 's', limit: sliding, cost: 1 },
+      ],
+      now: T + 15_000,
+    });
     expect(await client.get(redisKey(prefix, 'f'))).toBe(`${T}:${T + 60_000}:2:0`);
     expect(await client.get(redisKey(prefix, 's'))).toBe(`${T}:${T + 60_000}:1:0`);
     const fixedTtl = await client.pttl(redisKey(prefix, 'f'));
@@ -60,7 +66,12 @@ describe('RedisStore: window limits', () => {
   });
 
   it('on Redis server time, a 300 ms fixed window starts over by itself', async () => {
-    const server = new RedisStore({ client, keyPrefix: uniquePrefix('windows-server'), time: 'server', timeoutMs: 5_000 });
+    const server = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('windows-server'),
+      time: 'server',
+      timeoutMs: 5_000,
+    });
     const small: WindowLimit = { algorithm: 'fixed-window', quota: 2, windowMs: 300 };
     const check = { key: 'small', limit: small, cost: 1 };
     let admitted = 0;
@@ -81,7 +92,11 @@ describe('RedisStore: window limits', () => {
   });
 
   it('refuses to lease or block a window', async () => {
-    await expect(store.lease({ checks: [{ key: 'l', limit: fixed, cost: 1, maxExtra: 2 }], now: T })).rejects.toThrow(/cannot be leased/);
-    await expect(store.block({ checks: [{ key: 'b', limit: sliding, durationMs: 1000 }], now: T })).rejects.toThrow(/not supported/);
+    await expect(
+      store.lease({ checks: [{ key: 'l', limit: fixed, cost: 1, maxExtra: 2 }], now: T }),
+    ).rejects.toThrow(/cannot be leased/);
+    await expect(
+      store.block({ checks: [{ key: 'b', limit: sliding, durationMs: 1000 }], now: T }),
+    ).rejects.toThrow(/not supported/);
   });
 });

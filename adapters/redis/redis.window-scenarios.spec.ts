@@ -19,7 +19,13 @@ let store: RedisStore;
 beforeAll(async () => {
   client = await connectSharedClient();
   // Padding: scenario time stands still (or goes back) while real time passes.
-  store = new RedisStore({ client, keyPrefix: uniquePrefix('window-scenarios'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+  store = new RedisStore({
+    client,
+    keyPrefix: uniquePrefix('window-scenarios'),
+    time: 'client',
+    timeoutMs: 5_000,
+    expiryPaddingMs: 60_000,
+  });
 });
 
 afterAll(async () => {
@@ -35,9 +41,13 @@ async function runScenario(scenario: WindowScenario): Promise<void> {
     const { decisions } = await store.consume(request);
     const decision = decisions[0]!;
     const got: Record<string, unknown> = { step: index };
-    for (const field of Object.keys(step.expect)) got[field] = decision[field as keyof typeof decision];
+    for (const field of Object.keys(step.expect))
+      got[field] = decision[field as keyof typeof decision];
     expect(got).toEqual({ step: index, ...step.expect });
-    expect({ step: index, decisions }).toEqual({ step: index, decisions: approximately(model.consume(request)).decisions });
+    expect({ step: index, decisions }).toEqual({
+      step: index,
+      decisions: approximately(model.consume(request)).decisions,
+    });
   }
 }
 
@@ -46,7 +56,8 @@ describe('Lua scripts vs the window scenario table', () => {
     expect(windowScenarios.length).toBeGreaterThan(0);
   });
 
-  it.each(windowScenarios.map((scenario) => [scenario.name, scenario] as const))('%s', (_name: string, scenario: WindowScenario) =>
-    runScenario(scenario),
+  it.each(windowScenarios.map((scenario) => [scenario.name, scenario] as const))(
+    '%s',
+    (_name: string, scenario: WindowScenario) => runScenario(scenario),
   );
 });

@@ -23,9 +23,18 @@ export interface ScriptAnswer extends LeaseResult {
  * one per key, and a call with a window key with each key's
  * `effectiveWindowMs` (-1 for a token bucket: none).
  */
-export function parseReply(reply: unknown, count: number, lease: boolean, withReceipts: boolean, windows = false): ScriptAnswer {
+export function parseReply(
+  reply: unknown,
+  count: number,
+  lease: boolean,
+  withReceipts: boolean,
+  windows = false,
+): ScriptAnswer {
   const width = withReceipts ? 6 : 4;
-  if (!Array.isArray(reply) || reply.length !== 1 + width * count + (lease || windows ? count : 0)) {
+  if (
+    !Array.isArray(reply) ||
+    reply.length !== 1 + width * count + (lease || windows ? count : 0)
+  ) {
     throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
   }
   const decisions: RateLimitDecision[] = new Array(count);
@@ -37,13 +46,22 @@ export function parseReply(reply: unknown, count: number, lease: boolean, withRe
     const retryAfterMs = parseNumber(reply[base + 2]);
     const resetMs = parseNumber(reply[base + 3]);
     if (state === 1) decisions[i] = { allowed: true, remaining, retryAfterMs, resetMs };
-    else if (state === 0) decisions[i] = { allowed: false, remaining, retryAfterMs, resetMs, reason: 'limit' };
-    else if (state === 2) decisions[i] = { allowed: false, remaining, retryAfterMs, resetMs, reason: 'cost-exceeds-burst' };
+    else if (state === 0)
+      decisions[i] = { allowed: false, remaining, retryAfterMs, resetMs, reason: 'limit' };
+    else if (state === 2)
+      decisions[i] = {
+        allowed: false,
+        remaining,
+        retryAfterMs,
+        resetMs,
+        reason: 'cost-exceeds-burst',
+      };
     else throw new Error(`unexpected decision from the rate-limit script: ${String(reply[base])}`);
     // A window's key: its effective window follows the decisions (-1 for a token bucket's).
     const effective = windows ? parseNumber(reply[1 + width * count + i]) : -1;
     if (effective >= 0) decisions[i] = { ...decisions[i]!, effectiveWindowMs: effective };
-    if (withReceipts) receipts[i] = { previous: String(reply[base + 4]), written: String(reply[base + 5]) };
+    if (withReceipts)
+      receipts[i] = { previous: String(reply[base + 4]), written: String(reply[base + 5]) };
   }
   const extras: number[] = new Array<number>(count).fill(0);
   if (lease) for (let i = 0; i < count; i++) extras[i] = parseNumber(reply[1 + width * count + i]);

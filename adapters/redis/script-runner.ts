@@ -102,7 +102,8 @@ export class ScriptRunner {
         break;
       case 'lease':
         args.push(this.paddingArg, op.receipts ? '1' : '0');
-        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost), String(b.maxExtra ?? 0));
+        for (const b of buckets)
+          args.push(String(b.rate), String(b.burst), String(b.cost), String(b.maxExtra ?? 0));
         break;
       case 'evaluate':
         for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
@@ -119,7 +120,13 @@ export class ScriptRunner {
         const receipts = op.receipts;
         buckets.forEach((b, i) => {
           const receipt = receipts?.[i];
-          args.push(rateArg(b), String(b.burst), String(b.cost), receipt?.written ?? '', receipt?.previous ?? '');
+          args.push(
+            rateArg(b),
+            String(b.burst),
+            String(b.cost),
+            receipt?.written ?? '',
+            receipt?.previous ?? '',
+          );
         });
         break;
       }

@@ -17,7 +17,10 @@ const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve))
 describe('script-sender on ioredis', () => {
   const clients: Redis[] = [];
   const connect = async (options: Parameters<typeof connectRedisClient>[1] = {}) => {
-    const client = await connectRedisClient(sharedRedisUrl(), { maxRetriesPerRequest: 1, ...options });
+    const client = await connectRedisClient(sharedRedisUrl(), {
+      maxRetriesPerRequest: 1,
+      ...options,
+    });
     clients.push(client);
     return client;
   };
@@ -27,10 +30,17 @@ describe('script-sender on ioredis', () => {
 
   it('writes the script calls of one tick together: the socket is corked until the tick ends', async () => {
     const client = await connect();
-    const store = new RedisStore({ client, keyPrefix: uniquePrefix('sender-cork'), time: 'client', timeoutMs: 5_000 });
+    const store = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('sender-cork'),
+      time: 'client',
+      timeoutMs: 5_000,
+    });
     const stream = client.stream as unknown as { writableCorked: number; writableLength: number };
     expect(stream.writableCorked).toBe(0);
-    const calls = Array.from({ length: 10 }, (_, i) => store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }));
+    const calls = Array.from({ length: 10 }, (_, i) =>
+      store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }),
+    );
     // Nothing has left yet: ten commands wait in the corked socket.
     expect(stream.writableCorked).toBe(1);
     expect(stream.writableLength).toBeGreaterThan(0);
@@ -43,10 +53,16 @@ describe('script-sender on ioredis', () => {
 
   it('lets a batch leave as soon as it is full (a quarter of the commands awaiting replies, at least 4), so Redis starts on it while the tick goes on', async () => {
     const client = await connect();
-    const store = new RedisStore({ client, keyPrefix: uniquePrefix('sender-batch'), time: 'client', timeoutMs: 5_000 });
+    const store = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('sender-batch'),
+      time: 'client',
+      timeoutMs: 5_000,
+    });
     const stream = client.stream as unknown as { writableCorked: number };
     const calls = [];
-    for (let i = 0; i < 3; i++) calls.push(store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }));
+    for (let i = 0; i < 3; i++)
+      calls.push(store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }));
     expect(stream.writableCorked).toBe(1);
     // The fourth fills the batch of an idle connection: written at once.
     calls.push(store.consume({ checks: [check('k3', 10, 10)], now: 0 }));
@@ -60,11 +76,18 @@ describe('script-sender on ioredis', () => {
 
   it('bypasses auto-pipelining (each call its own command, not held behind a pipeline), and gets the same answers', async () => {
     const client = await connect({ enableAutoPipelining: true });
-    const store = new RedisStore({ client, keyPrefix: uniquePrefix('sender-ap'), time: 'client', timeoutMs: 5_000 });
+    const store = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('sender-ap'),
+      time: 'client',
+      timeoutMs: 5_000,
+    });
     const consumed = store.consume({ checks: [check('k', 10, 10, 3)], now: 0 });
     expect(client.autoPipelineQueueSize).toBe(0);
     // What the client's own evalsha does with auto-pipelining on (the check above can fail).
-    const ping = client.evalsha('0000000000000000000000000000000000000000', 0).catch((error: Error) => error.message);
+    const ping = client
+      .evalsha('0000000000000000000000000000000000000000', 0)
+      .catch((error: Error) => error.message);
     expect(client.autoPipelineQueueSize).toBe(1);
     expect(await consumed).toMatchObject({ allowed: true, decisions: [{ remaining: 7 }] });
     expect(await ping).toMatch(/NOSCRIPT/);
@@ -76,7 +99,13 @@ describe('script-sender on ioredis', () => {
     const client = await connect({ keyPrefix: clientPrefix });
     const plain = await connect();
     const keyPrefix = uniquePrefix('sender-prefix');
-    const store = new RedisStore({ client, keyPrefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+    const store = new RedisStore({
+      client,
+      keyPrefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    });
     await store.consume({ checks: [check('k', 10, 10)], now: 0 });
     expect(await plain.exists(clientPrefix + redisKey(keyPrefix, 'k'))).toBe(1);
     expect(await plain.exists(redisKey(keyPrefix, 'k'))).toBe(0);
@@ -84,21 +113,36 @@ describe('script-sender on ioredis', () => {
   });
 
   it('does not cork a client that is not connected yet (its commands wait in the offline queue)', async () => {
-    const client = createRedisClient(sharedRedisUrl(), { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const client = createRedisClient(sharedRedisUrl(), {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+    });
     clients.push(client);
     const send = scriptSender(client);
-    const reply = send('0000000000000000000000000000000000000000', 0, []).catch((error: Error) => error.message);
+    const reply = send('0000000000000000000000000000000000000000', 0, []).catch(
+      (error: Error) => error.message,
+    );
     expect(client.stream).toBeUndefined();
     expect(await reply).toMatch(/NOSCRIPT/);
   });
 
   it('corks the socket of a client that connected after the store was created (as in an application)', async () => {
-    const client = createRedisClient(sharedRedisUrl(), { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const client = createRedisClient(sharedRedisUrl(), {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+    });
     clients.push(client);
-    const store = new RedisStore({ client, keyPrefix: uniquePrefix('sender-late'), time: 'client', timeoutMs: 5_000 });
+    const store = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('sender-late'),
+      time: 'client',
+      timeoutMs: 5_000,
+    });
     await client.connect();
     const stream = client.stream as unknown as { writableCorked: number };
-    const calls = Array.from({ length: 3 }, (_, i) => store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }));
+    const calls = Array.from({ length: 3 }, (_, i) =>
+      store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }),
+    );
     expect(stream.writableCorked).toBe(1);
     expect((await Promise.all(calls)).every((result) => result.allowed)).toBe(true);
     store.close();

@@ -12,8 +12,12 @@ import type { RedisClient } from './redis-client.interface.js';
 const MIN_BATCH = 4;
 const MAX_BATCH = 64;
 
-/** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. *//** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */
-export type SendScript = (sha: string, numkeys: number, args: readonly string[]) => Promise<unknown>;
+/** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */ /** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */
+export type SendScript = (
+  sha: string,
+  numkeys: number,
+  args: readonly string[],
+) => Promise<unknown>;
 
 /** What ioredis' standalone `Redis` client has beyond {@link RedisClient}, as far as {@link scriptSender} uses it. */
 interface IoredisStandalone extends RedisClient {
@@ -56,7 +60,8 @@ interface IoredisStandalone extends RedisClient {
  * node, or an adapter for another library): its own `evalsha`.
  */
 export function scriptSender(client: RedisClient): SendScript {
-  if (!isIoredisStandalone(client)) return (sha, numkeys, args) => client.evalsha(sha, numkeys, ...args);
+  if (!isIoredisStandalone(client))
+    return (sha, numkeys, args) => client.evalsha(sha, numkeys, ...args);
   const { keyPrefix, showFriendlyErrorStack } = client.options;
   const view = {
     options: { keyPrefix, showFriendlyErrorStack, enableAutoPipelining: false },

@@ -44,11 +44,23 @@ describe('deny cache', () => {
     it('reports a held request as denied: the bucket as last seen, and the wait left (a dearer request its extra tokens too)', () => {
       const { denials, state } = held();
       state.shadowTat = gcraConsume(undefined, 0, c.limit, 5).tat; // emptied at 0, one token back by 100
-      expect(denials.decision(c, state, 100)).toEqual({ allowed: false, remaining: 1, retryAfterMs: 400, resetMs: 400, reason: 'limit' });
+      expect(denials.decision(c, state, 100)).toEqual({
+        allowed: false,
+        remaining: 1,
+        retryAfterMs: 400,
+        resetMs: 400,
+        reason: 'limit',
+      });
       expect(denials.decision({ ...c, cost: 2 }, state, 100)).toMatchObject({ retryAfterMs: 500 });
       // Never seen by Redis (no view): reported full, still held.
       const fresh = held();
-      expect(fresh.denials.decision(c, fresh.state, 0)).toEqual({ allowed: false, remaining: 5, retryAfterMs: 500, resetMs: 0, reason: 'limit' });
+      expect(fresh.denials.decision(c, fresh.state, 0)).toEqual({
+        allowed: false,
+        remaining: 5,
+        retryAfterMs: 500,
+        resetMs: 0,
+        reason: 'limit',
+      });
     });
 
     it('holds a key after a short lease until the tokens wanted have refilled (none: no hold)', () => {

@@ -7,7 +7,13 @@ import type { KeyState } from './key-table.js';
  * request of `deniedCost` was held until `denyUntil`: a dearer request
  * waits for its extra tokens too (`intervalMs` each).
  */
-export function denyWaitMs(denyUntil: number, deniedCost: number, cost: number, intervalMs: number, now: number): number {
+export function denyWaitMs(
+  denyUntil: number,
+  deniedCost: number,
+  cost: number,
+  intervalMs: number,
+  now: number,
+): number {
   return denyUntil - now + (cost - deniedCost) * intervalMs;
 }
 
@@ -42,7 +48,13 @@ export class DenyCache {
     return {
       allowed: false,
       remaining: view.remaining,
-      retryAfterMs: denyWaitMs(state.denyUntil, state.denyCost, check.cost, emissionIntervalMs(check.limit), now),
+      retryAfterMs: denyWaitMs(
+        state.denyUntil,
+        state.denyCost,
+        check.cost,
+        emissionIntervalMs(check.limit),
+        now,
+      ),
       resetMs: view.resetMs,
       reason: 'limit',
     };

@@ -42,7 +42,12 @@ describe('Fallback (real Redis)', () => {
         return down ? 'end' : client.status;
       },
     };
-    redis = new RedisStore({ client: switchable, keyPrefix: uniquePrefix('fallback'), time: 'client', timeoutMs: 5_000 });
+    redis = new RedisStore({
+      client: switchable,
+      keyPrefix: uniquePrefix('fallback'),
+      time: 'client',
+      timeoutMs: 5_000,
+    });
   });
   afterEach(() => {
     for (const fallback of fallbacks.splice(0)) fallback.close();
@@ -64,9 +69,13 @@ describe('Fallback (real Redis)', () => {
     for (let i = 0; i < 20; i++) if (fallback.consume([c], [0], T0).allowed) admitted++;
     expect(admitted).toBe(10);
     expect(fallback.decisions).toBe(20);
-    expect(fallback.peek([bucket('k', 40, 40)], T0 + 100).decisions[0]).toMatchObject({ remaining: 1 });
+    expect(fallback.peek([bucket('k', 40, 40)], T0 + 100).decisions[0]).toMatchObject({
+      remaining: 1,
+    });
     fallback.reset([bucket('k', 40, 40)], T0 + 100);
-    expect(fallback.peek([bucket('k', 40, 40)], T0 + 100).decisions[0]).toMatchObject({ remaining: 10 });
+    expect(fallback.peek([bucket('k', 40, 40)], T0 + 100).decisions[0]).toMatchObject({
+      remaining: 10,
+    });
   });
 
   it('decides only the checks it is given (those lacking a lease)', () => {
@@ -74,7 +83,10 @@ describe('Fallback (real Redis)', () => {
     const checks = [check('leased', 1_000, 1_000), check('small', 2, 4)];
     const answer = fallback.consume(checks, [1], T0);
     // 1/s, burst 2: one token left, full again in 1 s.
-    expect(answer).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 1_000 }] });
+    expect(answer).toEqual({
+      allowed: true,
+      decisions: [{ allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 1_000 }],
+    });
   });
 
   it.each([
@@ -83,25 +95,28 @@ describe('Fallback (real Redis)', () => {
     [4, 4, 4],
     [6, 4, 4],
     [10, 3, 9],
-  ])('a fleet falling back together never admits more than the limit: burst %i over %i instances admits %i at once', (burst, instances, atOnce) => {
-    const rate = 4;
-    const fleet = Array.from({ length: instances }, () => make(1 / instances));
-    const c = check('shared', rate, burst);
-    const admit = (now: number) => {
-      let admitted = 0;
-      for (const fallback of fleet) while (fallback.consume([c], [0], now).allowed) admitted++;
-      return admitted;
-    };
-    let total = admit(T0);
-    expect(total).toBe(atOnce);
-    expect(total).toBeLessThanOrEqual(burst);
-    // Then every instance takes all it is given, every 10 ms for 5 s: never over burst + rate x T, and close to it.
-    for (let t = 10; t <= 5_000; t += 10) {
-      total += admit(T0 + t);
-      expect(total).toBeLessThanOrEqual(Math.floor(burst + (rate * t) / 1000 + 1e-9));
-    }
-    expect(total).toBeGreaterThanOrEqual(burst + rate * 5 - instances);
-  });
+  ])(
+    'a fleet falling back together never admits more than the limit: burst %i over %i instances admits %i at once',
+    (burst, instances, atOnce) => {
+      const rate = 4;
+      const fleet = Array.from({ length: instances }, () => make(1 / instances));
+      const c = check('shared', rate, burst);
+      const admit = (now: number) => {
+        let admitted = 0;
+        for (const fallback of fleet) while (fallback.consume([c], [0], now).allowed) admitted++;
+        return admitted;
+      };
+      let total = admit(T0);
+      expect(total).toBe(atOnce);
+      expect(total).toBeLessThanOrEqual(burst);
+      // Then every instance takes all it is given, every 10 ms for 5 s: never over burst + rate x T, and close to it.
+      for (let t = 10; t <= 5_000; t += 10) {
+        total += admit(T0 + t);
+        expect(total).toBeLessThanOrEqual(Math.floor(burst + (rate * t) / 1000 + 1e-9));
+      }
+      expect(total).toBeGreaterThanOrEqual(burst + rate * 5 - instances);
+    },
+  );
 
   it('tells a request it cannot take yet when its share will allow it, charging nothing', () => {
     const fallback = make(0.25);
@@ -115,10 +130,12 @@ describe('Fallback (real Redis)', () => {
     expect(fallback.consume([c], [0], T0 + 751).allowed).toBe(false);
     expect(fallback.consume([c], [0], T0 + 1_750).allowed).toBe(true); // then one per second
     // A cost above the limit's own burst is still refused as such.
-    expect(fallback.consume([check('k', 4, 1, 2)], [0], T0 + 5_000).decisions[0]).toMatchObject({ reason: 'cost-exceeds-burst' });
+    expect(fallback.consume([check('k', 4, 1, 2)], [0], T0 + 5_000).decisions[0]).toMatchObject({
+      reason: 'cost-exceeds-burst',
+    });
   });
 
-  it('switches once, probing Redis on an unref()\'d timer until two writes in a row succeed, and keeps its buckets', async () => {
+  it("switches once, probing Redis on an unref()'d timer until two writes in a row succeed, and keeps its buckets", async () => {
     down = true;
     const fallback = make();
     const setInterval = jest.spyOn(globalThis, 'setInterval');

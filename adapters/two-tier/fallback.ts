@@ -155,7 +155,11 @@ export class Fallback {
   }
 
   /** Decides the checks at `indices` of `checks` from the local share of their limits (`now`: the request's). */
-  consume(checks: readonly RateLimitCheck[], indices: readonly number[], now: number): ConsumeResult {
+  consume(
+    checks: readonly RateLimitCheck[],
+    indices: readonly number[],
+    now: number,
+  ): ConsumeResult {
     this.decisions++;
     const origin = (this.origin ??= now);
     for (let j = 0; j < indices.length; j++) {
@@ -164,7 +168,11 @@ export class Fallback {
       const { rate, burst } = check.limit;
       const localBurst = burst * this.localShare;
       // A cost above the local burst: not before the bucket could have filled up to it since the origin.
-      if (check.cost > localBurst && check.cost <= burst && now < origin + ((check.cost - localBurst) * 1000) / (rate * this.localShare)) {
+      if (
+        check.cost > localBurst &&
+        check.cost <= burst &&
+        now < origin + ((check.cost - localBurst) * 1000) / (rate * this.localShare)
+      ) {
         return this.notYet(checks, indices, now, origin);
       }
     }
@@ -192,16 +200,21 @@ export class Fallback {
     if (this.probing || this.closed || !this.degradedNow) return;
     this.probing = true;
     this.probes++;
-    this.redis.lease({ checks: [{ key: PROBE_KEY, limit: PROBE_LIMIT, cost: 1, maxExtra: 0 }], now: this.time.lastNow }).then(
-      () => {
-        this.probing = false;
-        this.succeeded();
-      },
-      () => {
-        this.probing = false;
-        this.failed();
-      },
-    );
+    this.redis
+      .lease({
+        checks: [{ key: PROBE_KEY, limit: PROBE_LIMIT, cost: 1, maxExtra: 0 }],
+        now: this.time.lastNow,
+      })
+      .then(
+        () => {
+          this.probing = false;
+          this.succeeded();
+        },
+        () => {
+          this.probing = false;
+          this.failed();
+        },
+      );
   }
 
   /**
@@ -209,8 +222,16 @@ export class Fallback {
    * burst and the fallback began too recently (see the class comment):
    * charged nothing; such checks report the wait, the others their bucket.
    */
-  private notYet(checks: readonly RateLimitCheck[], indices: readonly number[], now: number, origin: number): ConsumeResult {
-    const { decisions } = this.memory.peek({ checks: indices.map((i) => this.scaled(checks[i]!)), now });
+  private notYet(
+    checks: readonly RateLimitCheck[],
+    indices: readonly number[],
+    now: number,
+    origin: number,
+  ): ConsumeResult {
+    const { decisions } = this.memory.peek({
+      checks: indices.map((i) => this.scaled(checks[i]!)),
+      now,
+    });
     return {
       allowed: false,
       decisions: indices.map((i, j) => {
@@ -219,8 +240,17 @@ export class Fallback {
         const localRate = check.limit.rate * this.localShare;
         const localBurst = check.limit.burst * this.localShare;
         if (check.cost <= localBurst || check.cost > check.limit.burst) return decisions[j]!;
-        const retryAfterMs = Math.max(0, origin + ((check.cost - localBurst) * 1000) / localRate - now);
-        return { allowed: false, remaining: 0, retryAfterMs, resetMs: decisions[j]!.resetMs, reason: 'limit' };
+        const retryAfterMs = Math.max(
+          0,
+          origin + ((check.cost - localBurst) * 1000) / localRate - now,
+        );
+        return {
+          allowed: false,
+          remaining: 0,
+          retryAfterMs,
+          resetMs: decisions[j]!.resetMs,
+          reason: 'limit',
+        };
       }),
     };
   }
@@ -240,9 +270,17 @@ export class Fallback {
     const { limit } = check;
     // A window's share is strict: n instances at 1/n never admit more than
     // its quota in a window, and a cost above the local share is denied.
-    if (isWindowLimit(limit)) return { ...check, limit: { ...limit, quota: limit.quota * this.localShare } };
+    if (isWindowLimit(limit))
+      return { ...check, limit: { ...limit, quota: limit.quota * this.localShare } };
     const cost = (check as Partial<RateLimitCheck>).cost ?? 0;
-    return { ...check, limit: { ...limit, rate: limit.rate * this.localShare, burst: Math.max(Math.min(cost, limit.burst), limit.burst * this.localShare) } };
+    return {
+      ...check,
+      limit: {
+        ...limit,
+        rate: limit.rate * this.localShare,
+        burst: Math.max(Math.min(cost, limit.burst), limit.burst * this.localShare),
+      },
+    };
   }
 }
 
@@ -250,7 +288,10 @@ export class Fallback {
  * The {@link LocalFallback} capability a store exposes: `active` while
  * `fallback` is degraded, and the store's own local decision.
  */
-export function localFallbackOf(fallback: Fallback, consumeLocally: (request: ConsumeRequest) => ConsumeResult): LocalFallback {
+export function localFallbackOf(
+  fallback: Fallback,
+  consumeLocally: (request: ConsumeRequest) => ConsumeResult,
+): LocalFallback {
   return {
     get active() {
       return fallback.degraded;
@@ -266,7 +307,12 @@ export function localFallbackOf(fallback: Fallback, consumeLocally: (request: Co
  * at their local share), even if Redis answers again before the probes end
  * the fallback.
  */
-export async function twoTierHealth(closed: boolean, fallback: Fallback, redis: RedisStore, request: HealthRequest): Promise<StoreHealth> {
+export async function twoTierHealth(
+  closed: boolean,
+  fallback: Fallback,
+  redis: RedisStore,
+  request: HealthRequest,
+): Promise<StoreHealth> {
   if (closed) return { status: 'down', store: 'two-tier', error: 'TwoTierStore: closed' };
   const health = await redis.health(request);
   return { ...health, status: fallback.degraded ? 'degraded' : health.status, store: 'two-tier' };

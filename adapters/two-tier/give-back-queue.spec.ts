@@ -21,13 +21,20 @@ describe('GiveBackQueue (real Redis)', () => {
     await client.quit();
   });
   beforeEach(() => {
-    redis = new RedisStore({ client, keyPrefix: uniquePrefix('give-back'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+    redis = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('give-back'),
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    });
     time = new RelativeTime();
     time.relative(T0);
     fallback.degraded = false;
   });
 
-  const remaining = async (key: string) => (await redis.peek({ checks: [check(key, 10, 100)], now: T0 })).decisions[0]!.remaining;
+  const remaining = async (key: string) =>
+    (await redis.peek({ checks: [check(key, 10, 100)], now: T0 })).decisions[0]!.remaining;
 
   it('sends what is queued at the next microtask, in one call, and the Redis buckets get the tokens back', async () => {
     await redis.consume({ checks: [check('a', 10, 100, 30), check('b', 10, 100, 30)], now: T0 });

@@ -74,7 +74,10 @@ export class GiveBackQueue {
       const batch = queued.slice(start, start + GIVE_BACK_BATCH);
       this.calls++;
       const sent = this.redis
-        .refund({ checks: batch.map(({ key, limit, tokens }) => ({ key, limit, cost: tokens })), now })
+        .refund({
+          checks: batch.map(({ key, limit, tokens }) => ({ key, limit, cost: tokens })),
+          now,
+        })
         .then(
           () => {
             this.returned += batch.length;

@@ -9,7 +9,9 @@ type GivenBack = [string, number, number, number];
 
 function table(maxKeys: number, idleMs = 1_000) {
   const givenBack: GivenBack[] = [];
-  const giveBacks = { add: (...args: GivenBack) => givenBack.push(args) } as unknown as GiveBackQueue;
+  const giveBacks = {
+    add: (...args: GivenBack) => givenBack.push(args),
+  } as unknown as GiveBackQueue;
   const clock = new ManualClock(0);
   return { keys: new KeyTable(maxKeys, idleMs, clock, giveBacks), givenBack, clock };
 }
@@ -161,7 +163,7 @@ describe('KeyTable', () => {
   });
 
   describe('first sightings', () => {
-    it('keeps no state for a key seen once; its second sighting within idleMs gets one, with the first one\'s demand', () => {
+    it("keeps no state for a key seen once; its second sighting within idleMs gets one, with the first one's demand", () => {
       const { keys } = table(10, 1_000);
       const a = check('a', 10, 20, 3);
       expect(keys.firstSighting([a], 100)).toBe(true);
@@ -206,7 +208,9 @@ describe('Sightings', () => {
   it('remembers a key for windowMs, and tells apart keys in different slots', () => {
     const sightings = new Sightings(MAX_SIGHTING_SLOTS, 1_000);
     // A slot never written matches no key, even at time 0.
-    expect(Array.from({ length: 1_000 }, (_, i) => `k${i}`).some((key) => sightings.seen(key, 0))).toBe(false);
+    expect(
+      Array.from({ length: 1_000 }, (_, i) => `k${i}`).some((key) => sightings.seen(key, 0)),
+    ).toBe(false);
     expect(sightings.first('a', 0)).toBe(true);
     expect(sightings.first('a', 999)).toBe(false);
     expect(sightings.seenAt('a', 999)).toBe(0);
@@ -232,7 +236,9 @@ describe('Sightings', () => {
 
   it('spreads keys that differ only in their last characters over the slots', () => {
     const slots = 4_096;
-    const used = new Set(Array.from({ length: slots }, (_, i) => hashOf(`user-${i}`) & (slots - 1)));
+    const used = new Set(
+      Array.from({ length: slots }, (_, i) => hashOf(`user-${i}`) & (slots - 1)),
+    );
     // Random placement fills 1 - 1/e (63 %) of them.
     expect(used.size).toBeGreaterThan(0.55 * slots);
     const sightings = new Sightings(MAX_SIGHTING_SLOTS, 1_000);

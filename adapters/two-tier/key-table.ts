@@ -1,4 +1,7 @@
-import type { TokenBucketCheck, TokenBucketLimit } from '../../lib/store/rate-limit-store.interface.js';
+import type {
+  TokenBucketCheck,
+  TokenBucketLimit,
+} from '../../lib/store/rate-limit-store.interface.js';
 import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
 import { SweptMap } from '../../lib/store/swept-map.js';
 import type { GiveBackQueue } from './give-back-queue.js';
@@ -128,13 +131,16 @@ export class KeyTable extends SweptMap<string, KeyState> {
     const count = checks.length;
     if (count === 1) {
       const check = checks[0]!;
-      return !this.entries.has(check.key) && !overBurst(check) && this.sightings.first(check.key, now);
+      return (
+        !this.entries.has(check.key) && !overBurst(check) && this.sightings.first(check.key, now)
+      );
     }
     if (count === 0) return false;
     // Several keys: mark them only if none is known (a key marked here must be its first sighting).
     for (let i = 0; i < count; i++) {
       const check = checks[i]!;
-      if (this.entries.has(check.key) || overBurst(check) || this.sightings.seen(check.key, now)) return false;
+      if (this.entries.has(check.key) || overBurst(check) || this.sightings.seen(check.key, now))
+        return false;
     }
     for (let i = 0; i < count; i++) this.sightings.see(checks[i]!.key, now);
     return true;
@@ -227,7 +233,12 @@ export class KeyTable extends SweptMap<string, KeyState> {
         else continue;
       }
       // A bucket not yet full again is still worth its view (what local denials report).
-      if (state.pending !== undefined || state.denyUntil > now || (state.shadowTat !== undefined && state.shadowTat > now)) continue;
+      if (
+        state.pending !== undefined ||
+        state.denyUntil > now ||
+        (state.shadowTat !== undefined && state.shadowTat > now)
+      )
+        continue;
       // Unseen for a whole demand window: it would start over as a cold key.
       if (now - state.seenAt >= this.idleMs) this.entries.delete(key);
     }

@@ -12,12 +12,14 @@ import { sleep } from '../../test/utils/time.js';
 /** What the table hands to the give-back queue: [key, rate, burst, tokens]. */
 type GivenBack = [string, number, number, number];
 
-
 /** A lease book on a real key table and deny cache; give-backs recorded, not sent. */
 function book({ leaseTtlMs = 1_000, maxLeaseShare = 0.25 } = {}) {
   const givenBack: GivenBack[] = [];
   const flushes = { count: 0 };
-  const giveBacks = { add: (...args: GivenBack) => givenBack.push(args), flush: () => flushes.count++ } as unknown as GiveBackQueue;
+  const giveBacks = {
+    add: (...args: GivenBack) => givenBack.push(args),
+    flush: () => flushes.count++,
+  } as unknown as GiveBackQueue;
   const clock = new ManualClock(0);
   const keys = new KeyTable(1_000, leaseTtlMs, clock, giveBacks);
   const denials = new DenyCache();
@@ -26,7 +28,12 @@ function book({ leaseTtlMs = 1_000, maxLeaseShare = 0.25 } = {}) {
 }
 
 const c = check('k', 100, 100); // 10 ms per token, leases up to 25
-const allowedAnswer = (remaining: number, resetMs: number) => ({ allowed: true, remaining, retryAfterMs: 0, resetMs });
+const allowedAnswer = (remaining: number, resetMs: number) => ({
+  allowed: true,
+  remaining,
+  retryAfterMs: 0,
+  resetMs,
+});
 
 describe('LeaseBook', () => {
   const books: LeaseBook[] = [];
@@ -103,7 +110,13 @@ describe('LeaseBook', () => {
       state.leaseMs = 30;
       keys.leased.add('k');
       const reservation = leases.reserve(0, c, state, 0);
-      expect(reservation).toMatchObject({ index: 0, key: 'k', previous: undefined, chargedMs: 10, leaseMs: 10 });
+      expect(reservation).toMatchObject({
+        index: 0,
+        key: 'k',
+        previous: undefined,
+        chargedMs: 10,
+        leaseMs: 10,
+      });
       leases.unreserve(reservation);
       expect(state).toMatchObject({ shadowTat: undefined, leaseMs: 30 });
 
@@ -116,7 +129,7 @@ describe('LeaseBook', () => {
   });
 
   describe('settle (what Redis answered a lease call)', () => {
-    it('grants the extra tokens for leaseTtlMs, on an unref()\'d expiry timer, and reports the answer as it is', () => {
+    it("grants the extra tokens for leaseTtlMs, on an unref()'d expiry timer, and reports the answer as it is", () => {
       const setInterval = jest.spyOn(globalThis, 'setInterval');
       try {
         const { leases, keys, clock } = make();
@@ -125,7 +138,12 @@ describe('LeaseBook', () => {
         state.target = 10;
         const answer = allowedAnswer(99, 10);
         expect(leases.settle(c, state, answer, 10, true, 0)).toBe(answer);
-        expect(state).toMatchObject({ shadowTat: 10, leaseMs: 100, leaseExpiresAt: 1_500, denyUntil: Number.NEGATIVE_INFINITY });
+        expect(state).toMatchObject({
+          shadowTat: 10,
+          leaseMs: 100,
+          leaseExpiresAt: 1_500,
+          denyUntil: Number.NEGATIVE_INFINITY,
+        });
         expect(keys.leased.has('k')).toBe(true);
         expect(leases).toMatchObject({ taken: 1, takenTokens: 10 });
         expect(setInterval).toHaveBeenCalledTimes(1);
@@ -167,7 +185,13 @@ describe('LeaseBook', () => {
 
     it('holds a denied hot key past its retry time for a whole lease (what retryAfterMs then says); a cold one until its retry time', () => {
       const { leases, keys } = make();
-      const denied = { allowed: false, remaining: 0, retryAfterMs: 10, resetMs: 1_010, reason: 'limit' as const };
+      const denied = {
+        allowed: false,
+        remaining: 0,
+        retryAfterMs: 10,
+        resetMs: 1_010,
+        reason: 'limit' as const,
+      };
       const hot = keys.stateOf(c, 0);
       hot.target = HOT_LEASE;
       // (1 + 4) x 2 = 10 tokens held, the request's own included in the retry time: 9 more x 10 ms.
@@ -204,7 +228,7 @@ describe('LeaseBook', () => {
     expect(givenBack).toEqual([['k', 100, 100, 0.5]]);
   });
 
-  it('reports a bucket Redis peeked without this instance\'s lease, and no fuller than its own view', () => {
+  it("reports a bucket Redis peeked without this instance's lease, and no fuller than its own view", () => {
     const { leases, keys } = make();
     const redisView = gcraPeek(300, 0, c.limit); // Redis: 30 tokens taken, 20 of them leased here
     expect(leases.withoutLease(redisView, check('unknown', 100, 100), 0)).toBe(redisView);

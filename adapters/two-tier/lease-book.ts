@@ -1,6 +1,16 @@
-import { emissionIntervalMs, gcraConsume, gcraPeek, type GcraOutcome, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import {
+  emissionIntervalMs,
+  gcraConsume,
+  gcraPeek,
+  type GcraOutcome,
+  type RateLimitDecision,
+} from '../../lib/algorithms/gcra.js';
 import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
-import type { BucketRef, TokenBucketCheck, TokenBucketLimit } from '../../lib/store/rate-limit-store.interface.js';
+import type {
+  BucketRef,
+  TokenBucketCheck,
+  TokenBucketLimit,
+} from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
@@ -67,7 +77,13 @@ export class LeaseBook {
     const elapsed = now - state.seenAt;
     // Demand decays with time constant leaseTtlMs (no timer per key; time going back decays nothing).
     const prior = elapsed > 0 ? state.score * Math.exp(-elapsed / this.leaseTtlMs) : state.score;
-    state.target = leaseTarget(prior, now - state.firstSeen, this.leaseTtlMs, this.maxLeaseShare, check.limit.burst);
+    state.target = leaseTarget(
+      prior,
+      now - state.firstSeen,
+      this.leaseTtlMs,
+      this.maxLeaseShare,
+      check.limit.burst,
+    );
     state.score = prior + check.cost;
     if (elapsed > 0) state.seenAt = now;
   }
@@ -90,7 +106,11 @@ export class LeaseBook {
    * is released first, to go back in the same pipeline: Redis then decides
    * on the bucket as if this instance had never held it, as the view assumes.
    */
-  ask(checks: readonly TokenBucketCheck[], indices: readonly number[], states: readonly KeyState[]): LeaseCheck[] {
+  ask(
+    checks: readonly TokenBucketCheck[],
+    indices: readonly number[],
+    states: readonly KeyState[],
+  ): LeaseCheck[] {
     const asked = indices.map((i, j): LeaseCheck => {
       const check = checks[i]!;
       return { key: check.key, limit: check.limit, cost: check.cost, maxExtra: states[j]!.target };
@@ -120,16 +140,28 @@ export class LeaseBook {
     const current = previous === undefined || previous < now ? now : previous;
     const leaseMs = state.leaseMs;
     const outcome = this.spend(check, state, now);
-    return { index, key: check.key, state, outcome, previous, chargedMs: outcome.tat - current, leaseMs: leaseMs - state.leaseMs };
+    return {
+      index,
+      key: check.key,
+      state,
+      outcome,
+      previous,
+      chargedMs: outcome.tat - current,
+      leaseMs: leaseMs - state.leaseMs,
+    };
   }
 
   /** Puts a reservation back (the request was denied, or Redis failed). */
   unreserve(reservation: Reservation): void {
     const { state } = reservation;
     // Untouched since: restore exactly; else take back only this charge.
-    state.shadowTat = state.shadowTat === reservation.outcome.tat ? reservation.previous : state.shadowTat! - reservation.chargedMs;
+    state.shadowTat =
+      state.shadowTat === reservation.outcome.tat
+        ? reservation.previous
+        : state.shadowTat! - reservation.chargedMs;
     state.leaseMs += reservation.leaseMs;
-    if (state.leaseMs > 0 && this.keys.get(reservation.key) === state) this.keys.leased.add(reservation.key);
+    if (state.leaseMs > 0 && this.keys.get(reservation.key) === state)
+      this.keys.leased.add(reservation.key);
   }
 
   /** Redis granted `extra` tokens for `key` (each `intervalMs` of bucket time): held until `leaseTtlMs` from now. */
@@ -149,7 +181,15 @@ export class LeaseBook {
    * is held in the {@link DenyCache} after a denial or a lease that came back
    * short (see `lease-sizing.ts`). Answers what the check reports.
    */
-  settle(check: TokenBucketCheck, state: KeyState, answer: RateLimitDecision, extra: number, allowed: boolean, now: number, asked = state.target): RateLimitDecision {
+  settle(
+    check: TokenBucketCheck,
+    state: KeyState,
+    answer: RateLimitDecision,
+    extra: number,
+    allowed: boolean,
+    now: number,
+    asked = state.target,
+  ): RateLimitDecision {
     const interval = emissionIntervalMs(check.limit);
     const leftover = state.leaseMs;
     state.rate = check.limit.rate;
@@ -166,7 +206,12 @@ export class LeaseBook {
         // refilled would fetch a token or two per call.
         state.contention = contended(state.contention);
         const left = Math.max(0, answer.remaining - extra);
-        this.denials.holdAfterShortLease(check, state, now, holdTokens(state.target, state.contention, check.cost, check.limit.burst) - left);
+        this.denials.holdAfterShortLease(
+          check,
+          state,
+          now,
+          holdTokens(state.target, state.contention, check.cost, check.limit.burst) - left,
+        );
       } else {
         if (extra > 0) state.contention = relaxed(state.contention);
         this.denials.clear(state);
@@ -178,19 +223,29 @@ export class LeaseBook {
       // Hot key: wait for a whole lease, not the first token.
       if (isHot(state.target)) {
         state.contention = contended(state.contention);
-        waitMs += Math.max(0, holdTokens(state.target, state.contention, check.cost, check.limit.burst) - check.cost) * interval;
+        waitMs +=
+          Math.max(
+            0,
+            holdTokens(state.target, state.contention, check.cost, check.limit.burst) - check.cost,
+          ) * interval;
       }
       this.denials.holdAfterDenial(check, state, now, waitMs);
       return waitMs === answer.retryAfterMs ? answer : { ...answer, retryAfterMs: waitMs };
     }
-    return exact ? answer : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: answer.allowed };
+    return exact
+      ? answer
+      : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: answer.allowed };
   }
 
   /**
    * A bucket as Redis reported it (`decision`, from a peek), as this
    * instance reports it: without its lease, and no fuller than its own view.
    */
-  withoutLease(decision: RateLimitDecision, check: BucketRef & { readonly limit: TokenBucketLimit }, now: number): RateLimitDecision {
+  withoutLease(
+    decision: RateLimitDecision,
+    check: BucketRef & { readonly limit: TokenBucketLimit },
+    now: number,
+  ): RateLimitDecision {
     const state = this.keys.get(check.key);
     if (!state || (state.leaseMs <= 0 && state.shadowTat === undefined)) return decision;
     // Redis counts this instance's lease as taken, and counts the tokens it
@@ -198,7 +253,8 @@ export class LeaseBook {
     // without the lease, and no fuller than this instance's own view of it
     // (charged when spent).
     const redisTat = now + decision.resetMs - state.leaseMs;
-    const tat = state.shadowTat === undefined || state.shadowTat < redisTat ? redisTat : state.shadowTat;
+    const tat =
+      state.shadowTat === undefined || state.shadowTat < redisTat ? redisTat : state.shadowTat;
     return gcraPeek(tat, now, check.limit);
   }
 

@@ -40,7 +40,13 @@ export const CONTENTION_DECAY = 0.75;
  * {@link MIN_DEMAND_AGE} of it; half of it ({@link LEASE_DEMAND_SHARE}),
  * none below {@link MIN_DEMAND}, at most `floor(maxLeaseShare x burst)`.
  */
-export function leaseTarget(demand: number, ageMs: number, windowMs: number, maxLeaseShare: number, burst: number): number {
+export function leaseTarget(
+  demand: number,
+  ageMs: number,
+  windowMs: number,
+  maxLeaseShare: number,
+  burst: number,
+): number {
   const cap = Math.floor(maxLeaseShare * burst + TOKEN_EPSILON);
   const measuredOverMs = Math.max(MIN_DEMAND_AGE * windowMs, Math.min(windowMs, ageMs));
   const perWindow = demand >= MIN_DEMAND ? (demand * windowMs) / measuredOverMs : 0;
@@ -64,7 +70,12 @@ export function cameShort(target: number, extra: number, cost: number, burst: nu
  * ({@link MAX_HOLD_SHARE}) unless the request and its lease alone are more,
  * so that the bucket cannot fill up and waste tokens meanwhile.
  */
-export function holdTokens(target: number, contention: number, cost: number, burst: number): number {
+export function holdTokens(
+  target: number,
+  contention: number,
+  cost: number,
+  burst: number,
+): number {
   const batch = cost + Math.min(target, burst - cost);
   return Math.min(batch * contention, Math.max(batch, burst * MAX_HOLD_SHARE));
 }

@@ -1,6 +1,11 @@
 import { gcraConsume, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
-import { isWindowLimit, type BucketRef, type TokenBucketCheck, type TokenBucketLimit } from '../../lib/store/rate-limit-store.interface.js';
+import {
+  isWindowLimit,
+  type BucketRef,
+  type TokenBucketCheck,
+  type TokenBucketLimit,
+} from '../../lib/store/rate-limit-store.interface.js';
 import type { DenyCache } from './deny-cache.js';
 import type { KeyState, KeyTable } from './key-table.js';
 import type { LeaseBook } from './lease-book.js';
@@ -24,7 +29,13 @@ export interface SortedChecks {
  * cached denial, or Redis. A lease that holds the tokens still needs the
  * bucket itself to admit (a limit that shrank, a clock that went back).
  */
-export function sortChecks(checks: readonly TokenBucketCheck[], now: number, keys: KeyTable, leases: LeaseBook, denials: DenyCache): SortedChecks {
+export function sortChecks(
+  checks: readonly TokenBucketCheck[],
+  now: number,
+  keys: KeyTable,
+  leases: LeaseBook,
+  denials: DenyCache,
+): SortedChecks {
   const states: KeyState[] = new Array(checks.length);
   let leased: number[] | undefined;
   let remote: number[] | undefined;
@@ -36,7 +47,8 @@ export function sortChecks(checks: readonly TokenBucketCheck[], now: number, key
     if (check.cost > check.limit.burst + TOKEN_EPSILON) {
       denied = true;
     } else if (leases.covers(check, state)) {
-      if (gcraConsume(state.shadowTat, now, check.limit, check.cost).decision.allowed) (leased ??= []).push(i);
+      if (gcraConsume(state.shadowTat, now, check.limit, check.cost).decision.allowed)
+        (leased ??= []).push(i);
       else denied = true;
     } else if (denials.active(check, state, now)) {
       denied = true;
@@ -53,8 +65,17 @@ export function sortChecks(checks: readonly TokenBucketCheck[], now: number, key
  * its cached denial if it is held, else its bucket as this instance sees
  * it (a peek, had it admitted).
  */
-export function localDecision(check: TokenBucketCheck, state: KeyState, now: number, leases: LeaseBook, denials: DenyCache): RateLimitDecision {
-  const held = check.cost <= check.limit.burst + TOKEN_EPSILON && !leases.covers(check, state) && denials.active(check, state, now);
+export function localDecision(
+  check: TokenBucketCheck,
+  state: KeyState,
+  now: number,
+  leases: LeaseBook,
+  denials: DenyCache,
+): RateLimitDecision {
+  const held =
+    check.cost <= check.limit.burst + TOKEN_EPSILON &&
+    !leases.covers(check, state) &&
+    denials.active(check, state, now);
   if (held) return denials.decision(check, state, now);
   const { decision } = gcraConsume(state.shadowTat, now, check.limit, check.cost);
   return decision.allowed ? gcraPeek(state.shadowTat, now, check.limit) : decision;

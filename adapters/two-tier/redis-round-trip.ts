@@ -1,6 +1,10 @@
 import { gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { ConsumeRequest, ConsumeResult, TokenBucketRequest } from '../../lib/store/rate-limit-store.interface.js';
+import type {
+  ConsumeRequest,
+  ConsumeResult,
+  TokenBucketRequest,
+} from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck, LeaseResult, RedisStore } from '../redis/index.js';
 import type { Fallback } from './fallback.js';
 import type { GiveBackQueue } from './give-back-queue.js';
@@ -45,7 +49,9 @@ export class RedisRoundTrip {
   timedOut(request: ConsumeRequest, callFailed = false): Promise<never> {
     this.failed.add(request);
     this.fallback.failed();
-    const why = callFailed ? 'the Redis call it waited for failed' : `no answer from Redis within ${this.redis.timeoutMs} ms`;
+    const why = callFailed
+      ? 'the Redis call it waited for failed'
+      : `no answer from Redis within ${this.redis.timeoutMs} ms`;
     return Promise.reject(new RateLimitStoreError(`TwoTierStore: ${why}`));
   }
 
@@ -54,9 +60,17 @@ export class RedisRoundTrip {
    * recorded on the asked keys, so that requests joining this call know when
    * it gives up.
    */
-  call(request: TokenBucketRequest, now: number, checks: RemoteChecks, timeoutMs: number, deadline: number): Promise<ConsumeResult> {
+  call(
+    request: TokenBucketRequest,
+    now: number,
+    checks: RemoteChecks,
+    timeoutMs: number,
+    deadline: number,
+  ): Promise<ConsumeResult> {
     const { remote, leased, states: all } = checks;
-    const reservations: Reservation[] = leased.map((index) => this.leases.reserve(index, request.checks[index]!, all[index]!, now));
+    const reservations: Reservation[] = leased.map((index) =>
+      this.leases.reserve(index, request.checks[index]!, all[index]!, now),
+    );
     const states = remote.map((i) => all[i]!);
     const asked = this.leases.ask(request.checks, remote as number[], states);
     // Tokens due back go first: Redis must not count them as taken when it decides.
@@ -125,7 +139,15 @@ export class RedisRoundTrip {
     for (let i = 0; i < checks.length; i++) {
       const check = checks[i]!;
       if (this.keys.get(check.key) !== undefined) continue;
-      this.leases.settle(check, this.keys.stateOf(check, now), result.decisions[i]!, 0, false, now, 0);
+      this.leases.settle(
+        check,
+        this.keys.stateOf(check, now),
+        result.decisions[i]!,
+        0,
+        false,
+        now,
+        0,
+      );
     }
   }
 
@@ -145,15 +167,28 @@ export class RedisRoundTrip {
     remote.forEach((index, j) => {
       const check = checks[index]!;
       const state = this.keys.answered(check.key, states[j]!, now);
-      decisions[index] = this.leases.settle(check, state, result.decisions[j]!, result.extras[j] ?? 0, allowed, now, asked[j]!.maxExtra);
+      decisions[index] = this.leases.settle(
+        check,
+        state,
+        result.decisions[j]!,
+        result.extras[j] ?? 0,
+        allowed,
+        now,
+        asked[j]!.maxExtra,
+      );
     });
     if (allowed) {
-      for (const reservation of reservations) decisions[reservation.index] = reservation.outcome.decision;
+      for (const reservation of reservations)
+        decisions[reservation.index] = reservation.outcome.decision;
     } else {
       for (let r = reservations.length - 1; r >= 0; r--) {
         const reservation = reservations[r]!;
         this.leases.unreserve(reservation);
-        decisions[reservation.index] = gcraPeek(reservation.state.shadowTat, now, checks[reservation.index]!.limit);
+        decisions[reservation.index] = gcraPeek(
+          reservation.state.shadowTat,
+          now,
+          checks[reservation.index]!.limit,
+        );
       }
     }
     return { allowed, decisions };

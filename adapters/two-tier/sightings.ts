@@ -97,7 +97,8 @@ export class Sightings {
     const tag = tagOf(key);
     const slot = 2 * (tag & this.mask);
     const ms = Math.floor(now);
-    if (this.table[slot] === tag && ((ms - this.table[slot + 1]!) | 0) < this.windowMs) return false;
+    if (this.table[slot] === tag && ((ms - this.table[slot + 1]!) | 0) < this.windowMs)
+      return false;
     this.table[slot] = tag;
     this.table[slot + 1] = ms;
     return true;

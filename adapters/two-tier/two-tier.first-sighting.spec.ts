@@ -6,7 +6,11 @@
  */
 import type { Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import type { ConsumeRequest, ConsumeResult, MaybePromise } from '../../lib/store/rate-limit-store.interface.js';
+import type {
+  ConsumeRequest,
+  ConsumeResult,
+  MaybePromise,
+} from '../../lib/store/rate-limit-store.interface.js';
 import { check } from '../../test/utils/checks.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
@@ -14,7 +18,8 @@ import { RedisStore } from '../redis/index.js';
 import { TwoTierStore, type TwoTierStoreOptions } from './index.js';
 
 const T0 = 1_700_000_000_000;
-const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown })?.then === 'function';
+const isPromise = (value: unknown): value is Promise<unknown> =>
+  typeof (value as { then?: unknown })?.then === 'function';
 
 describe('TwoTierStore: first sightings', () => {
   let client: Redis;
@@ -33,7 +38,14 @@ describe('TwoTierStore: first sightings', () => {
   });
 
   const makeStore = (options: Partial<TwoTierStoreOptions> = {}) => {
-    const store = new TwoTierStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000, ...options });
+    const store = new TwoTierStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+      ...options,
+    });
     stores.push(store);
     return store;
   };
@@ -41,17 +53,22 @@ describe('TwoTierStore: first sightings', () => {
   it('keeps no local state for keys seen once; a key seen again within leaseTtlMs is tracked, and leased once hot', async () => {
     const store = makeStore();
     for (let i = 0; i < 200; i++) {
-      expect(await store.consume({ checks: [check(`once:${i}`, 1, 100)], now: T0 + i })).toMatchObject({ allowed: true });
+      expect(
+        await store.consume({ checks: [check(`once:${i}`, 1, 100)], now: T0 + i }),
+      ).toMatchObject({ allowed: true });
     }
     expect(store.stats()).toMatchObject({ decisions: 200, redisCalls: 200, localKeys: 0 });
     // Seen again 500 ms later (within leaseTtlMs, 1 s): tracked from now on.
-    expect(await store.consume({ checks: [check('once:0', 1, 100)], now: T0 + 500 })).toMatchObject({
-      allowed: true,
-      decisions: [{ remaining: 98 }],
-    });
+    expect(await store.consume({ checks: [check('once:0', 1, 100)], now: T0 + 500 })).toMatchObject(
+      {
+        allowed: true,
+        decisions: [{ remaining: 98 }],
+      },
+    );
     expect(store.stats().localKeys).toBe(1);
     // Its first sighting counts towards its demand: a few more requests and it takes a lease.
-    for (let i = 0; i < 10; i++) await store.consume({ checks: [check('once:0', 1, 100)], now: T0 + 501 + i });
+    for (let i = 0; i < 10; i++)
+      await store.consume({ checks: [check('once:0', 1, 100)], now: T0 + 501 + i });
     expect(store.stats().leasesTaken).toBeGreaterThan(0);
   });
 
@@ -62,11 +79,22 @@ describe('TwoTierStore: first sightings', () => {
     await other.consume({ checks: [{ ...c, cost: 2 }], now: T0 });
     const store = makeStore();
     const denied = await store.consume({ checks: [c], now: T0 });
-    expect(denied).toEqual({ allowed: false, decisions: [{ allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 2_000, reason: 'limit' }] });
+    expect(denied).toEqual({
+      allowed: false,
+      decisions: [
+        { allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 2_000, reason: 'limit' },
+      ],
+    });
     const calls = store.stats().redisCalls;
     const again = store.consume({ checks: [c], now: T0 + 300 });
     expect(isPromise(again)).toBe(false);
-    expect((again as ConsumeResult).decisions[0]).toEqual({ allowed: false, remaining: 0, retryAfterMs: 700, resetMs: 1_700, reason: 'limit' });
+    expect((again as ConsumeResult).decisions[0]).toEqual({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: 700,
+      resetMs: 1_700,
+      reason: 'limit',
+    });
     expect(store.stats()).toMatchObject({ redisCalls: calls, denyCacheHits: 1, localKeys: 1 });
     expect(await store.consume({ checks: [c], now: T0 + 1_000 })).toMatchObject({ allowed: true });
   });
@@ -74,20 +102,31 @@ describe('TwoTierStore: first sightings', () => {
   it('is all or nothing across the checks of a first sighting, in one script call', async () => {
     const wide = check('wide', 100, 100);
     const narrow = check('narrow', 1, 2);
-    await new RedisStore({ client, keyPrefix: prefix, time: 'client' }).consume({ checks: [{ ...narrow, cost: 2 }], now: T0 });
+    await new RedisStore({ client, keyPrefix: prefix, time: 'client' }).consume({
+      checks: [{ ...narrow, cost: 2 }],
+      now: T0,
+    });
     const store = makeStore();
     const answer = await store.consume({ checks: [wide, narrow], now: T0 });
-    expect(answer).toMatchObject({ allowed: false, decisions: [{ allowed: true }, { allowed: false, reason: 'limit' }] });
+    expect(answer).toMatchObject({
+      allowed: false,
+      decisions: [{ allowed: true }, { allowed: false, reason: 'limit' }],
+    });
     expect(store.stats().redisCalls).toBe(1);
     // wide was not charged.
-    expect((await store.redisStore.peek({ checks: [wide], now: T0 })).decisions[0]).toMatchObject({ remaining: 100 });
+    expect((await store.redisStore.peek({ checks: [wide], now: T0 })).decisions[0]).toMatchObject({
+      remaining: 100,
+    });
   });
 
   it('denies a cost above the burst locally, without a call, as for a key it tracks', () => {
     const store = makeStore();
     const answer = store.consume({ checks: [check('tiny', 1, 1, 2)], now: T0 });
     expect(isPromise(answer)).toBe(false);
-    expect((answer as ConsumeResult).decisions[0]).toMatchObject({ allowed: false, reason: 'cost-exceeds-burst' });
+    expect((answer as ConsumeResult).decisions[0]).toMatchObject({
+      allowed: false,
+      reason: 'cost-exceeds-burst',
+    });
     expect(store.stats().redisCalls).toBe(0);
   });
 
@@ -99,13 +138,24 @@ describe('TwoTierStore: first sightings', () => {
     await expect(store.consume(request)).rejects.toThrow(RateLimitStoreError);
     const local = consumeOrFallBack(store, { checks: [check('new', 10, 10)], now: T0 });
     expect(isPromise(local)).toBe(true); // asked Redis first (not yet degraded), then fell back
-    expect(await local).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 200 }] });
-    expect(store.stats()).toMatchObject({ decisions: 2, degraded: true, fallbacks: 1, fallbackDecisions: 1 });
+    expect(await local).toEqual({
+      allowed: true,
+      decisions: [{ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 200 }],
+    });
+    expect(store.stats()).toMatchObject({
+      decisions: 2,
+      degraded: true,
+      fallbacks: 1,
+      fallbackDecisions: 1,
+    });
   });
 });
 
 /** What the module does with a request whose `failMode` is `'local'` (see `RateLimiter.evaluate`). */
-function consumeOrFallBack(store: TwoTierStore, request: ConsumeRequest): MaybePromise<ConsumeResult> {
+function consumeOrFallBack(
+  store: TwoTierStore,
+  request: ConsumeRequest,
+): MaybePromise<ConsumeResult> {
   const local = store.localFallback;
   if (local.active) return local.consumeLocally(request);
   const answer = store.consume(request);

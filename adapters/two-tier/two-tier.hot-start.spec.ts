@@ -26,7 +26,10 @@ it('50 requests in flight over 10 fresh hot keys with a bucket far from empty: n
     const worker = async () => {
       while (next < 4000) {
         const i = next++;
-        const result = await store.consume({ checks: [{ key: `hot-${i % 10}`, limit: OPEN, cost: 1 }], now: Date.now() });
+        const result = await store.consume({
+          checks: [{ key: `hot-${i % 10}`, limit: OPEN, cost: 1 }],
+          now: Date.now(),
+        });
         if (!result.allowed) denied.push({ run, i, decision: result.decisions[0] });
       }
     };

@@ -115,41 +115,82 @@ const defaultClock = { now: () => performance.now() };
  * @internal
  */
 export function resolveTwoTierOptions(options: TwoTierStoreOptions): TwoTierSettings {
-  if (!options || typeof options !== 'object') throw optionError(WHERE, 'options', 'must be an object with client or redis');
+  if (!options || typeof options !== 'object')
+    throw optionError(WHERE, 'options', 'must be an object with client or redis');
   rejectUnknownOptions(WHERE, options, TWO_TIER_OPTIONS);
-  const { client, redis: given, instances, localShare, leaseTtlMs, maxLeaseShare, maxKeys, probeIntervalMs, clock, ...redisOptions } =
-    options;
+  const {
+    client,
+    redis: given,
+    instances,
+    localShare,
+    leaseTtlMs,
+    maxLeaseShare,
+    maxKeys,
+    probeIntervalMs,
+    clock,
+    ...redisOptions
+  } = options;
   let redis: RedisStore;
   if (given !== undefined) {
     if (!(given instanceof RedisStore)) throw optionError(WHERE, 'redis', 'must be a RedisStore');
-    if (client !== undefined) throw optionError(WHERE, 'client', 'cannot be combined with redis: give either client or redis, not both');
-    const extra = Object.keys(redisOptions).filter((name) => (redisOptions as Record<string, unknown>)[name] !== undefined);
-    if (extra.length > 0) throw optionError(WHERE, extra.join(', '), 'cannot be combined with redis (set them on the RedisStore)');
+    if (client !== undefined)
+      throw optionError(
+        WHERE,
+        'client',
+        'cannot be combined with redis: give either client or redis, not both',
+      );
+    const extra = Object.keys(redisOptions).filter(
+      (name) => (redisOptions as Record<string, unknown>)[name] !== undefined,
+    );
+    if (extra.length > 0)
+      throw optionError(
+        WHERE,
+        extra.join(', '),
+        'cannot be combined with redis (set them on the RedisStore)',
+      );
     redis = given;
   } else {
-    if (client === undefined) throw optionError(WHERE, 'client (a Redis client) or redis (a RedisStore)', 'is required');
+    if (client === undefined)
+      throw optionError(WHERE, 'client (a Redis client) or redis (a RedisStore)', 'is required');
     redis = new RedisStore({ ...redisOptions, client });
   }
 
   const count = instances ?? 1;
   if (!Number.isSafeInteger(count) || count < 1) {
-    throw optionError(WHERE, 'instances', `must be a positive integer, got ${describeValue(instances)}`);
+    throw optionError(
+      WHERE,
+      'instances',
+      `must be a positive integer, got ${describeValue(instances)}`,
+    );
   }
   const share = localShare ?? 1 / count;
   if (typeof share !== 'number' || !(share > 0 && share <= 1)) {
-    throw optionError(WHERE, 'localShare', `must be a number in (0, 1], got ${describeValue(localShare)}`);
+    throw optionError(
+      WHERE,
+      'localShare',
+      `must be a number in (0, 1], got ${describeValue(localShare)}`,
+    );
   }
   const leaseTtl = milliseconds('leaseTtlMs', leaseTtlMs, 1000);
   const probeInterval = milliseconds('probeIntervalMs', probeIntervalMs, 1000);
   const leaseShare = maxLeaseShare ?? 0.25;
   if (typeof leaseShare !== 'number' || !(leaseShare >= 0 && leaseShare <= 1)) {
-    throw optionError(WHERE, 'maxLeaseShare', `must be a number in [0, 1], got ${describeValue(maxLeaseShare)}`);
+    throw optionError(
+      WHERE,
+      'maxLeaseShare',
+      `must be a number in [0, 1], got ${describeValue(maxLeaseShare)}`,
+    );
   }
   const keys = maxKeys ?? 100_000;
   if (!Number.isSafeInteger(keys) || keys < 1) {
-    throw optionError(WHERE, 'maxKeys', `must be a positive integer, got ${describeValue(maxKeys)}`);
+    throw optionError(
+      WHERE,
+      'maxKeys',
+      `must be a positive integer, got ${describeValue(maxKeys)}`,
+    );
   }
-  if (clock !== undefined && typeof clock?.now !== 'function') throw optionError(WHERE, 'clock', 'must have a now() method');
+  if (clock !== undefined && typeof clock?.now !== 'function')
+    throw optionError(WHERE, 'clock', 'must have a now() method');
   return {
     redis,
     ownsRedis: given === undefined,
@@ -165,8 +206,17 @@ export function resolveTwoTierOptions(options: TwoTierStoreOptions): TwoTierSett
 /** A positive number of milliseconds a timer can take (at most 2^31 - 1), or `fallback` when not given. */
 function milliseconds(name: string, value: number | undefined, fallback: number): number {
   const result = value ?? fallback;
-  if (typeof result !== 'number' || !Number.isFinite(result) || result <= 0 || result > 2_147_483_647) {
-    throw optionError(WHERE, name, `must be a positive number of milliseconds, got ${describeValue(value)}`);
+  if (
+    typeof result !== 'number' ||
+    !Number.isFinite(result) ||
+    result <= 0 ||
+    result > 2_147_483_647
+  ) {
+    throw optionError(
+      WHERE,
+      name,
+      `must be a positive number of milliseconds, got ${describeValue(value)}`,
+    );
   }
   return result;
 }

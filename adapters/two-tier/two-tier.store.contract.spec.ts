@@ -18,10 +18,26 @@ afterAll(async () => {
 // padding keeps keys alive while the virtual clock stands still. Leases are
 // on (defaults): the scenarios' hot buckets lease tokens and spend them
 // locally, and the answers must still be the algorithm's.
-describeStoreContract('TwoTierStore (client time)', () =>
-  new TwoTierStore({ client, keyPrefix: uniquePrefix('two-tier-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+describeStoreContract(
+  'TwoTierStore (client time)',
+  () =>
+    new TwoTierStore({
+      client,
+      keyPrefix: uniquePrefix('two-tier-contract'),
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    }),
 );
 // Window checks go straight to Redis (never leased): the same answers as RedisStore's.
-describeWindowStoreContract('TwoTierStore (client time)', () =>
-  new TwoTierStore({ client, keyPrefix: uniquePrefix('two-tier-window-contract'), time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 }),
+describeWindowStoreContract(
+  'TwoTierStore (client time)',
+  () =>
+    new TwoTierStore({
+      client,
+      keyPrefix: uniquePrefix('two-tier-window-contract'),
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+    }),
 );

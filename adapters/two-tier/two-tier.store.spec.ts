@@ -13,13 +13,15 @@ import { TwoTierStore, type TwoTierStoreOptions } from './index.js';
 import { bucket, check } from '../../test/utils/checks.js';
 
 const T0 = 1_700_000_000_000;
-const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as { then?: unknown })?.then === 'function';
+const isPromise = (value: unknown): value is Promise<unknown> =>
+  typeof (value as { then?: unknown })?.then === 'function';
 
 /** Script calls a server ran (EVALSHA + EVAL), from INFO commandstats. */
 async function scriptCalls(port: number): Promise<number> {
   const info = await rawCommand(port, ['INFO', 'commandstats']);
   let total = 0;
-  for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) total += Number(match[2]);
+  for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm))
+    total += Number(match[2]);
   return total;
 }
 
@@ -28,7 +30,6 @@ function storedTat(value: string | null): number {
   const [base, offset] = String(value).split(':').map(Number) as [number, number];
   return base + offset;
 }
-
 
 describe('TwoTierStore', () => {
   let client: Redis;
@@ -50,21 +51,35 @@ describe('TwoTierStore', () => {
 
   /** Client time (the requests' `now` decides), padding so keys outlive virtual time. */
   const makeStore = (options: Partial<TwoTierStoreOptions> = {}) => {
-    const store = new TwoTierStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000, ...options });
+    const store = new TwoTierStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      expiryPaddingMs: 60_000,
+      ...options,
+    });
     stores.push(store);
     return store;
   };
   /** The shared bucket as Redis holds it (leases counted as taken). */
   const redisView = (key: string, rate: number, burst: number, now: number) =>
-    new RedisStore({ client, keyPrefix: prefix, time: 'client' }).peek({ checks: [bucket(key, rate, burst)], now });
+    new RedisStore({ client, keyPrefix: prefix, time: 'client' }).peek({
+      checks: [bucket(key, rate, burst)],
+      now,
+    });
 
   it('validates its options, naming them', () => {
     expect(() => new TwoTierStore(undefined as never)).toThrow(/options/);
     expect(() => new TwoTierStore({})).toThrow(/client .* or redis .* is required/);
-    expect(() => new TwoTierStore({ client: {} as never })).toThrow(/client must be a Redis client/);
+    expect(() => new TwoTierStore({ client: {} as never })).toThrow(
+      /client must be a Redis client/,
+    );
     const redis = new RedisStore({ client });
     expect(() => new TwoTierStore({ redis, client })).toThrow(/either client or redis/);
-    expect(() => new TwoTierStore({ redis, timeoutMs: 5 })).toThrow(/timeoutMs cannot be combined with redis/);
+    expect(() => new TwoTierStore({ redis, timeoutMs: 5 })).toThrow(
+      /timeoutMs cannot be combined with redis/,
+    );
     expect(() => new TwoTierStore({ redis: {} as never })).toThrow(/redis must be a RedisStore/);
     expect(() => new TwoTierStore({ client, instances: 0 })).toThrow(/instances/);
     expect(() => new TwoTierStore({ client, localShare: 0 })).toThrow(/localShare/);
@@ -102,7 +117,8 @@ describe('TwoTierStore', () => {
     const store = makeStore();
     const c = check('saturated', 100, 100);
     let admitted = 0;
-    for (let i = 0; i < 1_000; i++) if ((await store.consume({ checks: [c], now: T0 + i * 2 })).allowed) admitted++;
+    for (let i = 0; i < 1_000; i++)
+      if ((await store.consume({ checks: [c], now: T0 + i * 2 })).allowed) admitted++;
     // 2 s at 100/s plus the burst. (Single instance: lease time-shift aside, the model's bound.)
     const bound = Math.floor(100 + 100 * 1.998);
     expect(admitted).toBeLessThanOrEqual(bound);
@@ -114,7 +130,13 @@ describe('TwoTierStore', () => {
     const server = await startRedisServer();
     const own = await connectRedisClient(server.url);
     try {
-      const store = new TwoTierStore({ client: own, keyPrefix: prefix, time: 'client', timeoutMs: 5_000, expiryPaddingMs: 60_000 });
+      const store = new TwoTierStore({
+        client: own,
+        keyPrefix: prefix,
+        time: 'client',
+        timeoutMs: 5_000,
+        expiryPaddingMs: 60_000,
+      });
       stores.push(store);
       await store.consume({ checks: [check('warm-up', 10, 20)], now: T0 }); // loads the script
       await rawCommand(server.port, ['CONFIG', 'RESETSTAT']);
@@ -123,7 +145,10 @@ describe('TwoTierStore', () => {
       for (const [i, key] of keys.entries()) {
         const answer = store.consume({ checks: [check(key, 10, 20)], now: T0 + i });
         expect(isPromise(answer)).toBe(true);
-        expect(await answer).toEqual({ allowed: true, decisions: [{ allowed: true, remaining: 19, retryAfterMs: 0, resetMs: 100 }] });
+        expect(await answer).toEqual({
+          allowed: true,
+          decisions: [{ allowed: true, remaining: 19, retryAfterMs: 0, resetMs: 100 }],
+        });
       }
       expect(store.stats().redisCalls - before).toBe(300);
       expect(await scriptCalls(server.port)).toBe(300);
@@ -151,12 +176,17 @@ describe('TwoTierStore', () => {
     }
     const leased = store.stats();
     expect(leased.leasedTokens).toBeGreaterThan(0);
-    expect((await redisView('expiring', 100, 100, T0 + 19)).decisions[0]!.remaining).toBeLessThan(80);
+    expect((await redisView('expiring', 100, 100, T0 + 19)).decisions[0]!.remaining).toBeLessThan(
+      80,
+    );
 
     clock.advance(40); // the expiry timer (every leaseTtlMs / 2 of real time) gives it back
     await until(() => store.stats().leasesReturned === 1);
     const stats = store.stats();
-    expect(stats.leasedTokens - stats.returnedTokens).toBeCloseTo(20 - (stats.redisCalls - 1 - stats.leasesTaken) - stats.leasesTaken, 6);
+    expect(stats.leasedTokens - stats.returnedTokens).toBeCloseTo(
+      20 - (stats.redisCalls - 1 - stats.leasesTaken) - stats.leasesTaken,
+      6,
+    );
     expect((await redisView('expiring', 100, 100, T0 + 19)).decisions[0]).toEqual(
       approximately(model.peek({ checks: [c], now: T0 + 19 })).decisions[0],
     );
@@ -172,13 +202,21 @@ describe('TwoTierStore', () => {
     expect(store.stats().leasesTaken).toBeGreaterThan(0);
     await store.close();
     const stats = store.stats();
-    expect(stats.returnedTokens).toBeCloseTo(stats.leasedTokens - (60 - stats.redisCalls - stats.leasesTaken * 0), -3);
-    for (const [key, rate, burst] of [['a', 100, 100], ['b', 50, 40]] as const) {
+    expect(stats.returnedTokens).toBeCloseTo(
+      stats.leasedTokens - (60 - stats.redisCalls - stats.leasesTaken * 0),
+      -3,
+    );
+    for (const [key, rate, burst] of [
+      ['a', 100, 100],
+      ['b', 50, 40],
+    ] as const) {
       expect((await redisView(key, rate, burst, T0 + 29)).decisions[0]).toEqual(
         approximately(model.peek({ checks: [check(key, rate, burst)], now: T0 + 29 })).decisions[0],
       );
     }
-    await expect(store.consume({ checks: [check('a', 1, 1)], now: T0 })).rejects.toThrow(RateLimitStoreError);
+    await expect(store.consume({ checks: [check('a', 1, 1)], now: T0 })).rejects.toThrow(
+      RateLimitStoreError,
+    );
   });
 
   it('remembers a denial until its retry time, without asking Redis again', async () => {
@@ -187,17 +225,34 @@ describe('TwoTierStore', () => {
     await store.consume({ checks: [c], now: T0 });
     await store.consume({ checks: [c], now: T0 });
     const denied = await store.consume({ checks: [c], now: T0 + 100 });
-    expect(denied.decisions[0]).toEqual({ allowed: false, remaining: 0, retryAfterMs: 900, resetMs: 1_900, reason: 'limit' });
+    expect(denied.decisions[0]).toEqual({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: 900,
+      resetMs: 1_900,
+      reason: 'limit',
+    });
     const calls = store.stats().redisCalls;
     for (const at of [100, 400, 999]) {
       const answer = store.consume({ checks: [c], now: T0 + at });
       expect(isPromise(answer)).toBe(false);
-      expect((answer as ConsumeResult).decisions[0]).toEqual({ allowed: false, remaining: 0, retryAfterMs: 1_000 - at, resetMs: 2_000 - at, reason: 'limit' });
+      expect((answer as ConsumeResult).decisions[0]).toEqual({
+        allowed: false,
+        remaining: 0,
+        retryAfterMs: 1_000 - at,
+        resetMs: 2_000 - at,
+        reason: 'limit',
+      });
     }
     // A dearer request waits its extra token too; a cheaper one is asked of Redis.
-    expect((store.consume({ checks: [{ ...c, cost: 2 }], now: T0 + 500 }) as ConsumeResult).decisions[0]!.retryAfterMs).toBe(1_500);
+    expect(
+      (store.consume({ checks: [{ ...c, cost: 2 }], now: T0 + 500 }) as ConsumeResult).decisions[0]!
+        .retryAfterMs,
+    ).toBe(1_500);
     expect(store.stats()).toMatchObject({ redisCalls: calls, denyCacheHits: 4 });
-    expect(await store.consume({ checks: [{ ...c, cost: 0.5 }], now: T0 + 500 })).toMatchObject({ allowed: true });
+    expect(await store.consume({ checks: [{ ...c, cost: 0.5 }], now: T0 + 500 })).toMatchObject({
+      allowed: true,
+    });
     expect(store.stats().redisCalls).toBe(calls + 1);
     expect(await store.consume({ checks: [c], now: T0 + 1_500 })).toMatchObject({ allowed: true });
   });
@@ -258,12 +313,15 @@ describe('TwoTierStore', () => {
 
   it('lets concurrent requests for a key wait for the call in flight instead of calling too', async () => {
     const store = makeStore();
-    for (let i = 0; i < 10; i++) await store.consume({ checks: [check('burst', 1_000, 1_000)], now: T0 + i });
+    for (let i = 0; i < 10; i++)
+      await store.consume({ checks: [check('burst', 1_000, 1_000)], now: T0 + i });
     // Lease spent: the next call is in flight when 30 more arrive at once.
     await store.consume({ checks: [check('burst', 1_000, 1_000, 600)], now: T0 + 10 });
     const calls = store.stats().redisCalls;
     const answers = await Promise.all(
-      Array.from({ length: 30 }, () => store.consume({ checks: [check('burst', 1_000, 1_000)], now: T0 + 11 })),
+      Array.from({ length: 30 }, () =>
+        store.consume({ checks: [check('burst', 1_000, 1_000)], now: T0 + 11 }),
+      ),
     );
     expect(answers.every((answer) => answer.allowed)).toBe(true);
     expect(store.stats().redisCalls - calls).toBeLessThanOrEqual(2);
@@ -271,7 +329,8 @@ describe('TwoTierStore', () => {
 
   it('bounds its local state with maxKeys, giving back the leases of the keys it drops', async () => {
     const store = makeStore({ maxKeys: 8 });
-    for (let i = 0; i < 10; i++) await store.consume({ checks: [check('leaser', 100, 100)], now: T0 + i });
+    for (let i = 0; i < 10; i++)
+      await store.consume({ checks: [check('leaser', 100, 100)], now: T0 + i });
     expect(store.stats().leasesTaken).toBeGreaterThan(0);
     for (let i = 0; i < 100; i++) {
       await store.consume({ checks: [check(`other:${i}`, 1, 5)], now: T0 + 10 });
@@ -284,13 +343,23 @@ describe('TwoTierStore', () => {
 
   it("without failMode 'local', rejects with RateLimitStoreError, and still spends what it leased", async () => {
     const own = await connectSharedClient();
-    const store = new TwoTierStore({ client: own, keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
+    const store = new TwoTierStore({
+      client: own,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+    });
     stores.push(store);
-    for (let i = 0; i < 10; i++) await store.consume({ checks: [check('k', 100, 100)], now: T0 + i });
+    for (let i = 0; i < 10; i++)
+      await store.consume({ checks: [check('k', 100, 100)], now: T0 + i });
     own.disconnect();
-    expect(store.consume({ checks: [check('k', 100, 100)], now: T0 + 10 })).toMatchObject({ allowed: true });
-    await expect(store.consume({ checks: [check('elsewhere', 100, 100)], now: T0 + 10 })).rejects.toThrow(RateLimitStoreError);
-        expect(store.stats()).toMatchObject({ fallbacks: 0, degraded: false });
+    expect(store.consume({ checks: [check('k', 100, 100)], now: T0 + 10 })).toMatchObject({
+      allowed: true,
+    });
+    await expect(
+      store.consume({ checks: [check('elsewhere', 100, 100)], now: T0 + 10 }),
+    ).rejects.toThrow(RateLimitStoreError);
+    expect(store.stats()).toMatchObject({ fallbacks: 0, degraded: false });
   });
 });
 

@@ -1,4 +1,9 @@
-import { gcraBlock, gcraPeek, gcraRefund, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
+import {
+  gcraBlock,
+  gcraPeek,
+  gcraRefund,
+  type RateLimitDecision,
+} from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
   BlockRequest,
@@ -135,11 +140,30 @@ export class TwoTierStore implements RateLimitStore {
     this.ownsRedis = settings.ownsRedis;
     this.timeoutMs = this.redis.timeoutMs;
     this.slots = this.redis.slots;
-    this.fallback = new Fallback(this.redis, this.time, settings.localShare, settings.probeIntervalMs);
+    this.fallback = new Fallback(
+      this.redis,
+      this.time,
+      settings.localShare,
+      settings.probeIntervalMs,
+    );
     this.giveBacks = new GiveBackQueue(this.redis, this.time, this.fallback);
     this.keys = new KeyTable(settings.maxKeys, settings.leaseTtlMs, settings.clock, this.giveBacks);
-    this.leases = new LeaseBook(settings.leaseTtlMs, settings.maxLeaseShare, settings.clock, this.keys, this.giveBacks, this.denials);
-    this.roundTrip = new RedisRoundTrip(this.redis, this.keys, this.leases, this.giveBacks, this.fallback, this.failed);
+    this.leases = new LeaseBook(
+      settings.leaseTtlMs,
+      settings.maxLeaseShare,
+      settings.clock,
+      this.keys,
+      this.giveBacks,
+      this.denials,
+    );
+    this.roundTrip = new RedisRoundTrip(
+      this.redis,
+      this.keys,
+      this.leases,
+      this.giveBacks,
+      this.fallback,
+      this.failed,
+    );
     this.localFallback = localFallbackOf(this.fallback, (request) => this.consumeLocally(request));
   }
 
@@ -180,15 +204,18 @@ export class TwoTierStore implements RateLimitStore {
   }
 
   consume(request: ConsumeRequest): MaybePromise<ConsumeResult> {
-    if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: consume called after close()'));
+    if (this.closed)
+      return Promise.reject(new RateLimitStoreError('TwoTierStore: consume called after close()'));
     this.decisionCount++;
     const now = this.time.relative(request.now);
     // A step of the sweep, and each check's demand (what sizes its next lease).
     this.keys.sweep(now);
     if (!allTokenBuckets(request.checks)) return this.consumeInRedis(request);
     // Keys new here: RedisStore's call, and nothing kept unless denied (see KeyTable.firstSighting).
-    if (this.keys.firstSighting(request.checks, now)) return this.roundTrip.firstSighting(request as TokenBucketRequest, now);
-    for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
+    if (this.keys.firstSighting(request.checks, now))
+      return this.roundTrip.firstSighting(request as TokenBucketRequest, now);
+    for (const check of request.checks)
+      this.leases.observe(check, this.keys.stateOf(check, now), now);
     return this.decide(request as TokenBucketRequest, now, 0, 0);
   }
 
@@ -224,14 +251,20 @@ export class TwoTierStore implements RateLimitStore {
       // A fresh request (the store was already degraded): count it as consume() would.
       this.decisionCount++;
       this.keys.sweep(now);
-      if (allTokenBuckets(request.checks)) for (const check of request.checks) this.leases.observe(check, this.keys.stateOf(check, now), now);
+      if (allTokenBuckets(request.checks))
+        for (const check of request.checks)
+          this.leases.observe(check, this.keys.stateOf(check, now), now);
     }
     // Give-backs queued for a Redis that does not answer would be lost anyway.
     if (this.fallback.degrade()) this.giveBacks.loseQueued();
     if (!allTokenBuckets(request.checks)) {
       // Windows are never leased: the fallback's local share decides every check.
       this.localCount++;
-      return this.fallback.consume(request.checks, request.checks.map((_, i) => i), request.now);
+      return this.fallback.consume(
+        request.checks,
+        request.checks.map((_, i) => i),
+        request.now,
+      );
     }
     return this.decide(request as TokenBucketRequest, now, MAX_WAITS, 0, true) as ConsumeResult;
   }
@@ -242,7 +275,8 @@ export class TwoTierStore implements RateLimitStore {
    * local share) instead. A Redis failure rejects: a peek has no `failMode`.
    */
   peek(request: BucketsRequest): MaybePromise<ConsumeResult> {
-    if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: peek called after close()'));
+    if (this.closed)
+      return Promise.reject(new RateLimitStoreError('TwoTierStore: peek called after close()'));
     const { checks } = request;
     if (checks.length === 0) return { allowed: true, decisions: [] };
     const now = this.time.relative(request.now);
@@ -252,7 +286,9 @@ export class TwoTierStore implements RateLimitStore {
       allowed: true,
       decisions: result.decisions.map((decision, i) => {
         const check = checks[i]!;
-        return isWindowLimit(check.limit) ? decision : this.leases.withoutLease(decision, { key: check.key, limit: check.limit }, now);
+        return isWindowLimit(check.limit)
+          ? decision
+          : this.leases.withoutLease(decision, { key: check.key, limit: check.limit }, now);
       }),
     }));
   }
@@ -263,9 +299,12 @@ export class TwoTierStore implements RateLimitStore {
    * reached: the caller asked for the shared bucket to change.
    */
   refund(request: RefundRequest): MaybePromise<ConsumeResult> {
-    if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: refund called after close()'));
+    if (this.closed)
+      return Promise.reject(new RateLimitStoreError('TwoTierStore: refund called after close()'));
     const now = this.time.relative(request.now);
-    changeViews(request.checks, this.keys, this.denials, (state, check) => gcraRefund(state.shadowTat, now, check.limit, check.cost));
+    changeViews(request.checks, this.keys, this.denials, (state, check) =>
+      gcraRefund(state.shadowTat, now, check.limit, check.cost),
+    );
     this.giveBacks.flush();
     this.redisCallCount++;
     return this.redis.refund(request);
@@ -277,9 +316,12 @@ export class TwoTierStore implements RateLimitStore {
    * key's next decision asks Redis. Rejects when Redis cannot be reached.
    */
   block(request: BlockRequest): MaybePromise<ConsumeResult> {
-    if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: block called after close()'));
+    if (this.closed)
+      return Promise.reject(new RateLimitStoreError('TwoTierStore: block called after close()'));
     const now = this.time.relative(request.now);
-    changeViews(request.checks, this.keys, this.denials, (state, check) => gcraBlock(state.shadowTat, now, check.limit, check.durationMs));
+    changeViews(request.checks, this.keys, this.denials, (state, check) =>
+      gcraBlock(state.shadowTat, now, check.limit, check.durationMs),
+    );
     this.giveBacks.flush();
     this.redisCallCount++;
     return this.redis.block(request);
@@ -291,7 +333,8 @@ export class TwoTierStore implements RateLimitStore {
    * be reached: the caller asked for the shared bucket to change.
    */
   reset(request: BucketsRequest): MaybePromise<void> {
-    if (this.closed) return Promise.reject(new RateLimitStoreError('TwoTierStore: reset called after close()'));
+    if (this.closed)
+      return Promise.reject(new RateLimitStoreError('TwoTierStore: reset called after close()'));
     const { checks } = request;
     if (checks.length === 0) return;
     for (const check of checks) this.keys.forget(check.key);
@@ -324,22 +367,40 @@ export class TwoTierStore implements RateLimitStore {
    * after that moment, however many calls it waits on; past it, the request
    * rejects and the module applies its `failMode`.
    */
-  private decide(request: TokenBucketRequest, now: number, waits: number, deadline: number, local = false): MaybePromise<ConsumeResult> {
+  private decide(
+    request: TokenBucketRequest,
+    now: number,
+    waits: number,
+    deadline: number,
+    local = false,
+  ): MaybePromise<ConsumeResult> {
     const { checks } = request;
     const count = checks.length;
     if (count === 0) return { allowed: true, decisions: [] };
     const { leases } = this;
-    const { states, leased, remote, denied, denyHit } = sortChecks(checks, now, this.keys, leases, this.denials);
+    const { states, leased, remote, denied, denyHit } = sortChecks(
+      checks,
+      now,
+      this.keys,
+      leases,
+      this.denials,
+    );
 
     if (denied) {
       if (denyHit) this.denials.hits++;
       this.localCount++;
-      return { allowed: false, decisions: checks.map((check, i) => localDecision(check, states[i]!, now, leases, this.denials)) };
+      return {
+        allowed: false,
+        decisions: checks.map((check, i) =>
+          localDecision(check, states[i]!, now, leases, this.denials),
+        ),
+      };
     }
     if (remote === undefined) {
       this.localCount++;
       const decisions: RateLimitDecision[] = new Array(count);
-      for (let i = 0; i < count; i++) decisions[i] = leases.spend(checks[i]!, states[i]!, now).decision;
+      for (let i = 0; i < count; i++)
+        decisions[i] = leases.spend(checks[i]!, states[i]!, now).decision;
       return { allowed: true, decisions };
     }
     if (local) return this.decideLocally(request, now, states, remote, leased ?? []);
@@ -349,11 +410,18 @@ export class TwoTierStore implements RateLimitStore {
       // Another request is already asking Redis for this key: its answer
       // (a lease, a denial) probably decides this one too, without a call.
       const inFlight = callsInFlight(remote, states, deadline);
-      if (inFlight) return this.join(request, now, waits, deadline, inFlight.pending, inFlight.later);
+      if (inFlight)
+        return this.join(request, now, waits, deadline, inFlight.pending, inFlight.later);
     }
     const left = deadline - performance.now();
     if (left < MIN_CALL_MS) return this.roundTrip.timedOut(request);
-    return this.roundTrip.call(request, now, { states, remote, leased: leased ?? [] }, left, deadline);
+    return this.roundTrip.call(
+      request,
+      now,
+      { states, remote, leased: leased ?? [] },
+      left,
+      deadline,
+    );
   }
 
   /**
@@ -380,13 +448,20 @@ export class TwoTierStore implements RateLimitStore {
       answers = Promise.race([answers, expired]).finally(() => clearTimeout(timer));
     }
     return answers.then((ok) => {
-      if (ok === undefined || ok.includes(false)) return this.roundTrip.timedOut(request, ok !== undefined);
+      if (ok === undefined || ok.includes(false))
+        return this.roundTrip.timedOut(request, ok !== undefined);
       return this.decide(request, now, waits + 1, deadline);
     });
   }
 
   /** Redis is failing: the local fallback decides for the checks lacking a lease. */
-  private decideLocally(request: TokenBucketRequest, now: number, states: KeyState[], remote: number[], leased: number[]): ConsumeResult {
+  private decideLocally(
+    request: TokenBucketRequest,
+    now: number,
+    states: KeyState[],
+    remote: number[],
+    leased: number[],
+  ): ConsumeResult {
     const { checks } = request;
     this.localCount++;
     const answer = this.fallback.consume(checks, remote, request.now);
@@ -395,7 +470,9 @@ export class TwoTierStore implements RateLimitStore {
     for (const index of leased) {
       const check = checks[index]!;
       const state = states[index]!;
-      decisions[index] = answer.allowed ? this.leases.spend(check, state, now).decision : gcraPeek(state.shadowTat, now, check.limit);
+      decisions[index] = answer.allowed
+        ? this.leases.spend(check, state, now).decision
+        : gcraPeek(state.shadowTat, now, check.limit);
     }
     return { allowed: answer.allowed, decisions };
   }

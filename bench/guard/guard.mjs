@@ -14,7 +14,13 @@ import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-con
 import { lastValueFrom } from 'rxjs';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
-import { MemoryStore, RateLimit, RateLimitGuard, RateLimitInterceptor, RateLimitModule } from 'nestjs-holdup';
+import {
+  MemoryStore,
+  RateLimit,
+  RateLimitGuard,
+  RateLimitInterceptor,
+  RateLimitModule,
+} from 'nestjs-holdup';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { Registry } from 'prom-client';
 import { floorGuard } from '../lib/floor-guard.mjs';
@@ -66,7 +72,12 @@ function controller(routeDecorators = []) {
     }
   }
   const descriptor = Object.getOwnPropertyDescriptor(HelloController.prototype, 'hello');
-  Object.defineProperty(HelloController.prototype, 'hello', Reflect.decorate([Get(), ...routeDecorators], HelloController.prototype, 'hello', descriptor) ?? descriptor);
+  Object.defineProperty(
+    HelloController.prototype,
+    'hello',
+    Reflect.decorate([Get(), ...routeDecorators], HelloController.prototype, 'hello', descriptor) ??
+      descriptor,
+  );
   Reflect.decorate([Controller()], HelloController);
   return HelloController;
 }
@@ -74,15 +85,30 @@ function controller(routeDecorators = []) {
 async function app(imports, routeDecorators, guardType) {
   const Hello = controller(routeDecorators);
   class AppModule {}
-  Reflect.decorate([Module({ imports, controllers: [Hello], providers: guardType === RateLimitGuard ? [] : [guardType, NoopInterceptor] })], AppModule);
-  const application = await NestFactory.create(AppModule, new FastifyAdapter(), { logger: false, abortOnError: false });
+  Reflect.decorate(
+    [
+      Module({
+        imports,
+        controllers: [Hello],
+        providers: guardType === RateLimitGuard ? [] : [guardType, NoopInterceptor],
+      }),
+    ],
+    AppModule,
+  );
+  const application = await NestFactory.create(AppModule, new FastifyAdapter(), {
+    logger: false,
+    abortOnError: false,
+  });
   await application.init();
   return { application, guard: application.get(guardType), Hello };
 }
 
 // A fresh request per call, as in a server (a guard may attach state to it);
 // a response that takes headers like a Fastify reply.
-const addresses = Array.from({ length: CLIENTS }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+const addresses = Array.from(
+  { length: CLIENTS },
+  (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+);
 function request(i) {
   const ip = addresses[i];
   return { ip, socket: { remoteAddress: ip }, headers: {} };
@@ -105,8 +131,21 @@ async function main() {
   const calls = Number(callsArg);
   const repetitions = Number(repetitionsArg);
 
-  const holdupWith = (metrics) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate: RATE, burst: BURST, key: 'ip' }, headers: 'draft', metrics })];
-  const holdup = (headers, rate = RATE) => [RateLimitModule.forRoot({ store: new MemoryStore(), defaults: { rate, burst: BURST, key: 'ip' }, headers })];
+  const holdupWith = (metrics) => [
+    RateLimitModule.forRoot({
+      store: new MemoryStore(),
+      defaults: { rate: RATE, burst: BURST, key: 'ip' },
+      headers: 'draft',
+      metrics,
+    }),
+  ];
+  const holdup = (headers, rate = RATE) => [
+    RateLimitModule.forRoot({
+      store: new MemoryStore(),
+      defaults: { rate, burst: BURST, key: 'ip' },
+      headers,
+    }),
+  ];
   const setups = {
     noop: await app([], [], NoopGuard),
     floor: await app([], [], FloorGuard),
@@ -119,12 +158,26 @@ async function main() {
       [RateLimit({ rate: RATE, burst: BURST, key: 'ip', adaptive: { min: RATE / 10, max: RATE } })],
       RateLimitGuard,
     ),
-    throttler: await app([ThrottlerModule.forRoot([{ ttl: 60_000, limit: 1e9 }])], [], ThrottlerGuard),
+    throttler: await app(
+      [ThrottlerModule.forRoot([{ ttl: 60_000, limit: 1e9 }])],
+      [],
+      ThrottlerGuard,
+    ),
     // The same limit declared on the route, static, and as a plan looked up synchronously per request.
-    'holdup-route': await app([RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })], [RateLimit({ rate: RATE, burst: BURST, key: 'ip' })], RateLimitGuard),
+    'holdup-route': await app(
+      [RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })],
+      [RateLimit({ rate: RATE, burst: BURST, key: 'ip' })],
+      RateLimitGuard,
+    ),
     'holdup-dynamic': await app(
       [RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })],
-      [RateLimit({ rate: (ctx) => PLANS[planOf(ctx)].rate, burst: (ctx) => PLANS[planOf(ctx)].burst, key: 'ip' })],
+      [
+        RateLimit({
+          rate: (ctx) => PLANS[planOf(ctx)].rate,
+          burst: (ctx) => PLANS[planOf(ctx)].burst,
+          key: 'ip',
+        }),
+      ],
       RateLimitGuard,
     ),
   };
@@ -134,15 +187,30 @@ async function main() {
   const lazy = {
     // The baseline of the metrics cases: the same app, created the same way, without metrics.
     'holdup-fresh': () => app(holdupWith(undefined), [], RateLimitGuard),
-    'holdup-otel': () => app(holdupWith({ openTelemetry: { meterProvider: new MeterProvider({ readers: [new OnDemandReader()] }) } }), [], RateLimitGuard),
-    'holdup-prom': () => app(holdupWith({ prometheus: { registry: new Registry() } }), [], RateLimitGuard),
+    'holdup-otel': () =>
+      app(
+        holdupWith({
+          openTelemetry: { meterProvider: new MeterProvider({ readers: [new OnDemandReader()] }) },
+        }),
+        [],
+        RateLimitGuard,
+      ),
+    'holdup-prom': () =>
+      app(holdupWith({ prometheus: { registry: new Registry() } }), [], RateLimitGuard),
   };
   const clientsOf = { 'holdup-hot': 1 };
   // Routes with an interceptor: a no-op one (what Nest charges for any interceptor), and an adaptive route (guard + RateLimitInterceptor).
   const noopRoute = await app([], [UseInterceptors(NoopInterceptor)], NoopGuard);
-  setups['route-noop-interceptor'] = { ...noopRoute, guard: undefined, interceptor: noopRoute.application.get(NoopInterceptor) };
+  setups['route-noop-interceptor'] = {
+    ...noopRoute,
+    guard: undefined,
+    interceptor: noopRoute.application.get(NoopInterceptor),
+  };
   const adaptiveRoute = setups['holdup-adaptive'];
-  setups['route-adaptive'] = { ...adaptiveRoute, interceptor: adaptiveRoute.application.get(RateLimitInterceptor) };
+  setups['route-adaptive'] = {
+    ...adaptiveRoute,
+    interceptor: adaptiveRoute.application.get(RateLimitInterceptor),
+  };
 
   async function run(id, n) {
     if (lazy[id]) {
@@ -165,7 +233,11 @@ async function main() {
     let admitted = 0;
     const start = process.hrtime.bigint();
     for (let i = 0; i < n; i++) {
-      const context = new ExecutionContextHost([request(i % clients), response, undefined], Hello, handler);
+      const context = new ExecutionContextHost(
+        [request(i % clients), response, undefined],
+        Hello,
+        handler,
+      );
       context.setType('http');
       if (await guard.canActivate(context)) admitted++;
     }
@@ -194,7 +266,14 @@ async function main() {
         context.setType('http');
         if (!(await guard.canActivate(context))) continue;
       }
-      const result = await consumer.intercept([interceptor], args, instance, handler, async () => handler.call(instance), 'http');
+      const result = await consumer.intercept(
+        [interceptor],
+        args,
+        instance,
+        handler,
+        async () => handler.call(instance),
+        'http',
+      );
       if ((await lastValueFrom(result)) === 'Hello World!') answered++;
     }
     const ns = Number(process.hrtime.bigint() - start) / n;
@@ -203,7 +282,9 @@ async function main() {
   }
 
   // BENCH_GUARD_ONLY=holdup: one case (used by the profile in guard/profile.mjs).
-  const ids = process.env.BENCH_GUARD_ONLY ? process.env.BENCH_GUARD_ONLY.split(',') : [...Object.keys(setups), ...Object.keys(lazy)];
+  const ids = process.env.BENCH_GUARD_ONLY
+    ? process.env.BENCH_GUARD_ONLY.split(',')
+    : [...Object.keys(setups), ...Object.keys(lazy)];
   for (const id of ids) await run(id, Math.min(calls, 50_000)); // warm-up
   const samples = Object.fromEntries(ids.map((id) => [id, []]));
   for (let rep = 0; rep < repetitions; rep++) {
@@ -216,14 +297,21 @@ async function main() {
     if (setups[id]?.interceptor) continue;
     if (lazy[id]) setups[id] = await lazy[id]();
     const response = reply();
-    const context = new ExecutionContextHost([request(0), response, undefined], setups[id].Hello, setups[id].Hello.prototype.hello);
+    const context = new ExecutionContextHost(
+      [request(0), response, undefined],
+      setups[id].Hello,
+      setups[id].Hello.prototype.hello,
+    );
     context.setType('http');
     await setups[id].guard.canActivate(context);
     headers[id] = Object.keys(response.headers);
     if (lazy[id]) await setups[id].application.close();
   }
-  for (const [id, { application }] of Object.entries(setups)) if (!lazy[id] && id !== 'route-adaptive') await application.close();
-  process.stdout.write(JSON.stringify({ calls, repetitions, clients: CLIENTS, samples, headers }) + '\n');
+  for (const [id, { application }] of Object.entries(setups))
+    if (!lazy[id] && id !== 'route-adaptive') await application.close();
+  process.stdout.write(
+    JSON.stringify({ calls, repetitions, clients: CLIENTS, samples, headers }) + '\n',
+  );
 }
 
 await main();

@@ -15,14 +15,26 @@ const SCRIPT = fileURLToPath(new URL('./guard.mjs', import.meta.url));
 const PARTS = [
   ['RateLimitGuard.canActivate (all)', 'lib/rate-limit.guard.js', 'canActivate'],
   ['  RateLimiter.evaluate → MemoryStore.consume', 'adapters/memory/memory.store.js', 'consume'],
-  ['    BucketShard.slotOf (the bucket\'s slot: one Map lookup by caller identity)', 'adapters/memory/bucket-shard.js', 'slotOf'],
-  ['    MemoryStore.insert (a new bucket: Map set, sweep step, cap)', 'adapters/memory/memory.store.js', 'insert'],
+  [
+    "    BucketShard.slotOf (the bucket's slot: one Map lookup by caller identity)",
+    'adapters/memory/bucket-shard.js',
+    'slotOf',
+  ],
+  [
+    '    MemoryStore.insert (a new bucket: Map set, sweep step, cap)',
+    'adapters/memory/memory.store.js',
+    'insert',
+  ],
   ['    MemoryStore.sweep (incremental expiry)', 'adapters/memory/memory.store.js', 'sweep'],
   ['    gcraConsume (when not inlined)', 'lib/algorithms/gcra.js', 'gcraConsume'],
   ['  key: byAddress (canonical client address)', 'lib/keys/key-strategy.js', 'byAddress'],
   ['  decide (admitted: headers)', 'lib/rate-limit.guard.js', 'decide'],
   ['    writeRateLimitHeaders', 'lib/headers/write-headers.js', 'writeRateLimitHeaders'],
-  ['      HttpAdapter.setHeader (Fastify adapter + reply)', 'adapters/fastify-adapter.js', 'setHeader'],
+  [
+    '      HttpAdapter.setHeader (Fastify adapter + reply)',
+    'adapters/fastify-adapter.js',
+    'setHeader',
+  ],
   ['  getRequestResponse (switchToHttp)', 'lib/rate-limit.guard.js', 'getRequestResponse'],
   ['  clock.now (Date.now)', 'lib/clock.js', 'now'],
 ];
@@ -30,15 +42,22 @@ const PARTS = [
 export async function profileGuard(calls, caseId = 'holdup') {
   const dir = mkdtempSync(join(tmpdir(), 'holdup-guard-prof-'));
   try {
-    await runNodeJson(SCRIPT, [calls, 1], ['--cpu-prof', '--cpu-prof-interval', '100', `--cpu-prof-dir=${dir}`], { env: { BENCH_GUARD_ONLY: caseId } });
+    await runNodeJson(
+      SCRIPT,
+      [calls, 1],
+      ['--cpu-prof', '--cpu-prof-interval', '100', `--cpu-prof-dir=${dir}`],
+      { env: { BENCH_GUARD_ONLY: caseId } },
+    );
     const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
     const byId = new Map(profile.nodes.map((node) => [node.id, node]));
     const parent = new Map();
-    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    for (const node of profile.nodes)
+      for (const child of node.children ?? []) parent.set(child, node.id);
     const hits = new Map();
     for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
-    const matches = (node, [, url, name]) => node.callFrame.functionName === name && node.callFrame.url.endsWith(url);
+    const matches = (node, [, url, name]) =>
+      node.callFrame.functionName === name && node.callFrame.url.endsWith(url);
     const inclusive = PARTS.map(() => 0);
     let selfInCanActivate = 0;
     for (const [id, count] of hits) {
@@ -60,8 +79,14 @@ export async function profileGuard(calls, caseId = 'holdup') {
       calls,
       samplesInCanActivate: total,
       parts: [
-        ...PARTS.map(([label], i) => ({ label, sharePercent: round((100 * inclusive[i]) / total, 1) })),
-        { label: '  canActivate itself (checks, key string, result objects)', sharePercent: round((100 * selfInCanActivate) / total, 1) },
+        ...PARTS.map(([label], i) => ({
+          label,
+          sharePercent: round((100 * inclusive[i]) / total, 1),
+        })),
+        {
+          label: '  canActivate itself (checks, key string, result objects)',
+          sharePercent: round((100 * selfInCanActivate) / total, 1),
+        },
       ],
     };
   } finally {

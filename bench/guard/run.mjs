@@ -12,24 +12,62 @@ export const GUARD_SETTINGS = QUICK
 
 export const GUARD_CASES = [
   { id: 'noop', label: 'a guard that returns true (floor: context, await)' },
-  { id: 'floor', label: 'a hand-written lazy-refill bucket per client in a Map, writing one header (floor of issue 14), 100k clients' },
-  { id: 'holdup', label: 'holdup RateLimitGuard, headers: draft, 100k clients (each bucket held between visits)' },
-  { id: 'holdup-new', label: 'holdup RateLimitGuard, headers: draft, 100k clients, every visit a new bucket (full again: inserted, and an old one swept)' },
+  {
+    id: 'floor',
+    label:
+      'a hand-written lazy-refill bucket per client in a Map, writing one header (floor of issue 14), 100k clients',
+  },
+  {
+    id: 'holdup',
+    label: 'holdup RateLimitGuard, headers: draft, 100k clients (each bucket held between visits)',
+  },
+  {
+    id: 'holdup-new',
+    label:
+      'holdup RateLimitGuard, headers: draft, 100k clients, every visit a new bucket (full again: inserted, and an old one swept)',
+  },
   { id: 'holdup-noheaders', label: 'holdup RateLimitGuard, headers: false, 100k clients' },
   { id: 'holdup-hot', label: 'holdup RateLimitGuard, headers: draft, one client' },
-  { id: 'holdup-adaptive', label: 'holdup RateLimitGuard on an adaptive route (headers left to the interceptor)' },
+  {
+    id: 'holdup-adaptive',
+    label: 'holdup RateLimitGuard on an adaptive route (headers left to the interceptor)',
+  },
   { id: 'throttler', label: '@nestjs/throttler ThrottlerGuard, 100k clients, ttl 60 s' },
-  { id: 'holdup-route', label: 'holdup RateLimitGuard, a static limit declared on the route, 100k clients' },
-  { id: 'holdup-dynamic', label: 'holdup RateLimitGuard, the same limit as a plan looked up synchronously per request (rate and burst functions)' },
-  { id: 'route-noop-interceptor', label: 'a route with a no-op interceptor, no guard: Nest InterceptorsConsumer + handler, awaited as the router does' },
-  { id: 'route-adaptive', label: 'holdup adaptive route: RateLimitGuard + RateLimitInterceptor through the same pipeline' },
-  { id: 'holdup-fresh', label: 'holdup RateLimitGuard as `holdup`, created before each run like the metrics cases (their baseline)' },
-  { id: 'holdup-otel', label: 'holdup RateLimitGuard as `holdup`, metrics: OpenTelemetry SDK meter provider with a reader' },
+  {
+    id: 'holdup-route',
+    label: 'holdup RateLimitGuard, a static limit declared on the route, 100k clients',
+  },
+  {
+    id: 'holdup-dynamic',
+    label:
+      'holdup RateLimitGuard, the same limit as a plan looked up synchronously per request (rate and burst functions)',
+  },
+  {
+    id: 'route-noop-interceptor',
+    label:
+      'a route with a no-op interceptor, no guard: Nest InterceptorsConsumer + handler, awaited as the router does',
+  },
+  {
+    id: 'route-adaptive',
+    label: 'holdup adaptive route: RateLimitGuard + RateLimitInterceptor through the same pipeline',
+  },
+  {
+    id: 'holdup-fresh',
+    label:
+      'holdup RateLimitGuard as `holdup`, created before each run like the metrics cases (their baseline)',
+  },
+  {
+    id: 'holdup-otel',
+    label:
+      'holdup RateLimitGuard as `holdup`, metrics: OpenTelemetry SDK meter provider with a reader',
+  },
   { id: 'holdup-prom', label: 'holdup RateLimitGuard as `holdup`, metrics: prom-client registry' },
 ];
 
 export async function runGuard() {
-  const raw = await withRetry('guard', () => runNodeJson(SCRIPT, [GUARD_SETTINGS.calls, GUARD_SETTINGS.repetitions]));
+  const raw = await withRetry('guard', () =>
+    runNodeJson(SCRIPT, [GUARD_SETTINGS.calls, GUARD_SETTINGS.repetitions]),
+  );
   const medians = Object.fromEntries(GUARD_CASES.map(({ id }) => [id, median(raw.samples[id])]));
   const rows = GUARD_CASES.map(({ id, label }) => ({
     case: id,
@@ -38,12 +76,33 @@ export async function runGuard() {
     nsPerCallMedian: round(medians[id], 0),
     nsAboveNoop: id === 'noop' ? undefined : round(medians[id] - medians.noop, 0),
     // Metrics cases against their baseline, created the same way (a fresh store each run).
-    metricsOverhead: id === 'holdup-otel' || id === 'holdup-prom' ? round((medians[id] - medians['holdup-fresh']) / (medians['holdup-fresh'] - medians.noop), 3) : undefined,
-    timesOurs: id === 'throttler' ? round((medians[id] - medians.noop) / (medians.holdup - medians.noop), 2) : undefined,
+    metricsOverhead:
+      id === 'holdup-otel' || id === 'holdup-prom'
+        ? round(
+            (medians[id] - medians['holdup-fresh']) / (medians['holdup-fresh'] - medians.noop),
+            3,
+          )
+        : undefined,
+    timesOurs:
+      id === 'throttler'
+        ? round((medians[id] - medians.noop) / (medians.holdup - medians.noop), 2)
+        : undefined,
     headersWritten: raw.headers[id],
   }));
   const ns = (id) => rows.find((row) => row.case === id).nsPerCallMedian;
-  log(`guard: holdup ${ns('holdup')} ns/call, throttler ${ns('throttler')} ns/call, noop ${ns('noop')} ns/call, with OpenTelemetry ${ns('holdup-otel')}, with prom-client ${ns('holdup-prom')}`);
-  const profile = await withRetry('guard profile', () => profileGuard(GUARD_SETTINGS.profileCalls, 'holdup'));
-  return { settings: { ...GUARD_SETTINGS, clients: raw.clients, platform: 'Fastify adapter, not listening; stand-in reply' }, rows, profile };
+  log(
+    `guard: holdup ${ns('holdup')} ns/call, throttler ${ns('throttler')} ns/call, noop ${ns('noop')} ns/call, with OpenTelemetry ${ns('holdup-otel')}, with prom-client ${ns('holdup-prom')}`,
+  );
+  const profile = await withRetry('guard profile', () =>
+    profileGuard(GUARD_SETTINGS.profileCalls, 'holdup'),
+  );
+  return {
+    settings: {
+      ...GUARD_SETTINGS,
+      clients: raw.clients,
+      platform: 'Fastify adapter, not listening; stand-in reply',
+    },
+    rows,
+    profile,
+  };
 }

@@ -19,7 +19,11 @@ export const VARIANTS = [
   { id: 'baseline', label: 'no limiter (baseline)' },
   { id: 'noop-guard', label: 'calibration: a global guard that returns true' },
   { id: 'noop-interceptor', label: 'calibration: a global no-op interceptor' },
-  { id: 'floor-guard', label: 'floor: a global guard running a hand-written bucket per client in a Map, writing one header' },
+  {
+    id: 'floor-guard',
+    label:
+      'floor: a global guard running a hand-written bucket per client in a Map, writing one header',
+  },
   { id: 'holdup', label: 'holdup global guard, MemoryStore, headers: draft' },
   { id: 'holdup-noheaders', label: 'holdup global guard, headers: false' },
   { id: 'holdup-adaptive', label: 'holdup adaptive route (guard + RateLimitInterceptor)' },
@@ -30,11 +34,19 @@ export const PLATFORMS = ['express', 'fastify'];
 // Durations are whole seconds: autocannon rounds them up.
 export const HTTP_SETTINGS = QUICK
   ? { connections: 10, startWarmupSeconds: 1, warmupSeconds: 1, durationSeconds: 1, repetitions: 3 }
-  : { connections: 10, startWarmupSeconds: 2, warmupSeconds: 1, durationSeconds: 2, repetitions: 3 };
+  : {
+      connections: 10,
+      startWarmupSeconds: 2,
+      warmupSeconds: 1,
+      durationSeconds: 2,
+      repetitions: 3,
+    };
 
 function startServer(platform, variant) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER, platform, variant], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = spawn(process.execPath, [SERVER, platform, variant], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
     let out = '';
     let err = '';
     const timer = setTimeout(() => {
@@ -88,7 +100,8 @@ function cannon(port, duration) {
 async function measure(servers, platform, variant) {
   const key = `${platform}/${variant}`;
   // A server that died (e.g. dist/ rebuilt under it) is restarted by withRetry.
-  if (!servers.has(key) || servers.get(key).child.exitCode !== null) servers.set(key, await startServer(platform, variant));
+  if (!servers.has(key) || servers.get(key).child.exitCode !== null)
+    servers.set(key, await startServer(platform, variant));
   const { child, port } = servers.get(key);
   await cannon(port, HTTP_SETTINGS.warmupSeconds);
   const before = await cpuOf(child);
@@ -98,7 +111,9 @@ async function measure(servers, platform, variant) {
   const systemMicros = after.system - before.system;
   const ok = result['2xx'];
   if (result.errors || result.timeouts || result.non2xx) {
-    throw new Error(`${platform} ${variant}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`);
+    throw new Error(
+      `${platform} ${variant}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`,
+    );
   }
   return {
     rps: ok / result.duration,
@@ -126,7 +141,11 @@ export async function runHttp() {
     // Start every server at once (start-up is mostly waiting on module
     // loading), then warm each one up alone.
     const keys = PLATFORMS.flatMap((platform) => VARIANTS.map(({ id }) => [platform, id]));
-    const started = await Promise.all(keys.map(([platform, id]) => withRetry(`start ${platform} ${id}`, () => startServer(platform, id))));
+    const started = await Promise.all(
+      keys.map(([platform, id]) =>
+        withRetry(`start ${platform} ${id}`, () => startServer(platform, id)),
+      ),
+    );
     keys.forEach(([platform, id], i) => servers.set(`${platform}/${id}`, started[i]));
     for (const server of started) await cannon(server.port, HTTP_SETTINGS.startWarmupSeconds);
     for (let rep = 0; rep < repetitions; rep++) {
@@ -135,10 +154,14 @@ export async function runHttp() {
         const order = VARIANTS.map((_, i) => VARIANTS[(i + rep) % VARIANTS.length]);
         const runs = {};
         for (const { id } of order) {
-          const sample = await withRetry(`http ${platform} ${id}`, () => measure(servers, platform, id));
+          const sample = await withRetry(`http ${platform} ${id}`, () =>
+            measure(servers, platform, id),
+          );
           runs[id] = sample;
           samples[`${platform}/${id}`].push(sample);
-          log(`http rep ${rep + 1}/${repetitions} ${platform.padEnd(7)} ${id.padEnd(17)} ${Math.round(sample.rps)} req/s, ${sample.cpuMicrosPerRequest.toFixed(1)} µs CPU/req`);
+          log(
+            `http rep ${rep + 1}/${repetitions} ${platform.padEnd(7)} ${id.padEnd(17)} ${Math.round(sample.rps)} req/s, ${sample.cpuMicrosPerRequest.toFixed(1)} µs CPU/req`,
+          );
         }
         // Each run against the baseline of the same repetition.
         for (const { id } of VARIANTS) {

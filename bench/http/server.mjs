@@ -21,7 +21,11 @@ const NEVER = 1e9;
 
 function decorateMethod(decorators, prototype, name) {
   const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
-  Object.defineProperty(prototype, name, Reflect.decorate(decorators, prototype, name, descriptor) ?? descriptor);
+  Object.defineProperty(
+    prototype,
+    name,
+    Reflect.decorate(decorators, prototype, name, descriptor) ?? descriptor,
+  );
 }
 
 /** Calibration: what Nest itself charges for having any global guard. */
@@ -51,7 +55,11 @@ async function imports(variant) {
     case 'floor-guard':
       return { imports: [], providers: [{ provide: APP_GUARD, useClass: FloorGuard }], route: [] };
     case 'noop-interceptor':
-      return { imports: [], providers: [{ provide: APP_INTERCEPTOR, useClass: NoopInterceptor }], route: [] };
+      return {
+        imports: [],
+        providers: [{ provide: APP_INTERCEPTOR, useClass: NoopInterceptor }],
+        route: [],
+      };
     case 'holdup':
     case 'holdup-noheaders':
       return {
@@ -70,7 +78,14 @@ async function imports(variant) {
         imports: [RateLimitModule.forRoot({ store: new MemoryStore(), headers: 'draft' })],
         providers: [],
         // @RateLimit with `adaptive` binds RateLimitInterceptor to the route.
-        route: [RateLimit({ rate: RATE, burst: BURST, key: 'ip', adaptive: { min: RATE / 10, max: RATE } })],
+        route: [
+          RateLimit({
+            rate: RATE,
+            burst: BURST,
+            key: 'ip',
+            adaptive: { min: RATE / 10, max: RATE },
+          }),
+        ],
       };
     case 'throttler': {
       const { ThrottlerGuard, ThrottlerModule } = await import('@nestjs/throttler');
@@ -102,7 +117,16 @@ async function main() {
   Reflect.decorate([Controller()], HelloController);
 
   class AppModule {}
-  Reflect.decorate([Module({ imports: setup.imports, controllers: [HelloController], providers: setup.providers })], AppModule);
+  Reflect.decorate(
+    [
+      Module({
+        imports: setup.imports,
+        controllers: [HelloController],
+        providers: setup.providers,
+      }),
+    ],
+    AppModule,
+  );
 
   let app;
   if (platform === 'fastify') {

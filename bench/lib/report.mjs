@@ -8,9 +8,15 @@ const REFERENCE = {
 };
 
 const fmt = (value, digits = 0) =>
-  value === undefined || value === null || Number.isNaN(value) ? '–' : Number(value).toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  value === undefined || value === null || Number.isNaN(value)
+    ? '–'
+    : Number(value).toLocaleString('en-US', {
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits,
+      });
 /** CPU ms of a pause phase's longest calls outside GC (– when none was over 1 ms). */
-const cpuMs = (phase) => (phase.maxCpuUsWithoutGc === undefined ? '–' : fmt(phase.maxCpuUsWithoutGc / 1000, 1));
+const cpuMs = (phase) =>
+  phase.maxCpuUsWithoutGc === undefined ? '–' : fmt(phase.maxCpuUsWithoutGc / 1000, 1);
 const x = (value) => (value === undefined ? '–' : `${fmt(value, 2)}×`);
 /** Calls per decision: a leased hot key makes one call per thousands of decisions, which two decimals would show as 0.00. */
 const calls = (value) =>
@@ -20,9 +26,15 @@ const calls = (value) =>
       ? fmt(value, 2)
       : value.toLocaleString('en-US', { maximumSignificantDigits: 3 });
 /** The same, with the decisions per call when that is the easier number to read. */
-const perDecision = (value) => (value > 0 && value < 0.1 ? `${calls(value)} (1 per ${fmt(1 / value)})` : calls(value));
+const perDecision = (value) =>
+  value > 0 && value < 0.1 ? `${calls(value)} (1 per ${fmt(1 / value)})` : calls(value);
 /** A ratio far below 1 reads better as a fraction. */
-const fraction = (value) => (value === undefined || Number.isNaN(value) ? '–' : value >= 0.1 ? x(value) : `1/${fmt(1 / value)}`);
+const fraction = (value) =>
+  value === undefined || Number.isNaN(value)
+    ? '–'
+    : value >= 0.1
+      ? x(value)
+      : `1/${fmt(1 / value)}`;
 
 function httpSections(http) {
   if (!http) return [];
@@ -31,7 +43,17 @@ function httpSections(http) {
     const rows = http.rows.filter((row) => row.platform === platform);
     sections.push({
       title: `HTTP throughput, ${platform === 'express' ? 'Express' : 'Fastify'} (Nest 12, hello-world GET)`,
-      header: ['variant', 'req/s (median)', '× baseline', 'range of ×', 'CPU µs/req (user + sys)', 'CPU µs above baseline', '× by CPU', 'p99 ms', 'req/s runs'],
+      header: [
+        'variant',
+        'req/s (median)',
+        '× baseline',
+        'range of ×',
+        'CPU µs/req (user + sys)',
+        'CPU µs above baseline',
+        '× by CPU',
+        'p99 ms',
+        'req/s runs',
+      ],
       rows: rows.map((row) => [
         row.label,
         fmt(row.rpsMedian),
@@ -55,7 +77,8 @@ function guardSection(guard) {
       title: `Guard micro-benchmark: canActivate alone, ns per request (${guard.settings.platform}; ${fmt(guard.settings.calls)} calls × ${guard.settings.repetitions}, interleaved)`,
       header: ['guard', 'ns/request (median)', 'ns above the no-op guard', 'runs'],
       rows: guard.rows.map((row) => [
-        row.label + (row.timesOurs === undefined ? '' : ` (${x(row.timesOurs)} ours, above the floor)`),
+        row.label +
+          (row.timesOurs === undefined ? '' : ` (${x(row.timesOurs)} ours, above the floor)`),
         fmt(row.nsPerCallMedian),
         row.nsAboveNoop === undefined ? '–' : fmt(row.nsAboveNoop),
         row.nsPerCallRuns.map((v) => fmt(v)).join(' / '),
@@ -71,7 +94,10 @@ function guardProfileSection(guard) {
     {
       title: `Where RateLimitGuard.canActivate spends its time (CPU profile of the "${profile.case}" case, ${fmt(profile.calls)} calls, ${fmt(profile.samplesInCanActivate)} samples at 100 µs; inclusive shares)`,
       header: ['function', '% of canActivate'],
-      rows: profile.parts.map((part) => [part.label.replace(/^( +)/, (spaces) => '·'.repeat(spaces.length)), `${fmt(part.sharePercent, 1)} %`]),
+      rows: profile.parts.map((part) => [
+        part.label.replace(/^( +)/, (spaces) => '·'.repeat(spaces.length)),
+        `${fmt(part.sharePercent, 1)} %`,
+      ]),
     },
   ];
 }
@@ -83,7 +109,9 @@ function microSection(micro) {
       title: 'Decision micro-benchmark (no HTTP), ns per decision',
       header: ['case', 'iterations', 'ns/decision (median)', '× ours', 'runs'],
       rows: micro.rows.map((row) => [
-        row.case === 'throttler-hot' ? `${row.label} (at ~10k hits: ${fmt(row.nsPerOpAtLog10kMedian)} ns)` : row.label,
+        row.case === 'throttler-hot'
+          ? `${row.label} (at ~10k hits: ${fmt(row.nsPerOpAtLog10kMedian)} ns)`
+          : row.label,
         fmt(row.iterations),
         fmt(row.nsPerOpMedian),
         row.timesOurs === undefined ? '–' : `${x(row.timesOurs)} vs ${row.versus}`,
@@ -96,18 +124,37 @@ function microSection(micro) {
 /** Issue 14's in-process targets: ≤ 3× the floor, and ≥ 1.5× faster than rate-limiter-flexible, in every cell. */
 function microTargetSection(micro) {
   const m = Object.fromEntries((micro?.rows ?? []).map((r) => [r.case, r]));
-  const cells = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].filter((cell) => m[`holdup-${cell}`]);
+  const cells = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].filter(
+    (cell) => m[`holdup-${cell}`],
+  );
   if (cells.length === 0) return [];
   return [
     {
-      title: 'Decision targets (issue 14): MemoryStore.consume as the guard calls it, medians, ns per decision',
-      header: ['keys, outcome', 'floor', 'holdup', 'rate-limiter-flexible', '× floor (target ≤ 3)', 'rlf ÷ holdup (target ≥ 1.5)', 'met'],
+      title:
+        'Decision targets (issue 14): MemoryStore.consume as the guard calls it, medians, ns per decision',
+      header: [
+        'keys, outcome',
+        'floor',
+        'holdup',
+        'rate-limiter-flexible',
+        '× floor (target ≤ 3)',
+        'rlf ÷ holdup (target ≥ 1.5)',
+        'met',
+      ],
       rows: cells.map((cell) => {
         const floor = m[`floor-${cell}`].nsPerOpMedian;
         const ours = m[`holdup-${cell}`].nsPerOpMedian;
         const rlf = m[`rlf-${cell}`].nsPerOpMedian;
         const met = ours <= 3 * floor && rlf >= 1.5 * ours;
-        return [cell.replace('-', ' key(s), '), fmt(floor), fmt(ours), fmt(rlf), x(ours / floor), x(rlf / ours), met ? 'met' : 'not met'];
+        return [
+          cell.replace('-', ' key(s), '),
+          fmt(floor),
+          fmt(ours),
+          fmt(rlf),
+          x(ours / floor),
+          x(rlf / ours),
+          met ? 'met' : 'not met',
+        ];
       }),
     },
   ];
@@ -125,11 +172,28 @@ function memorySections(memory) {
     {
       title: 'Memory: heap per live key (node --expose-gc, gc() before and after)',
       header: ['store', 'live keys', 'bytes/key', 'heapUsed MB', 'key as given (chars)'],
-      rows: memory.heap.map((row) => [row.store, fmt(row.keys), fmt(row.bytesPerKey), fmt(row.heapUsedMB), `${row.keyChars} chars`]),
+      rows: memory.heap.map((row) => [
+        row.store,
+        fmt(row.keys),
+        fmt(row.bytesPerKey),
+        fmt(row.heapUsedMB),
+        `${row.keyChars} chars`,
+      ]),
     },
     {
       title: `MemoryStore per-call pauses at ${fmt(memory.settings.keys)} keys (one run; each call timed alone)`,
-      header: ['phase', 'calls', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max ms', 'calls > 1 ms', '… during a GC', 'max ms outside GC', 'process CPU ms in it (all threads)'],
+      header: [
+        'phase',
+        'calls',
+        'p50 µs',
+        'p99 µs',
+        'p99.9 µs',
+        'max ms',
+        'calls > 1 ms',
+        '… during a GC',
+        'max ms outside GC',
+        'process CPU ms in it (all threads)',
+      ],
       rows: Object.entries(memory.pauses).map(([phase, p]) => [
         phaseLabel[phase] ?? phase,
         fmt(p.calls),
@@ -162,15 +226,31 @@ function churnSections(memory) {
     fmt(r.stallsOver50ms),
     `${fmt(r.gc.longestScavengeMs, 1)} (${fmt(r.gc.scavenges)})`,
     `${fmt(r.gc.longestMarkCompactMs, 1)} (${fmt(r.gc.markCompacts)})`,
-    r.heap.liveKeys ? `${fmt(r.heap.bytesPerKeyFilled)} / ${fmt(r.heap.bytesPerKeyAfterChurn)}` : '–',
+    r.heap.liveKeys
+      ? `${fmt(r.heap.bytesPerKeyFilled)} / ${fmt(r.heap.bytesPerKeyAfterChurn)}`
+      : '–',
   ];
   return [
     {
       title:
         `MemoryStore at ${fmt(memory.settings.keys)} keys under churn (issue 14): new callers evicting old ones, one update of an existing caller after each, ` +
         `${fmt(memory.settings.churnChunk)} calls per macrotask (setImmediate); node --trace-gc, monitorEventLoopDelay (1 ms resolution); one run`,
-      header: ['process', 'insertions', 'calls', 'wall s', 'event-loop delay max ms', 'p99 ms', 'stalls > 50 ms', 'longest Scavenge ms (count)', 'longest Mark-Compact ms (count)', 'heap B/key filled / after churn'],
-      rows: [row('MemoryStore (maxKeys 1M, filled, then churned)', store), ...(control ? [row('control: the same loop, strings and objects, no store', control)] : [])],
+      header: [
+        'process',
+        'insertions',
+        'calls',
+        'wall s',
+        'event-loop delay max ms',
+        'p99 ms',
+        'stalls > 50 ms',
+        'longest Scavenge ms (count)',
+        'longest Mark-Compact ms (count)',
+        'heap B/key filled / after churn',
+      ],
+      rows: [
+        row('MemoryStore (maxKeys 1M, filled, then churned)', store),
+        ...(control ? [row('control: the same loop, strings and objects, no store', control)] : []),
+      ],
     },
   ];
 }
@@ -182,7 +262,10 @@ function churnObservation(churn) {
   const stalls = store.stalls.length
     ? store.stalls
         .slice(0, 5)
-        .map((s) => `${fmt(s.ms, 1)} ms (process CPU ${fmt(s.cpuMs, 1)} ms${s.gcKinds ? `, over a ${s.gcKinds} GC of ${fmt(s.gcMs, 1)} ms` : ', no GC'})`)
+        .map(
+          (s) =>
+            `${fmt(s.ms, 1)} ms (process CPU ${fmt(s.cpuMs, 1)} ms${s.gcKinds ? `, over a ${s.gcKinds} GC of ${fmt(s.gcMs, 1)} ms` : ', no GC'})`,
+        )
         .join(', ')
     : 'none';
   return (
@@ -208,7 +291,14 @@ function redisSections(redis) {
   return [
     {
       title: `Redis ${redis.settings.redisVersion}: decisions/s, ${redis.settings.inFlight} in flight, ${fmt(redis.settings.keys)} keys, same ioredis client`,
-      header: ['store', 'decisions/s (median)', '× ours', 'Node CPU µs/decision', 'Redis CPU µs/decision', 'runs'],
+      header: [
+        'store',
+        'decisions/s (median)',
+        '× ours',
+        'Node CPU µs/decision',
+        'Redis CPU µs/decision',
+        'runs',
+      ],
       rows: redis.rows.map((row) => [
         row.store,
         fmt(row.decisionsPerSecondMedian),
@@ -219,7 +309,8 @@ function redisSections(redis) {
       ]),
     },
     {
-      title: 'Redis commands per decision (INFO commandstats; commands run inside a script are counted too)',
+      title:
+        'Redis commands per decision (INFO commandstats; commands run inside a script are counted too)',
       header: ['store', 'commands per decision'],
       rows: redis.rows.map((row) => [row.store, commands(row.commandsPerDecision)]),
     },
@@ -231,14 +322,27 @@ function redisSections(redis) {
 function twoTierSections(redis) {
   const twoTier = redis.twoTier;
   if (!twoTier) return [];
-  if (twoTier.skipped) return [{ title: 'TwoTierStore vs RedisStore', header: ['skipped'], rows: [[twoTier.skipped]] }];
+  if (twoTier.skipped)
+    return [
+      { title: 'TwoTierStore vs RedisStore', header: ['skipped'], rows: [[twoTier.skipped]] },
+    ];
   const { hotKeys, openLimit, saturatedLimit } = twoTier.settings;
   const limit = ({ rate, burst }) => `${fmt(rate)}/s, burst ${fmt(burst)}`;
   // Each run is a fresh store, closed at its end: the table says so, since it is why short runs show more calls than a steady state would.
   const perRun = `${redis.settings.inFlight} in flight, ${fmt(redis.settings.decisions)} decisions per run on a fresh store closed at its end (leases ramping up and given back included)`;
   const throughputTable = (title, rows) => ({
     title,
-    header: ['store', 'decisions/s (median)', '× RedisStore', 'Node CPU µs/decision', 'Redis CPU µs/decision', 'script calls/decision (server)', 'Redis calls/decision (store)', 'leases taken', 'runs'],
+    header: [
+      'store',
+      'decisions/s (median)',
+      '× RedisStore',
+      'Node CPU µs/decision',
+      'Redis CPU µs/decision',
+      'script calls/decision (server)',
+      'Redis calls/decision (store)',
+      'leases taken',
+      'runs',
+    ],
     rows: rows.map((row) => [
       row.store,
       fmt(row.decisionsPerSecondMedian),
@@ -252,11 +356,25 @@ function twoTierSections(redis) {
     ]),
   });
   return [
-    throughputTable(`TwoTierStore vs RedisStore, ${hotKeys} hot keys (limit ${limit(openLimit)}, never reached), ${perRun}`, twoTier.hot),
-    throughputTable(`TwoTierStore vs RedisStore, cold keys: every decision a key never seen before (limit ${limit(openLimit)}), ${perRun}`, twoTier.cold),
+    throughputTable(
+      `TwoTierStore vs RedisStore, ${hotKeys} hot keys (limit ${limit(openLimit)}, never reached), ${perRun}`,
+      twoTier.hot,
+    ),
+    throughputTable(
+      `TwoTierStore vs RedisStore, cold keys: every decision a key never seen before (limit ${limit(openLimit)}), ${perRun}`,
+      twoTier.cold,
+    ),
     {
       title: `TwoTierStore vs RedisStore, one saturated key (limit ${limit(saturatedLimit)}, offered as fast as the store answers), ${fmt(redis.settings.decisions)} decisions per run, medians`,
-      header: ['store', 'admitted', 'at most (burst + rate × run time)', 'script calls/decision (server)', 'Redis calls/decision (store)', 'deny-cache hits', 'decisions/s'],
+      header: [
+        'store',
+        'admitted',
+        'at most (burst + rate × run time)',
+        'script calls/decision (server)',
+        'Redis calls/decision (store)',
+        'deny-cache hits',
+        'decisions/s',
+      ],
       rows: twoTier.saturated.map((row) => [
         row.store,
         fmt(row.admittedMedian),
@@ -285,7 +403,16 @@ function redisLoadsSection(redis) {
   return [
     {
       title: `Redis by load: decisions/s, medians of ${redis.settings.repetitions} interleaved runs per load, ${fmt(redis.settings.keys)} keys, one ioredis client (plain, or with enableAutoPipelining)`,
-      header: ['in flight', 'client', 'RedisStore', 'rate-limiter-flexible', 'EVALSHA floor', 'ours ÷ rlf', 'ours ÷ floor', 'Redis CPU µs/decision, ours / rlf'],
+      header: [
+        'in flight',
+        'client',
+        'RedisStore',
+        'rate-limiter-flexible',
+        'EVALSHA floor',
+        'ours ÷ rlf',
+        'ours ÷ floor',
+        'Redis CPU µs/decision, ours / rlf',
+      ],
       rows: redis.loads.map((load) => [
         fmt(load.inFlight),
         load.autoPipelining ? 'auto-pipelining' : 'plain',
@@ -301,14 +428,24 @@ function redisLoadsSection(redis) {
 }
 
 function allSections(results) {
-  return [...targetsSection(results), ...httpSections(results.http), ...guardSection(results.guard), ...guardProfileSection(results.guard), ...microSection(results.micro), ...microTargetSection(results.micro), ...memorySections(results.memory), ...redisSections(results.redis)];
+  return [
+    ...targetsSection(results),
+    ...httpSections(results.http),
+    ...guardSection(results.guard),
+    ...guardProfileSection(results.guard),
+    ...microSection(results.micro),
+    ...microTargetSection(results.micro),
+    ...memorySections(results.memory),
+    ...redisSections(results.redis),
+  ];
 }
 
 function observations(results) {
   const notes = [];
   const http = results.http;
   if (http) {
-    const row = (platform, variant) => http.rows.find((r) => r.platform === platform && r.variant === variant);
+    const row = (platform, variant) =>
+      http.rows.find((r) => r.platform === platform && r.variant === variant);
     for (const platform of ['express', 'fastify']) {
       const base = row(platform, 'baseline');
       const guard = row(platform, 'holdup');
@@ -318,7 +455,9 @@ function observations(results) {
       const noopGuard = row(platform, 'noop-guard');
       const noopInterceptor = row(platform, 'noop-interceptor');
       const delta = (r) => fmt(r.cpuMicrosAboveBaseline, 1);
-      const noisy = [guard, bare, adaptive, throttler, noopGuard, noopInterceptor].filter((r) => r.ratioMax - r.ratioMin > 0.3);
+      const noisy = [guard, bare, adaptive, throttler, noopGuard, noopInterceptor].filter(
+        (r) => r.ratioMax - r.ratioMin > 0.3,
+      );
       notes.push(
         `${platform} (baseline ${fmt(base.rpsMedian)} req/s, ${fmt(base.cpuMicrosPerRequestMedian, 1)} µs CPU/request): ` +
           `holdup guard ${x(guard.ratio)} req/s, ${x(guard.cpuRatio)} by CPU (issue reference for a guard: ${x(REFERENCE.guard[platform])}); ` +
@@ -329,7 +468,7 @@ function observations(results) {
           `CPU µs per request above the baseline: holdup ${delta(guard)}, headers: false ${delta(bare)}, adaptive ${delta(adaptive)}, throttler ${delta(throttler)}, no-op guard ${delta(noopGuard)}, no-op interceptor ${delta(noopInterceptor)}.` +
           (noisy.length
             ? ` Noise warning: the per-repetition ratios of ${noisy.map((r) => `${r.variant} (${fmt(r.ratioMin, 2)}–${fmt(r.ratioMax, 2)})`).join(', ')} spread over more than 0.3, ` +
-              'so their medians cannot tell apart variants a few µs per request apart; see the guard micro-benchmark for the guard\'s own cost.'
+              "so their medians cannot tell apart variants a few µs per request apart; see the guard micro-benchmark for the guard's own cost."
             : ''),
       );
     }
@@ -337,13 +476,19 @@ function observations(results) {
   const guard = results.guard;
   if (guard) {
     const g = Object.fromEntries(guard.rows.map((r) => [r.case, r]));
-    const fastifyBase = http?.rows.find((r) => r.platform === 'fastify' && r.variant === 'baseline');
+    const fastifyBase = http?.rows.find(
+      (r) => r.platform === 'fastify' && r.variant === 'baseline',
+    );
     notes.push(
       `Guard alone: holdup's canActivate takes ${fmt(g.holdup.nsPerCallMedian)} ns per request (${fmt(g.holdup.nsAboveNoop)} ns above a no-op guard; ` +
         `${fmt(g['holdup-noheaders'].nsAboveNoop)} ns without headers, ${fmt(g['holdup-hot'].nsAboveNoop)} ns for one hot client, ${fmt(g['holdup-adaptive'].nsAboveNoop)} ns on an adaptive route), ` +
         `@nestjs/throttler's ${fmt(g.throttler.nsPerCallMedian)} ns (${x(g.throttler.timesOurs)} ours above the floor).` +
-        (g.floor ? ` Target (issue 14): at most 2× a guard running a hand-written bucket and writing one header: measured ${x(g.holdup.nsPerCallMedian / g.floor.nsPerCallMedian)} (${fmt(g.floor.nsPerCallMedian)} ns), ${g.holdup.nsPerCallMedian <= 2 * g.floor.nsPerCallMedian ? 'met' : 'not met'}.` : '') +
-        (g['holdup-otel'] ? ` Metrics (issue 13 target: at most +10 % of the guard's own cost): OpenTelemetry ${fmt(100 * g['holdup-otel'].metricsOverhead, 1)} %, prom-client ${fmt(100 * g['holdup-prom'].metricsOverhead, 1)} %, ${Math.max(g['holdup-otel'].metricsOverhead, g['holdup-prom'].metricsOverhead) <= 0.1 ? 'met' : 'not met'}.` : '') +
+        (g.floor
+          ? ` Target (issue 14): at most 2× a guard running a hand-written bucket and writing one header: measured ${x(g.holdup.nsPerCallMedian / g.floor.nsPerCallMedian)} (${fmt(g.floor.nsPerCallMedian)} ns), ${g.holdup.nsPerCallMedian <= 2 * g.floor.nsPerCallMedian ? 'met' : 'not met'}.`
+          : '') +
+        (g['holdup-otel']
+          ? ` Metrics (issue 13 target: at most +10 % of the guard's own cost): OpenTelemetry ${fmt(100 * g['holdup-otel'].metricsOverhead, 1)} %, prom-client ${fmt(100 * g['holdup-prom'].metricsOverhead, 1)} %, ${Math.max(g['holdup-otel'].metricsOverhead, g['holdup-prom'].metricsOverhead) <= 0.1 ? 'met' : 'not met'}.`
+          : '') +
         (fastifyBase
           ? ` Against the ${fmt(fastifyBase.cpuMicrosPerRequestMedian, 1)} µs of CPU a Fastify hello-world request costs here, our guard's own work is ` +
             `${fmt((100 * g.holdup.nsAboveNoop) / 1000 / fastifyBase.cpuMicrosPerRequestMedian, 1)} % of a request, i.e. an expected ratio of about ` +
@@ -399,7 +544,10 @@ function twoTierObservation(twoTier) {
   const [redisHot, hot] = twoTier.hot;
   const [redisCold, cold] = twoTier.cold;
   const [redisSaturated, saturated] = twoTier.saturated;
-  const failures = [...twoTier.hot, ...twoTier.cold, ...twoTier.saturated].reduce((sum, row) => sum + row.timeouts + row.errors + row.fallbacks, 0);
+  const failures = [...twoTier.hot, ...twoTier.cold, ...twoTier.saturated].reduce(
+    (sum, row) => sum + row.timeouts + row.errors + row.fallbacks,
+    0,
+  );
   return (
     `TwoTierStore on ${twoTier.settings.hotKeys} hot keys: ${perDecision(hot.storeCallsPerDecisionMedian)} Redis calls per decision ` +
     `(server count ${calls(hot.serverScriptCallsPerDecisionMedian)}) against ${calls(redisHot.storeCallsPerDecisionMedian)} for RedisStore, ` +
@@ -417,11 +565,14 @@ export function textReport(results) {
   const out = [
     `nestjs-holdup benchmarks — ${results.command} — ${results.date}`,
     `source: ${results.source?.commit}${results.source?.uncommittedInLibOrAdapters?.length ? ` + uncommitted: ${results.source.uncommittedInLibOrAdapters.join(', ')}` : ''}` +
-      (results.source?.changedDuringRun ? ` (CHANGED during the run: ${results.source.changedDuringRun.commit} ${results.source.changedDuringRun.uncommittedInLibOrAdapters.join(', ')})` : ''),
+      (results.source?.changedDuringRun
+        ? ` (CHANGED during the run: ${results.source.changedDuringRun.commit} ${results.source.changedDuringRun.uncommittedInLibOrAdapters.join(', ')})`
+        : ''),
     `machine: ${results.machine.nproc} CPUs (${results.machine.cpu}), node ${results.machine.node}, load average ${results.machine.loadAverageAtStart.join(' ')} at start, ${(results.machine.loadAverageAtEnd ?? []).join(' ')} at end; ${results.durationSeconds} s`,
     '',
   ];
-  for (const section of allSections(results)) out.push(section.title, textTable(section.header, section.rows), '');
+  for (const section of allSections(results))
+    out.push(section.title, textTable(section.header, section.rows), '');
   for (const note of observations(results)) out.push(`* ${note}`);
   return out.join('\n');
 }
@@ -439,7 +590,9 @@ export function markdownReport(results) {
     '## Machine and versions',
     '',
     `- Source: commit \`${results.source?.commit}\`` +
-      (results.source?.uncommittedInLibOrAdapters?.length ? `, with uncommitted changes in ${results.source.uncommittedInLibOrAdapters.map((line) => `\`${line}\``).join(', ')}.` : ', no uncommitted change in `lib/` or `adapters/`.') +
+      (results.source?.uncommittedInLibOrAdapters?.length
+        ? `, with uncommitted changes in ${results.source.uncommittedInLibOrAdapters.map((line) => `\`${line}\``).join(', ')}.`
+        : ', no uncommitted change in `lib/` or `adapters/`.') +
       (results.source?.changedDuringRun
         ? ` **The source changed during the run** (other work on the same checkout; at the end: commit \`${results.source.changedDuringRun.commit}\`` +
           `${results.source.changedDuringRun.uncommittedInLibOrAdapters.length ? `, uncommitted ${results.source.changedDuringRun.uncommittedInLibOrAdapters.join(', ')}` : ''}); ` +
@@ -460,27 +613,28 @@ export function markdownReport(results) {
       'In the HTTP tables "× baseline" is the ratio of the medians and "range of ×" the spread of the per-repetition ratios (each run against the baseline run of the same repetition): ' +
       'a difference smaller than that spread is noise.',
     '- HTTP: each server runs in a child process of its own (autocannon, in the parent, would otherwise take CPU from it). ' +
-      'Besides req/s, the bench reads the server process\'s CPU time over each run: **CPU µs per request** is much less sensitive to the other jobs than throughput, ' +
+      "Besides req/s, the bench reads the server process's CPU time over each run: **CPU µs per request** is much less sensitive to the other jobs than throughput, " +
       'and "× by CPU" (baseline CPU per request ÷ the variant\'s) is the throughput ratio a CPU-bound server would see. ' +
-      'It is not free of noise either: much of it is the kernel\'s loopback work inside `writev`, whose cost moves with the load. ' +
-      'Differences of a few percent, a few µs per request, are below what this machine can resolve over HTTP; the guard micro-benchmark and its profile measure the guard\'s own cost directly. ' +
-      'On this VM a large share of a hello-world request is spent writing to the socket (`writev`), which dilutes the limiter\'s share compared with bare metal. ' +
+      "It is not free of noise either: much of it is the kernel's loopback work inside `writev`, whose cost moves with the load. " +
+      "Differences of a few percent, a few µs per request, are below what this machine can resolve over HTTP; the guard micro-benchmark and its profile measure the guard's own cost directly. " +
+      "On this VM a large share of a hello-world request is spent writing to the socket (`writev`), which dilutes the limiter's share compared with bare metal. " +
       'Two calibration variants, a global guard that returns true and a global no-op interceptor, show what Nest itself charges for any guard or interceptor on this machine.',
     '- The limits are set never to deny (we measure the decision, not 429s). Our limit is 100 000/s with a burst of 100 000 rather than 1e9/s: ' +
       'at 1e9/s one token is 1e-6 ms, below the resolution of a double holding `Date.now()`, and the bucket would never move.',
     '- @nestjs/throttler keeps a sliding log of hits per key and filters it on every call, so with a limit that is never reached its cost grows with rate × ttl ' +
       '(see the micro-benchmark). The HTTP variant uses ttl 1 s, which keeps the log to about one second of traffic; with the usual ttl of 60 s the log, and the cost, would be 60× longer.',
     '- The guard micro-benchmark calls `canActivate` of guards taken from real (initialised, not listening) Nest applications on the Fastify adapter, with a fresh ' +
-      '`ExecutionContextHost` and request object per call and a stand-in reply object for headers, awaiting the result as Nest does: the guard\'s own cost, free of sockets and of autocannon.',
+      "`ExecutionContextHost` and request object per call and a stand-in reply object for headers, awaiting the result as Nest does: the guard's own cost, free of sockets and of autocannon.",
     '- The decision micro-benchmark calls each library the way its guard does per request; ours answers synchronously, the other two return promises, which the caller awaits one at a time.',
-    '- Memory figures and pauses come from one run; a max is one observation. Calls over 1 ms are checked against V8 `gc` performance entries to tell a collection from the store\'s own work.',
+    "- Memory figures and pauses come from one run; a max is one observation. Calls over 1 ms are checked against V8 `gc` performance entries to tell a collection from the store's own work.",
     '',
     '## Findings of this run',
     '',
     ...observations(results).map((note) => `- ${note}`),
     '',
   ];
-  for (const section of allSections(results)) lines.push(`## ${section.title}`, '', markdownTable(section.header, section.rows), '');
+  for (const section of allSections(results))
+    lines.push(`## ${section.title}`, '', markdownTable(section.header, section.rows), '');
   lines.push(
     '## How it is measured',
     '',
@@ -489,7 +643,7 @@ export function markdownReport(results) {
       `each run is ${results.http?.settings.warmupSeconds ?? 1} s of warm-up then ${results.http?.settings.durationSeconds ?? 2} s measured (a server idle between its runs answers its first second slower); ` +
       `${results.http?.settings.repetitions ?? 3} repetitions interleaved (the order rotated each time), on one hello-world \`GET /\` route. ` +
       'Variants: no limiter; a no-op global guard and a no-op global interceptor (calibration); the holdup global guard with MemoryStore (headers `draft`, then `false`); ' +
-      'a route whose `@RateLimit({ ..., adaptive: { min, max } })` binds `RateLimitInterceptor`; `@nestjs/throttler`\'s global `ThrottlerGuard` with its default in-memory storage. Keys are the client IP (one client).',
+      "a route whose `@RateLimit({ ..., adaptive: { min, max } })` binds `RateLimitInterceptor`; `@nestjs/throttler`'s global `ThrottlerGuard` with its default in-memory storage. Keys are the client IP (one client).",
     `- Guard (\`bench/guard\`): one process, ${results.guard?.settings.repetitions ?? 5} repetitions of ${results.guard ? results.guard.settings.calls.toLocaleString('en-US') : '200,000'} calls per guard, interleaved, after a warm-up; 100k client addresses round-robin (or one).`,
     `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved, ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
       `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists).`,
@@ -497,11 +651,11 @@ export function markdownReport(results) {
       'Checks are built as the guard builds them: namespace `tb|default|HelloController.hello|`, identity a client address (`10.x.y.z`), the key given whole and in parts. ' +
       'Churn (issue 14): in a process of its own run with `--trace-gc`, a store at `maxKeys` 1M is filled, then new callers (each evicting one) alternate with updates of existing callers, ' +
       `${results.memory?.settings.churnChunk ?? 1000} calls per \`setImmediate\` macrotask as a server would run them; \`monitorEventLoopDelay({ resolution: 1 })\` and each macrotask's start-to-start time (a stall: over 50 ms) ` +
-      'during the churn only; GC pauses by kind from the `--trace-gc` lines between the script\'s own `gc()` calls; the control runs the same loop, strings and objects with a GCRA decision on one number and no store, in another process.',
+      "during the churn only; GC pauses by kind from the `--trace-gc` lines between the script's own `gc()` calls; the control runs the same loop, strings and objects with a GCRA decision on one number and no store, in another process.",
     '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), one ioredis client shared by both stores, 50 decisions in flight; ' +
-      '`INFO cpu` around each run for the server\'s CPU, `CONFIG RESETSTAT` + `INFO commandstats` for the commands.',
+      "`INFO cpu` around each run for the server's CPU, `CONFIG RESETSTAT` + `INFO commandstats` for the commands.",
     '- TwoTierStore (`bench/redis`, same server and client): for each workload (hot keys, cold keys, a saturated key) every run builds a fresh TwoTierStore or RedisStore ' +
-      '(key prefixes of their own; requests carry no `failMode: \'local\'`, so that a timeout fails the run rather than being decided locally) and closes it at the end, ' +
+      "(key prefixes of their own; requests carry no `failMode: 'local'`, so that a timeout fails the run rather than being decided locally) and closes it at the end, " +
       'so the leases taken while demand ramps up and the tokens given back at `close()` are part of the run; script calls are counted by the server ' +
       '(`CONFIG RESETSTAT`, then EVALSHA + EVAL in `INFO commandstats`) and by the store (`stats().redisCalls`, `RedisStore.calls`).',
     '',

@@ -2,7 +2,13 @@
 // one `npm run bench` run. A target whose section did not run (BENCH_ONLY)
 // says so instead of a verdict.
 
-const num = (value, digits = 0) => (value === undefined || Number.isNaN(value) ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const num = (value, digits = 0) =>
+  value === undefined || Number.isNaN(value)
+    ? '–'
+    : value.toLocaleString('en-US', {
+        maximumFractionDigits: digits,
+        minimumFractionDigits: digits,
+      });
 const times = (value) => `${num(value, 2)}×`;
 const verdict = (met) => (met === undefined ? 'not measured' : met ? 'met' : 'not met');
 
@@ -10,20 +16,31 @@ function decisionTargets(micro) {
   const m = Object.fromEntries((micro?.rows ?? []).map((r) => [r.case, r]));
   return ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].map((cell) => {
     const name = `In-process decision, ${cell.replace('-', ' key(s), ')}: ≤ 3× the hand-written floor, ≥ 1.5× faster than rate-limiter-flexible`;
-    const [floor, ours, rlf] = ['floor', 'holdup', 'rlf'].map((who) => m[`${who}-${cell}`]?.nsPerOpMedian);
+    const [floor, ours, rlf] = ['floor', 'holdup', 'rlf'].map(
+      (who) => m[`${who}-${cell}`]?.nsPerOpMedian,
+    );
     if (ours === undefined) return [name, '–', verdict(undefined)];
-    return [name, `${times(ours / floor)} the floor; rate-limiter-flexible ${times(rlf / ours)} ours (${num(ours)} / ${num(floor)} / ${num(rlf)} ns)`, verdict(ours <= 3 * floor && rlf >= 1.5 * ours)];
+    return [
+      name,
+      `${times(ours / floor)} the floor; rate-limiter-flexible ${times(rlf / ours)} ours (${num(ours)} / ${num(floor)} / ${num(rlf)} ns)`,
+      verdict(ours <= 3 * floor && rlf >= 1.5 * ours),
+    ];
   });
 }
 
 function guardTargets(guard) {
   const ns = Object.fromEntries((guard?.rows ?? []).map((r) => [r.case, r.nsPerCallMedian]));
-  const name = 'Guard (canActivate, headers on, 100k clients): ≤ 2× a guard running the hand-written bucket and writing one header';
+  const name =
+    'Guard (canActivate, headers on, 100k clients): ≤ 2× a guard running the hand-written bucket and writing one header';
   if (ns.holdup === undefined) return [[name, '–', verdict(undefined)]];
   const rows = [
-    [name, `${times(ns.holdup / ns.floor)} (${num(ns.holdup)} vs ${num(ns.floor)} ns)`, verdict(ns.holdup <= 2 * ns.floor)],
     [
-      '… the same when every visit is a new bucket (a caller\'s first request: insert, and the sweep deletes one), for information',
+      name,
+      `${times(ns.holdup / ns.floor)} (${num(ns.holdup)} vs ${num(ns.floor)} ns)`,
+      verdict(ns.holdup <= 2 * ns.floor),
+    ],
+    [
+      "… the same when every visit is a new bucket (a caller's first request: insert, and the sweep deletes one), for information",
       `${times(ns['holdup-new'] / ns.floor)} (${num(ns['holdup-new'])} ns)`,
       'not a target',
     ],
@@ -33,16 +50,24 @@ function guardTargets(guard) {
 
 function adaptiveTarget(guard) {
   const ns = Object.fromEntries((guard?.rows ?? []).map((r) => [r.case, r.nsPerCallMedian]));
-  const name = 'Adaptive route (guard + RateLimitInterceptor): ≤ 5 µs above a route with a no-op interceptor (guard micro-benchmark, Nest\'s interceptor pipeline)';
+  const name =
+    "Adaptive route (guard + RateLimitInterceptor): ≤ 5 µs above a route with a no-op interceptor (guard micro-benchmark, Nest's interceptor pipeline)";
   if (ns['route-adaptive'] === undefined) return [[name, '–', verdict(undefined)]];
   const above = (ns['route-adaptive'] - ns['route-noop-interceptor']) / 1000;
-  return [[name, `${num(above, 2)} µs (${num(ns['route-adaptive'])} vs ${num(ns['route-noop-interceptor'])} ns)`, verdict(above <= 5)]];
+  return [
+    [
+      name,
+      `${num(above, 2)} µs (${num(ns['route-adaptive'])} vs ${num(ns['route-noop-interceptor'])} ns)`,
+      verdict(above <= 5),
+    ],
+  ];
 }
 
 /** Over HTTP, ours against the floor guard: within the floor's own spread of per-repetition ratios (the run's noise). */
 function httpGuardRows(http) {
   return ['express', 'fastify'].map((platform) => {
-    const row = (variant) => http?.rows.find((r) => r.platform === platform && r.variant === variant);
+    const row = (variant) =>
+      http?.rows.find((r) => r.platform === platform && r.variant === variant);
     const ours = row('holdup');
     const floor = row('floor-guard');
     const name = `Guard over HTTP, ${platform}: within the noise of the floor guard (req/s, medians; noise: the spread of the floor's per-repetition ratios to the baseline)`;
@@ -60,12 +85,17 @@ function httpGuardRows(http) {
 
 function httpAdaptiveRows(http) {
   return ['express', 'fastify'].map((platform) => {
-    const row = (variant) => http?.rows.find((r) => r.platform === platform && r.variant === variant);
+    const row = (variant) =>
+      http?.rows.find((r) => r.platform === platform && r.variant === variant);
     const adaptive = row('holdup-adaptive');
     const noop = row('noop-interceptor');
     const name = `… over HTTP, ${platform}: CPU per request above the no-op interceptor's (noisy: see the HTTP tables' ranges), for information`;
     if (!adaptive || !noop) return [name, '–', 'not a target'];
-    return [name, `${num(adaptive.cpuMicrosPerRequestMedian - noop.cpuMicrosPerRequestMedian, 1)} µs`, 'not a target'];
+    return [
+      name,
+      `${num(adaptive.cpuMicrosPerRequestMedian - noop.cpuMicrosPerRequestMedian, 1)} µs`,
+      'not a target',
+    ];
   });
 }
 
@@ -74,25 +104,41 @@ function redisTargets(redis) {
   const plain = loads.filter((load) => !load.autoPipelining);
   if (plain.length === 0) {
     return [
-      ['RedisStore: ≥ 1.2× rate-limiter-flexible\'s decisions/s and ≥ 0.8× the EVALSHA floor, at 16 and 256 in flight', '–', verdict(undefined)],
-      ['RedisStore: Redis CPU per decision ≤ rate-limiter-flexible\'s', '–', verdict(undefined)],
+      [
+        "RedisStore: ≥ 1.2× rate-limiter-flexible's decisions/s and ≥ 0.8× the EVALSHA floor, at 16 and 256 in flight",
+        '–',
+        verdict(undefined),
+      ],
+      ["RedisStore: Redis CPU per decision ≤ rate-limiter-flexible's", '–', verdict(undefined)],
       ['RedisStore: auto-pipelining never slower than without', '–', verdict(undefined)],
     ];
   }
   const rows = [];
   for (const load of plain) {
-    rows.push([`RedisStore, ${load.inFlight} in flight: ≥ 1.2× rate-limiter-flexible's decisions/s`, `${times(load.ours / load.rlf)} (${num(load.ours)} vs ${num(load.rlf)}/s)`, verdict(load.ours >= 1.2 * load.rlf)]);
-    const pipedFloor = loads.find((other) => other.autoPipelining && other.inFlight === load.inFlight)?.floor;
+    rows.push([
+      `RedisStore, ${load.inFlight} in flight: ≥ 1.2× rate-limiter-flexible's decisions/s`,
+      `${times(load.ours / load.rlf)} (${num(load.ours)} vs ${num(load.rlf)}/s)`,
+      verdict(load.ours >= 1.2 * load.rlf),
+    ]);
+    const pipedFloor = loads.find(
+      (other) => other.autoPipelining && other.inFlight === load.inFlight,
+    )?.floor;
     rows.push([
       `RedisStore, ${load.inFlight} in flight: ≥ 0.8× the EVALSHA floor (one write per call; ours batches its writes, so the floor auto-pipelined is given too)`,
       `${times(load.ours / load.floor)} (floor ${num(load.floor)}/s; auto-pipelined floor ${num(pipedFloor)}/s: ${times(load.ours / pipedFloor)})`,
       verdict(load.ours >= 0.8 * load.floor),
     ]);
-    rows.push([`RedisStore, ${load.inFlight} in flight: Redis CPU per decision ≤ rate-limiter-flexible's`, `${num(load.oursRedisCpu, 1)} vs ${num(load.rlfRedisCpu, 1)} µs`, verdict(load.oursRedisCpu <= load.rlfRedisCpu)]);
+    rows.push([
+      `RedisStore, ${load.inFlight} in flight: Redis CPU per decision ≤ rate-limiter-flexible's`,
+      `${num(load.oursRedisCpu, 1)} vs ${num(load.rlfRedisCpu, 1)} µs`,
+      verdict(load.oursRedisCpu <= load.rlfRedisCpu),
+    ]);
     const piped = loads.find((other) => other.autoPipelining && other.inFlight === load.inFlight);
     if (piped) {
       // Slower only beyond the spread of the plain client's own runs: with auto-pipelining on, the store takes the same path (script-sender.ts).
-      const noise = load.oursRuns ? (Math.max(...load.oursRuns) - Math.min(...load.oursRuns)) / load.ours : 0;
+      const noise = load.oursRuns
+        ? (Math.max(...load.oursRuns) - Math.min(...load.oursRuns)) / load.ours
+        : 0;
       rows.push([
         `RedisStore, ${load.inFlight} in flight: auto-pipelining never slower than without (beyond the spread of the plain runs)`,
         `${times(piped.ours / load.ours)} (${num(piped.ours)} vs ${num(load.ours)}/s; spread of the plain runs ±${num(noise, 2)})`,
@@ -104,29 +150,46 @@ function redisTargets(redis) {
 }
 
 function twoTierTargets(redis) {
-  const name = 'TwoTierStore on cold keys: ≥ 0.95× RedisStore\'s throughput';
+  const name = "TwoTierStore on cold keys: ≥ 0.95× RedisStore's throughput";
   const cold = redis?.twoTier?.cold;
   if (!cold || redis.twoTier.skipped) return [[name, '–', verdict(undefined)]];
   const [redisCold, twoTierCold] = cold;
-  return [[name, `${times(twoTierCold.ratioToRedisStore)} (Node CPU ${num(twoTierCold.nodeCpuMicrosPerDecisionMedian, 1)} vs ${num(redisCold.nodeCpuMicrosPerDecisionMedian, 1)} µs per decision)`, verdict(twoTierCold.ratioToRedisStore >= 0.95)]];
+  return [
+    [
+      name,
+      `${times(twoTierCold.ratioToRedisStore)} (Node CPU ${num(twoTierCold.nodeCpuMicrosPerDecisionMedian, 1)} vs ${num(redisCold.nodeCpuMicrosPerDecisionMedian, 1)} µs per decision)`,
+      verdict(twoTierCold.ratioToRedisStore >= 0.95),
+    ],
+  ];
 }
 
 function memoryTargets(memory) {
   const churn = memory?.churn;
   const store = churn?.store;
-  const stallName = 'MemoryStore at 1,000,000 keys under churn (4M new callers evicting old ones): no event-loop stall over 50 ms (monitorEventLoopDelay, --trace-gc)';
+  const stallName =
+    'MemoryStore at 1,000,000 keys under churn (4M new callers evicting old ones): no event-loop stall over 50 ms (monitorEventLoopDelay, --trace-gc)';
   const heapName = 'MemoryStore at 1,000,000 keys: heap per key ≤ 150 bytes';
-  if (!store) return [[stallName, '–', verdict(undefined)], [heapName, '–', verdict(undefined)]];
+  if (!store)
+    return [
+      [stallName, '–', verdict(undefined)],
+      [heapName, '–', verdict(undefined)],
+    ];
   const control = churn.control;
   const bytesPerKey = Math.max(store.heap.bytesPerKeyFilled, store.heap.bytesPerKeyAfterChurn);
   return [
     [
       stallName,
       `${num(store.stallsOver50ms)} stalls, longest ${num(store.delayMaxMs, 1)} ms, p99 ${num(store.delayP99Ms, 1)} ms over ${num(store.insertions)} insertions` +
-        (control ? ` (the same loop without the store: longest ${num(control.delayMaxMs, 1)} ms)` : ''),
+        (control
+          ? ` (the same loop without the store: longest ${num(control.delayMaxMs, 1)} ms)`
+          : ''),
       verdict(store.stallsOver50ms === 0),
     ],
-    [heapName, `${num(bytesPerKey)} B (the larger of filled and after the churn, identity strings included)`, verdict(bytesPerKey <= 150)],
+    [
+      heapName,
+      `${num(bytesPerKey)} B (the larger of filled and after the churn, identity strings included)`,
+      verdict(bytesPerKey <= 150),
+    ],
   ];
 }
 

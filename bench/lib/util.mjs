@@ -40,7 +40,8 @@ export function runNodeJson(script, args = [], nodeArgs = [], options = {}) {
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`${script} ${args.join(' ')} exited with ${code}\n${stderr}`));
+      if (code !== 0)
+        return reject(new Error(`${script} ${args.join(' ')} exited with ${code}\n${stderr}`));
       const lines = stdout.trim().split('\n').reverse();
       for (const line of lines) {
         try {
@@ -58,14 +59,23 @@ export function runNodeJson(script, args = [], nodeArgs = [], options = {}) {
 export function textTable(header, rows) {
   const all = [header, ...rows].map((row) => row.map((cell) => String(cell)));
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
+  const line = (row) =>
+    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  return [
+    line(all[0]),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...all.slice(1).map(line),
+  ].join('\n');
 }
 
 /** Render rows as a Markdown table (first column left-aligned, others right-aligned). */
 export function markdownTable(header, rows) {
   const line = (row) => `| ${row.join(' | ')} |`;
-  return [line(header), line(header.map((_, i) => (i === 0 ? ':--' : '--:'))), ...rows.map(line)].join('\n');
+  return [
+    line(header),
+    line(header.map((_, i) => (i === 0 ? ':--' : '--:'))),
+    ...rows.map(line),
+  ].join('\n');
 }
 
 export function log(message) {
@@ -86,7 +96,9 @@ export async function withRetry(what, task, attempts = 3) {
       return await task();
     } catch (error) {
       if (attempt >= attempts) throw error;
-      log(`${what} failed (attempt ${attempt}/${attempts}): ${String(error.message).split('\n')[0]}; waiting for dist/ and retrying`);
+      log(
+        `${what} failed (attempt ${attempt}/${attempts}): ${String(error.message).split('\n')[0]}; waiting for dist/ and retrying`,
+      );
       await waitForDist();
     }
   }

@@ -50,7 +50,12 @@ async function heapThrottler(keys) {
   const after = heapAfterGc();
   const live = storage.storage.size;
   storage.onApplicationShutdown();
-  return { bytesPerKey: (after - before) / keys, heapUsedMB: after / 2 ** 20, liveKeys: live, keyChars: keyOf(0).length };
+  return {
+    bytesPerKey: (after - before) / keys,
+    heapUsedMB: after / 2 ** 20,
+    liveKeys: live,
+    keyChars: keyOf(0).length,
+  };
 }
 
 async function heapRlf(keys) {
@@ -60,12 +65,22 @@ async function heapRlf(keys) {
   // As a guard would call it: the caller's address (rate-limiter-flexible prefixes its keys itself).
   for (let i = 0; i < keys; i++) await limiter.consume(identityOf(i));
   const after = heapAfterGc();
-  return { bytesPerKey: (after - before) / keys, heapUsedMB: after / 2 ** 20, liveKeys: keys, keyChars: identityOf(0).length, keepAlive: limiter };
+  return {
+    bytesPerKey: (after - before) / keys,
+    heapUsedMB: after / 2 ** 20,
+    liveKeys: keys,
+    keyChars: identityOf(0).length,
+    keepAlive: limiter,
+  };
 }
 
 async function timeCalls(calls, call) {
   const gcs = [];
-  const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
+  const observer = new PerformanceObserver((list) =>
+    gcs.push(
+      ...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration })),
+    ),
+  );
   observer.observe({ entryTypes: ['gc'] });
   const durations = new Float64Array(calls);
   const slow = [];
@@ -98,9 +113,13 @@ async function timeCalls(calls, call) {
     maxUs: durations[calls - 1] / 1000,
     callsOver1ms: slow.length,
     callsOver1msOverlappingGc: slow.length - slowWithoutGc.length,
-    maxUsWithoutGc: slowWithoutGc.length ? Math.max(...slowWithoutGc.map((s) => s.ms)) * 1000 : undefined,
+    maxUsWithoutGc: slowWithoutGc.length
+      ? Math.max(...slowWithoutGc.map((s) => s.ms)) * 1000
+      : undefined,
     // Process CPU time (all threads) spent during the longest-running call outside GC.
-    maxCpuUsWithoutGc: slowWithoutGc.length ? Math.max(...slowWithoutGc.map((s) => s.cpuMs)) * 1000 : undefined,
+    maxCpuUsWithoutGc: slowWithoutGc.length
+      ? Math.max(...slowWithoutGc.map((s) => s.cpuMs)) * 1000
+      : undefined,
   };
 }
 
@@ -124,20 +143,31 @@ async function holdup(keys, calls, evictionCalls) {
   const after = heapAfterGc();
   if (store.size !== keys) throw new Error(`expected ${keys} live buckets, have ${store.size}`);
   // The store keeps the identity per key (the namespace once per limit).
-  const heap = { bytesPerKey: (after - before) / keys, heapUsedMB: after / 2 ** 20, liveKeys: store.size, keyChars: identityOf(0).length };
+  const heap = {
+    bytesPerKey: (after - before) / keys,
+    heapUsedMB: after / 2 ** 20,
+    liveKeys: store.size,
+    keyChars: identityOf(0).length,
+  };
 
   const soon = T0 + 2_000; // every bucket still live (TAT = hit + 60 s)
-  const update = await timeCalls(calls, (i) => store.consume({ checks: checks((i * 7919) % keys), now: soon }));
+  const update = await timeCalls(calls, (i) =>
+    store.consume({ checks: checks((i * 7919) % keys), now: soon }),
+  );
   update.sizeAfter = store.size;
   heapAfterGc();
   const evictionsBefore = store.evictions;
-  const eviction = await timeCalls(evictionCalls, (i) => store.consume({ checks: checks(keys + i), now: soon }));
+  const eviction = await timeCalls(evictionCalls, (i) =>
+    store.consume({ checks: checks(keys + i), now: soon }),
+  );
   eviction.evicted = store.evictions - evictionsBefore;
   eviction.sizeAfter = store.size;
   heapAfterGc();
   const later = T0 + 300_000; // every bucket full again: all sweepable
   const sizeBefore = store.size;
-  const expiry = await timeCalls(calls, (i) => store.consume({ checks: checks(keys + evictionCalls + i), now: later + i / 1000 }));
+  const expiry = await timeCalls(calls, (i) =>
+    store.consume({ checks: checks(keys + evictionCalls + i), now: later + i / 1000 }),
+  );
   expiry.sizeBefore = sizeBefore;
   expiry.sizeAfter = store.size;
   heapAfterGc();
@@ -236,7 +266,8 @@ async function churn(keys, insertions, chunk, withStore) {
   const slowCalls = [];
   const gcs = [];
   const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) gcs.push({ start: e.startTime, ms: e.duration, kind: e.detail?.kind ?? e.kind });
+    for (const e of list.getEntries())
+      gcs.push({ start: e.startTime, ms: e.duration, kind: e.detail?.kind ?? e.kind });
   });
   observer.observe({ entryTypes: ['gc'] });
   const GC_KINDS = { 1: 'minor', 2: 'major', 4: 'major', 8: 'incremental', 16: 'weakcb' };
@@ -268,7 +299,9 @@ async function churn(keys, insertions, chunk, withStore) {
           ms: t.ms,
           cpuMs: t.cpuMs,
           gcMs: overlapping.reduce((sum, g) => sum + g.ms, 0),
-          gcKinds: [...new Set(overlapping.map((g) => GC_KINDS[g.kind] ?? String(g.kind)))].join('+'),
+          gcKinds: [...new Set(overlapping.map((g) => GC_KINDS[g.kind] ?? String(g.kind)))].join(
+            '+',
+          ),
         };
       });
     return {
@@ -301,7 +334,8 @@ async function churn(keys, insertions, chunk, withStore) {
   });
   gcMarks.afterFill = testingGcs;
   const filled = fullGc();
-  if (store && store.size !== keys) throw new Error(`expected ${keys} live buckets, have ${store.size}`);
+  if (store && store.size !== keys)
+    throw new Error(`expected ${keys} live buckets, have ${store.size}`);
   // Insertion i is caller keys + i; after it, an update of a caller among the
   // last `keys` inserted (some of the oldest are evicted already: then the
   // update inserts it again, and the store's counters tell).
@@ -331,10 +365,22 @@ async function churn(keys, insertions, chunk, withStore) {
   if (SLOW_CALLS) {
     churned.slowCalls = slowCalls.map((c) => ({
       ...c,
-      gcs: gcs.filter((g) => g.start < c.at + c.ms && g.start + g.ms > c.at).map((g) => `${GC_KINDS[g.kind] ?? g.kind} ${g.ms.toFixed(1)}`),
+      gcs: gcs
+        .filter((g) => g.start < c.at + c.ms && g.start + g.ms > c.at)
+        .map((g) => `${GC_KINDS[g.kind] ?? g.kind} ${g.ms.toFixed(1)}`),
     }));
   }
-  return { withStore, chunk, insertions, heap, fill, churn: churned, gcMarks, sink, keepAlive: store };
+  return {
+    withStore,
+    chunk,
+    insertions,
+    heap,
+    fill,
+    churn: churned,
+    gcMarks,
+    sink,
+    keepAlive: store,
+  };
 }
 
 const SCENARIOS = {
@@ -347,8 +393,9 @@ const SCENARIOS = {
 
 const [name, keys, calls, evictionCalls] = process.argv.slice(2);
 const scenario = SCENARIOS[name];
-if (!scenario) throw new Error(`unknown scenario ${name}; one of ${Object.keys(SCENARIOS).join(', ')}`);
+if (!scenario)
+  throw new Error(`unknown scenario ${name}; one of ${Object.keys(SCENARIOS).join(', ')}`);
 const { keepAlive, ...result } = await scenario(Number(keys), Number(calls), Number(evictionCalls));
-process.stdout.write(JSON.stringify({ scenario: name, keys: Number(keys), ...result }) + "\n");
+process.stdout.write(JSON.stringify({ scenario: name, keys: Number(keys), ...result }) + '\n');
 void keepAlive;
 process.exit(0);

@@ -15,11 +15,20 @@ const KEYS = 100_000;
 // string), and the limit's namespace; the guard gives the store both parts
 // and the whole key (`namespace + identity`, built per request).
 const NAMESPACE = 'tb|default|HelloController.hello|';
-const identities = Array.from({ length: KEYS }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+const identities = Array.from(
+  { length: KEYS },
+  (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+);
 const keys = identities.map((identity) => NAMESPACE + identity);
 const HOT = identities[0];
 /** One check as the guard builds it (`bucketCheck`). */
-const checkOf = (identity, limit) => ({ key: NAMESPACE + identity, namespace: NAMESPACE, identity, limit, cost: 1 });
+const checkOf = (identity, limit) => ({
+  key: NAMESPACE + identity,
+  namespace: NAMESPACE,
+  identity,
+  limit,
+  cost: 1,
+});
 
 // Limits that never deny during a run and keep every key live (no expiry in
 // the middle of the run turning updates into inserts):
@@ -66,7 +75,10 @@ const CASES = {
   'holdup-100k': async (n) => {
     const store = new MemoryStore();
     const body = (i) => {
-      const result = store.consume({ checks: [checkOf(identities[i % KEYS], OUR_LIMIT)], now: Date.now() });
+      const result = store.consume({
+        checks: [checkOf(identities[i % KEYS], OUR_LIMIT)],
+        now: Date.now(),
+      });
       sink += result.allowed ? 1 : 0;
     };
     timeSync(2 * KEYS, body); // every key exists before timing
@@ -110,7 +122,8 @@ const CASES = {
     };
     const chunk = 1_000;
     const chunks = [];
-    for (let done = 0; done < n; done += chunk) chunks.push({ logEntries: done, nsPerOp: await timeAsync(chunk, body) });
+    for (let done = 0; done < n; done += chunk)
+      chunks.push({ logEntries: done, nsPerOp: await timeAsync(chunk, body) });
     storage.onApplicationShutdown();
     const at = (entries) => chunks.find((c) => c.logEntries >= entries)?.nsPerOp;
     return { nsPerOp: at(1_000), nsPerOpAtLog10k: at(10_000), chunks: chunks.length };
@@ -143,7 +156,7 @@ const CASES = {
 // 1 key and 10k keys round-robin, every call allowed or every call denied,
 // each called the way a guard calls it (one check object, a namespaced key,
 // Date.now(); rate-limiter-flexible awaited, its denial a rejection).
-const MATRIX_KEYS = { '1': [HOT], '10k': identities.slice(0, 10_000) };
+const MATRIX_KEYS = { 1: [HOT], '10k': identities.slice(0, 10_000) };
 const ALLOWED = { rate: 1, burst: 1e9 }; // never denies within a run, and every key stays held (no sweep turning updates into inserts)
 const DENIED = { rate: 1e-3, burst: 1 }; // one token per 1000 s: after the first call per key, every call denied
 
@@ -184,7 +197,10 @@ function matrixCase(contender, keysName, outcome) {
       const store = new MemoryStore();
       const limit = { algorithm: 'token-bucket', ...shape };
       const body = (i) => {
-        const result = store.consume({ checks: [checkOf(pool[i % pool.length], limit)], now: Date.now() });
+        const result = store.consume({
+          checks: [checkOf(pool[i % pool.length], limit)],
+          now: Date.now(),
+        });
         sink += result.allowed === expected ? 1 : 0;
       };
       timeSync(warm, body);
@@ -192,7 +208,9 @@ function matrixCase(contender, keysName, outcome) {
     }
     const { RateLimiterMemory } = await import('rate-limiter-flexible');
     const limiter =
-      outcome === 'allowed' ? new RateLimiterMemory({ points: NEVER, duration: TTL_MS / 1000 }) : new RateLimiterMemory({ points: 1, duration: 1000 });
+      outcome === 'allowed'
+        ? new RateLimiterMemory({ points: NEVER, duration: TTL_MS / 1000 })
+        : new RateLimiterMemory({ points: 1, duration: 1000 });
     const body = async (i) => {
       try {
         await limiter.consume(pool[i % pool.length]);
@@ -208,7 +226,8 @@ function matrixCase(contender, keysName, outcome) {
 
 for (const contender of ['floor', 'holdup', 'rlf']) {
   for (const keysName of Object.keys(MATRIX_KEYS)) {
-    for (const outcome of ['allowed', 'denied']) CASES[`${contender}-${keysName}-${outcome}`] = matrixCase(contender, keysName, outcome);
+    for (const outcome of ['allowed', 'denied'])
+      CASES[`${contender}-${keysName}-${outcome}`] = matrixCase(contender, keysName, outcome);
   }
 }
 
@@ -216,6 +235,8 @@ const [name, iterations] = process.argv.slice(2);
 const run = CASES[name];
 if (!run) throw new Error(`unknown case ${name}; one of ${Object.keys(CASES).join(', ')}`);
 const result = await run(Number(iterations));
-process.stdout.write(JSON.stringify({ case: name, iterations: Number(iterations), ...result, sink: sink > 0 }) + '\n');
+process.stdout.write(
+  JSON.stringify({ case: name, iterations: Number(iterations), ...result, sink: sink > 0 }) + '\n',
+);
 // rate-limiter-flexible leaves (unref'd) timers behind: leave without waiting.
 process.exit(0);

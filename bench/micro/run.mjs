@@ -6,28 +6,77 @@ import { log, median, QUICK, round, runNodeJson, withRetry } from '../lib/util.m
 const SCRIPT = fileURLToPath(new URL('./decision.mjs', import.meta.url));
 
 export const MICRO_SETTINGS = QUICK
-  ? { repetitions: 3, syncIterations: 200_000, asyncIterations: 100_000, throttlerHotIterations: 11_000 }
-  : { repetitions: 5, syncIterations: 1_000_000, asyncIterations: 200_000, throttlerHotIterations: 11_000 };
+  ? {
+      repetitions: 3,
+      syncIterations: 200_000,
+      asyncIterations: 100_000,
+      throttlerHotIterations: 11_000,
+    }
+  : {
+      repetitions: 5,
+      syncIterations: 1_000_000,
+      asyncIterations: 200_000,
+      throttlerHotIterations: 11_000,
+    };
 
 /** `versus`: the row of ours it is compared with (same key pattern). */
 export const MICRO_CASES = [
   { id: 'date-now', label: 'Date.now() alone (the clock read every decision pays)', kind: 'sync' },
-  { id: 'gcra-raw', label: 'holdup gcraConsume + Date.now() (the algorithm alone)', kind: 'sync', versus: 'holdup-hot' },
+  {
+    id: 'gcra-raw',
+    label: 'holdup gcraConsume + Date.now() (the algorithm alone)',
+    kind: 'sync',
+    versus: 'holdup-hot',
+  },
   { id: 'holdup-hot', label: 'holdup MemoryStore.consume, hot key', kind: 'sync' },
   { id: 'holdup-100k', label: 'holdup MemoryStore.consume, 100k keys round-robin', kind: 'sync' },
-  { id: 'throttler-100k', label: '@nestjs/throttler storage.increment (async), 100k keys', kind: 'async', versus: 'holdup-100k' },
-  { id: 'throttler-hot', label: '@nestjs/throttler storage.increment (async), hot key, log ~1k hits', kind: 'throttler-hot', versus: 'holdup-hot' },
-  { id: 'rlf-hot', label: 'rate-limiter-flexible RateLimiterMemory.consume (async), hot key', kind: 'async', versus: 'holdup-hot' },
-  { id: 'rlf-100k', label: 'rate-limiter-flexible RateLimiterMemory.consume (async), 100k keys', kind: 'async', versus: 'holdup-100k' },
+  {
+    id: 'throttler-100k',
+    label: '@nestjs/throttler storage.increment (async), 100k keys',
+    kind: 'async',
+    versus: 'holdup-100k',
+  },
+  {
+    id: 'throttler-hot',
+    label: '@nestjs/throttler storage.increment (async), hot key, log ~1k hits',
+    kind: 'throttler-hot',
+    versus: 'holdup-hot',
+  },
+  {
+    id: 'rlf-hot',
+    label: 'rate-limiter-flexible RateLimiterMemory.consume (async), hot key',
+    kind: 'async',
+    versus: 'holdup-hot',
+  },
+  {
+    id: 'rlf-100k',
+    label: 'rate-limiter-flexible RateLimiterMemory.consume (async), 100k keys',
+    kind: 'async',
+    versus: 'holdup-100k',
+  },
 ];
 
 /** Issue 14's matrix: the floor, ours, rate-limiter-flexible × 1 key / 10k keys × allowed / denied. */
 export const TARGET_CELLS = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'];
 for (const cell of TARGET_CELLS) {
   MICRO_CASES.push(
-    { id: `floor-${cell}`, label: `floor: hand-written bucket in a Map, ${cell.replace('-', ' key(s), ')}`, kind: 'sync' },
-    { id: `holdup-${cell}`, label: `holdup MemoryStore.consume, ${cell.replace('-', ' key(s), ')}`, kind: 'sync', versus: `floor-${cell}` },
-    { id: `rlf-${cell}`, label: `rate-limiter-flexible consume, ${cell.replace('-', ' key(s), ')}`, kind: 'async', versus: `holdup-${cell}` },
+    {
+      id: `floor-${cell}`,
+      label: `floor: hand-written bucket in a Map, ${cell.replace('-', ' key(s), ')}`,
+      kind: 'sync',
+    },
+    {
+      id: `holdup-${cell}`,
+      label: `holdup MemoryStore.consume, ${cell.replace('-', ' key(s), ')}`,
+      kind: 'sync',
+      versus: `floor-${cell}`,
+    },
+    {
+      id: `rlf-${cell}`,
+      label: `rate-limiter-flexible consume, ${cell.replace('-', ' key(s), ')}`,
+      kind: 'async',
+      versus: `holdup-${cell}`,
+    },
   );
 }
 
@@ -41,12 +90,18 @@ export async function runMicro() {
   const samples = Object.fromEntries(MICRO_CASES.map(({ id }) => [id, []]));
   for (let rep = 0; rep < MICRO_SETTINGS.repetitions; rep++) {
     for (const { id, kind } of MICRO_CASES) {
-      const result = await withRetry(`micro ${id}`, () => runNodeJson(SCRIPT, [id, iterationsOf(kind)]));
+      const result = await withRetry(`micro ${id}`, () =>
+        runNodeJson(SCRIPT, [id, iterationsOf(kind)]),
+      );
       samples[id].push(result);
-      log(`micro rep ${rep + 1}/${MICRO_SETTINGS.repetitions} ${id.padEnd(15)} ${result.nsPerOp.toFixed(0)} ns/decision`);
+      log(
+        `micro rep ${rep + 1}/${MICRO_SETTINGS.repetitions} ${id.padEnd(15)} ${result.nsPerOp.toFixed(0)} ns/decision`,
+      );
     }
   }
-  const medians = Object.fromEntries(MICRO_CASES.map(({ id }) => [id, median(samples[id].map((s) => s.nsPerOp))]));
+  const medians = Object.fromEntries(
+    MICRO_CASES.map(({ id }) => [id, median(samples[id].map((s) => s.nsPerOp))]),
+  );
   const rows = MICRO_CASES.map(({ id, label, kind, versus }) => {
     const row = {
       case: id,
@@ -58,7 +113,8 @@ export async function runMicro() {
       timesOurs: versus ? round(medians[id] / medians[versus], 2) : undefined,
       versus,
     };
-    if (id === 'throttler-hot') row.nsPerOpAtLog10kMedian = round(median(samples[id].map((s) => s.nsPerOpAtLog10k)), 1);
+    if (id === 'throttler-hot')
+      row.nsPerOpAtLog10kMedian = round(median(samples[id].map((s) => s.nsPerOpAtLog10k)), 1);
     return row;
   });
   return { settings: MICRO_SETTINGS, rows };

@@ -77,9 +77,24 @@ function freePort() {
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    REDIS_SERVER,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'no',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`redis-server did not start\n${out}`)), 10_000);
@@ -136,7 +151,8 @@ async function drive(decisions, decide, keyOf) {
 
 async function throughput(decisions, decide) {
   const { seconds, admitted } = await drive(decisions, decide, spread);
-  if (admitted < decisions) throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached`);
+  if (admitted < decisions)
+    throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached`);
   return decisions / seconds;
 }
 
@@ -164,7 +180,11 @@ function tieredContenders(client, RedisStore, TwoTierStore) {
   return {
     redis: {
       open: () => new RedisStore({ client, keyPrefix: 'bench-rs:' }),
-      counters: (store) => ({ redisCalls: store.calls, timeouts: store.timeouts, errors: store.errors }),
+      counters: (store) => ({
+        redisCalls: store.calls,
+        timeouts: store.timeouts,
+        errors: store.errors,
+      }),
     },
     twoTier: {
       // Requests carry no failMode 'local': a Redis timeout fails the run (and
@@ -201,7 +221,8 @@ async function tieredRun(client, decisions, contender, workload) {
   const keyOf = workload.keys();
   const { limit } = workload;
   // TwoTierStore answers synchronously from a lease: `await` takes both.
-  const decide = async (key) => (await store.consume({ checks: [{ key, limit, cost: 1 }], now: Date.now() })).allowed;
+  const decide = async (key) =>
+    (await store.consume({ checks: [{ key, limit, cost: 1 }], now: Date.now() })).allowed;
   await client.config('RESETSTAT');
   const redisBefore = await redisCpuSeconds(client);
   const cpuBefore = process.cpuUsage();
@@ -211,7 +232,10 @@ async function tieredRun(client, decisions, contender, workload) {
   const redisAfter = await redisCpuSeconds(client);
   const serverScriptCalls = await scriptCalls(client);
   const counters = contender.counters(store);
-  if (workload.neverDenied && admitted < decisions) throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached (${JSON.stringify(counters)}, limit ${JSON.stringify(limit)})`);
+  if (workload.neverDenied && admitted < decisions)
+    throw new Error(
+      `${decisions - admitted} decisions denied: the limit should never be reached (${JSON.stringify(counters)}, limit ${JSON.stringify(limit)})`,
+    );
   return {
     perSecond: decisions / seconds,
     nodeCpuMicrosPerDecision: (cpu.user + cpu.system) / decisions,
@@ -228,11 +252,13 @@ async function tieredRun(client, decisions, contender, workload) {
 /** Every contender on `workload`, repetitions interleaved (A B, B A, ...), after a warm-up run each. */
 async function compareTiered(client, decisions, repetitions, contenders, workload) {
   const names = Object.keys(contenders);
-  for (const name of names) await tieredRun(client, Math.min(decisions, 2_000), contenders[name], workload);
+  for (const name of names)
+    await tieredRun(client, Math.min(decisions, 2_000), contenders[name], workload);
   const runs = Object.fromEntries(names.map((name) => [name, []]));
   for (let rep = 0; rep < repetitions; rep++) {
     const order = rep % 2 === 0 ? names : [...names].reverse();
-    for (const name of order) runs[name].push(await tieredRun(client, decisions, contenders[name], workload));
+    for (const name of order)
+      runs[name].push(await tieredRun(client, decisions, contenders[name], workload));
   }
   return runs;
 }
@@ -246,7 +272,8 @@ async function twoTierComparison(client, decisions, repetitions, RedisStore) {
   }
   const contenders = tieredContenders(client, RedisStore, TwoTierStore);
   const result = { hotKeys: HOT_KEYS, openLimit: OPEN, saturatedLimit: SATURATED };
-  for (const [name, workload] of Object.entries(WORKLOADS)) result[name] = await compareTiered(client, decisions, repetitions, contenders, workload);
+  for (const [name, workload] of Object.entries(WORKLOADS))
+    result[name] = await compareTiered(client, decisions, repetitions, contenders, workload);
   return result;
 }
 
@@ -259,27 +286,53 @@ async function main() {
   try {
     ({ RedisStore } = await import('nestjs-holdup/redis'));
   } catch (error) {
-    process.stdout.write(JSON.stringify({ skipped: `nestjs-holdup/redis does not import: ${error.message}` }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ skipped: `nestjs-holdup/redis does not import: ${error.message}` }) + '\n',
+    );
     return;
   }
   const { RateLimiterRedis } = await import('rate-limiter-flexible');
 
   const redis = await startRedis();
-  const client = new Redis({ port: redis.port, host: '127.0.0.1', enableOfflineQueue: true, maxRetriesPerRequest: 1, enableAutoPipelining: AUTO_PIPELINING });
+  const client = new Redis({
+    port: redis.port,
+    host: '127.0.0.1',
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 1,
+    enableAutoPipelining: AUTO_PIPELINING,
+  });
   try {
     await client.ping();
     const store = new RedisStore({ client, keyPrefix: 'bench:' });
-    const limiter = new RateLimiterRedis({ storeClient: client, keyPrefix: 'rlf', points: 1e9, duration: 60 });
+    const limiter = new RateLimiterRedis({
+      storeClient: client,
+      keyPrefix: 'rlf',
+      points: 1e9,
+      duration: 60,
+    });
     const contenders = {
       holdup: async (key) => {
-        const result = await store.consume({ checks: [{ key, limit: NEVER, cost: 1 }], now: Date.now() });
+        const result = await store.consume({
+          checks: [{ key, limit: NEVER, cost: 1 }],
+          now: Date.now(),
+        });
         return result.allowed;
       },
       rlf: async (key) => {
         await limiter.consume(key); // rejects when over the limit
         return true;
       },
-      floor: async (key) => (await client.evalsha(FLOOR_SHA, 1, `bench:{${key}}`, '', '0', '1000000', '1000000000', '1')) === 1,
+      floor: async (key) =>
+        (await client.evalsha(
+          FLOOR_SHA,
+          1,
+          `bench:{${key}}`,
+          '',
+          '0',
+          '1000000',
+          '1000000000',
+          '1',
+        )) === 1,
     };
     await client.script('LOAD', FLOOR_LUA);
     const names = Object.keys(contenders);
@@ -300,12 +353,20 @@ async function main() {
       await throughput(sample, contenders[name]);
       const stats = await commandStats(client);
       // Our own CONFIG RESETSTAT and INFO calls are not decisions.
-      for (const cmd of Object.keys(stats)) if (cmd === 'info' || cmd.startsWith('config')) delete stats[cmd];
-      commands[name] = { decisions: sample, perDecision: Object.fromEntries(Object.entries(stats).map(([cmd, calls]) => [cmd, calls / sample])) };
+      for (const cmd of Object.keys(stats))
+        if (cmd === 'info' || cmd.startsWith('config')) delete stats[cmd];
+      commands[name] = {
+        decisions: sample,
+        perDecision: Object.fromEntries(
+          Object.entries(stats).map(([cmd, calls]) => [cmd, calls / sample]),
+        ),
+      };
     }
 
     await store.close();
-    const twoTier = SKIP_TWO_TIER ? { skipped: 'BENCH_REDIS_SKIP_TWO_TIER' } : await twoTierComparison(client, decisions, repetitions, RedisStore);
+    const twoTier = SKIP_TWO_TIER
+      ? { skipped: 'BENCH_REDIS_SKIP_TWO_TIER' }
+      : await twoTierComparison(client, decisions, repetitions, RedisStore);
 
     const serverVersion = /redis_version:(\S+)/.exec(await client.info('server'))?.[1];
     process.stdout.write(

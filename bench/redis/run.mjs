@@ -6,7 +6,9 @@ import { log, median, QUICK, round, runNodeJson, withRetry } from '../lib/util.m
 const SCRIPT = fileURLToPath(new URL('./redis.mjs', import.meta.url));
 const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 
-export const REDIS_SETTINGS = QUICK ? { decisions: 10_000, repetitions: 3 } : { decisions: 30_000, repetitions: 3 };
+export const REDIS_SETTINGS = QUICK
+  ? { decisions: 10_000, repetitions: 3 }
+  : { decisions: 30_000, repetitions: 3 };
 
 /**
  * The load settings of issue 14's Redis targets: 16 and 256 decisions in
@@ -31,8 +33,20 @@ export async function runRedis() {
 }
 
 function runLoad({ inFlight, autoPipelining }, skipTwoTier) {
-  const env = { BENCH_REDIS_IN_FLIGHT: String(inFlight), BENCH_REDIS_AUTO_PIPELINING: autoPipelining ? '1' : '0', BENCH_REDIS_SKIP_TWO_TIER: skipTwoTier ? '1' : '0' };
-  return withRetry(`redis ${inFlight} in flight${autoPipelining ? ', auto-pipelining' : ''}`, async () => summarise(await runNodeJson(SCRIPT, [REDIS_SETTINGS.decisions, REDIS_SETTINGS.repetitions], [], { env })));
+  const env = {
+    BENCH_REDIS_IN_FLIGHT: String(inFlight),
+    BENCH_REDIS_AUTO_PIPELINING: autoPipelining ? '1' : '0',
+    BENCH_REDIS_SKIP_TWO_TIER: skipTwoTier ? '1' : '0',
+  };
+  return withRetry(
+    `redis ${inFlight} in flight${autoPipelining ? ', auto-pipelining' : ''}`,
+    async () =>
+      summarise(
+        await runNodeJson(SCRIPT, [REDIS_SETTINGS.decisions, REDIS_SETTINGS.repetitions], [], {
+          env,
+        }),
+      ),
+  );
 }
 
 /** One load setting: decisions/s of the three contenders, ours against the others. */
@@ -57,7 +71,10 @@ function summarise(raw) {
       decisionsPerSecondRuns: runs.map((r) => Math.round(r.perSecond)),
       decisionsPerSecondMedian: Math.round(median(runs.map((r) => r.perSecond))),
       nodeCpuMicrosPerDecisionMedian: round(median(runs.map((r) => r.nodeCpuMicrosPerDecision)), 1),
-      redisCpuMicrosPerDecisionMedian: round(median(runs.map((r) => r.redisCpuMicrosPerDecision)), 1),
+      redisCpuMicrosPerDecisionMedian: round(
+        median(runs.map((r) => r.redisCpuMicrosPerDecision)),
+        1,
+      ),
       commandsPerDecision: raw.commands[name].perDecision,
     };
   };
@@ -66,7 +83,15 @@ function summarise(raw) {
   const rlf = summary('rlf');
   // Older results (before the floor was measured) have none.
   const floor = raw.runs.floor ? summary('floor') : undefined;
-  const ofFloor = (row) => (floor ? { percentOfFloor: round((100 * row.decisionsPerSecondMedian) / floor.decisionsPerSecondMedian, 1) } : {});
+  const ofFloor = (row) =>
+    floor
+      ? {
+          percentOfFloor: round(
+            (100 * row.decisionsPerSecondMedian) / floor.decisionsPerSecondMedian,
+            1,
+          ),
+        }
+      : {};
   log(
     `redis (${raw.inFlight} in flight${raw.autoPipelining ? ', auto-pipelining' : ''}): holdup ${holdup.decisionsPerSecondMedian}/s, rate-limiter-flexible ${rlf.decisionsPerSecondMedian}/s` +
       (floor
@@ -74,12 +99,33 @@ function summarise(raw) {
         : ''),
   );
   return {
-    settings: { ...REDIS_SETTINGS, inFlight: raw.inFlight, autoPipelining: raw.autoPipelining, keys: raw.keys, redisVersion: raw.redisVersion },
+    settings: {
+      ...REDIS_SETTINGS,
+      inFlight: raw.inFlight,
+      autoPipelining: raw.autoPipelining,
+      keys: raw.keys,
+      redisVersion: raw.redisVersion,
+    },
     rows: [
       { store: 'holdup RedisStore (server time)', ...holdup, ratioToOurs: 1, ...ofFloor(holdup) },
-      { store: 'rate-limiter-flexible RateLimiterRedis', ...rlf, ratioToOurs: round(rlf.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2), ...ofFloor(rlf) },
+      {
+        store: 'rate-limiter-flexible RateLimiterRedis',
+        ...rlf,
+        ratioToOurs: round(rlf.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2),
+        ...ofFloor(rlf),
+      },
       ...(floor
-        ? [{ store: "EVALSHA floor (script 'return 1', same key and arguments)", ...floor, ratioToOurs: round(floor.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian, 2), percentOfFloor: 100 }]
+        ? [
+            {
+              store: "EVALSHA floor (script 'return 1', same key and arguments)",
+              ...floor,
+              ratioToOurs: round(
+                floor.decisionsPerSecondMedian / holdup.decisionsPerSecondMedian,
+                2,
+              ),
+              percentOfFloor: 100,
+            },
+          ]
         : []),
     ],
     storeTimeouts: raw.storeTimeouts,
@@ -93,15 +139,26 @@ const STORES = { redis: 'holdup RedisStore', twoTier: 'holdup TwoTierStore' };
 /** Medians of one store's runs on one workload (see tieredRun in redis.mjs). */
 function tieredRow(runs) {
   const med = (pick) => median(runs.map(pick));
-  const counter = (name) => (runs[0].counters[name] === undefined ? undefined : med((r) => r.counters[name]));
+  const counter = (name) =>
+    runs[0].counters[name] === undefined ? undefined : med((r) => r.counters[name]);
   return {
     decisionsPerSecondRuns: runs.map((r) => Math.round(r.perSecond)),
     decisionsPerSecondMedian: Math.round(med((r) => r.perSecond)),
-    nodeCpuMicrosPerDecisionMedian: round(med((r) => r.nodeCpuMicrosPerDecision), 1),
-    redisCpuMicrosPerDecisionMedian: round(med((r) => r.redisCpuMicrosPerDecision), 2),
+    nodeCpuMicrosPerDecisionMedian: round(
+      med((r) => r.nodeCpuMicrosPerDecision),
+      1,
+    ),
+    redisCpuMicrosPerDecisionMedian: round(
+      med((r) => r.redisCpuMicrosPerDecision),
+      2,
+    ),
     // Rounded to significant digits: a leased hot key makes one call per thousands of decisions.
-    serverScriptCallsPerDecisionMedian: Number(med((r) => r.serverScriptCallsPerDecision).toPrecision(4)),
-    serverScriptCallsPerDecisionRuns: runs.map((r) => Number(r.serverScriptCallsPerDecision.toPrecision(4))),
+    serverScriptCallsPerDecisionMedian: Number(
+      med((r) => r.serverScriptCallsPerDecision).toPrecision(4),
+    ),
+    serverScriptCallsPerDecisionRuns: runs.map((r) =>
+      Number(r.serverScriptCallsPerDecision.toPrecision(4)),
+    ),
     storeCallsPerDecisionMedian: Number(med((r) => r.storeCallsPerDecision).toPrecision(4)),
     storeCallsPerDecisionRuns: runs.map((r) => Number(r.storeCallsPerDecision.toPrecision(4))),
     admittedMedian: med((r) => r.admitted),
@@ -124,7 +181,9 @@ function twoTierSummary(raw) {
     const twoTier = tieredRow(raw[name].twoTier);
     const versus = (row) => ({
       ratioToRedisStore: round(row.decisionsPerSecondMedian / redis.decisionsPerSecondMedian, 2),
-      callsRatioToRedisStore: Number((row.storeCallsPerDecisionMedian / redis.storeCallsPerDecisionMedian).toPrecision(4)),
+      callsRatioToRedisStore: Number(
+        (row.storeCallsPerDecisionMedian / redis.storeCallsPerDecisionMedian).toPrecision(4),
+      ),
     });
     return [
       { store: STORES.redis, ...redis, ...versus(redis) },
@@ -132,7 +191,11 @@ function twoTierSummary(raw) {
     ];
   };
   const result = {
-    settings: { hotKeys: raw.hotKeys, openLimit: raw.openLimit, saturatedLimit: raw.saturatedLimit },
+    settings: {
+      hotKeys: raw.hotKeys,
+      openLimit: raw.openLimit,
+      saturatedLimit: raw.saturatedLimit,
+    },
     hot: workload('hot'),
     cold: workload('cold'),
     saturated: workload('saturated'),
@@ -144,9 +207,14 @@ function twoTierSummary(raw) {
       `(${twoTierHot.storeCallsPerDecisionMedian} Redis calls per decision); cold keys TwoTierStore ${twoTierCold.storeCallsPerDecisionMedian} call per decision`,
   );
   // A cold key must cost TwoTierStore exactly what it costs RedisStore: one call.
-  const coldCalls = [...twoTierCold.storeCallsPerDecisionRuns, ...twoTierCold.serverScriptCallsPerDecisionRuns];
+  const coldCalls = [
+    ...twoTierCold.storeCallsPerDecisionRuns,
+    ...twoTierCold.serverScriptCallsPerDecisionRuns,
+  ];
   if (coldCalls.some((calls) => calls !== 1)) {
-    log(`redis: WARNING TwoTierStore made ${coldCalls.join(' / ')} Redis calls per cold-key decision (store / server), not 1`);
+    log(
+      `redis: WARNING TwoTierStore made ${coldCalls.join(' / ')} Redis calls per cold-key decision (store / server), not 1`,
+    );
   }
   return result;
 }

@@ -14,7 +14,13 @@ function make(options: AdaptiveOptions = {}) {
 }
 
 /** Record `n` outcomes spread over [fromMs, fromMs + spanMs). */
-function feed(controller: AdaptiveController, outcome: AdaptiveOutcome, n: number, fromMs: number, spanMs = 900): void {
+function feed(
+  controller: AdaptiveController,
+  outcome: AdaptiveOutcome,
+  n: number,
+  fromMs: number,
+  spanMs = 900,
+): void {
   for (let i = 0; i < n; i += 1) controller.record(outcome, fromMs + (i * spanMs) / n);
 }
 
@@ -129,7 +135,8 @@ describe('AdaptiveController', () => {
     expect(controller.current(1000)).toBe(80); // cut takes effect at 1000
     // Slow responses and failures of requests admitted at 900, before the cut: stale, ignored.
     for (let t = 1000; t < 1900; t += 30) controller.record({ latencyMs: t - 900 }, t);
-    for (let t = 1000; t < 1900; t += 30) controller.record({ latencyMs: t - 900, failed: true }, t);
+    for (let t = 1000; t < 1900; t += 30)
+      controller.record({ latencyMs: t - 900, failed: true }, t);
     // Fresh outcomes of requests admitted after the cut: healthy.
     feed(controller, { latencyMs: 10 }, 30, 1100, 800);
     expect(controller.current(2000)).toBe(80); // healthy (streak 1), not a second cut
@@ -147,7 +154,11 @@ describe('AdaptiveController', () => {
       [100, 106, 'increase'],
       [106, 112, 'increase'],
     ]);
-    expect(changes[0]).toMatchObject({ name: 'search', burst: 21, window: { outcomes: 20, failures: 0 } });
+    expect(changes[0]).toMatchObject({
+      name: 'search',
+      burst: 21,
+      window: { outcomes: 20, failures: 0 },
+    });
   });
 
   it('notifies every change with notifyThreshold 0, and never when the rate is pinned', () => {
@@ -155,7 +166,9 @@ describe('AdaptiveController', () => {
     feed(controller, 'failure', 30, 0);
     feed(controller, 'failure', 30, 1000);
     controller.effective(2000);
-    expect(changes.map((c) => [c.previousRate, c.rate, c.direction])).toEqual([[100, 80, 'decrease']]);
+    expect(changes.map((c) => [c.previousRate, c.rate, c.direction])).toEqual([
+      [100, 80, 'decrease'],
+    ]);
   });
 
   it('is updated before a throwing listener runs', () => {
@@ -191,15 +204,23 @@ describe('AdaptiveController', () => {
   });
 });
 
-describe('AdaptiveController: one key\'s share of a window (maxKeyShare)', () => {
+describe("AdaptiveController: one key's share of a window (maxKeyShare)", () => {
   /** One window at t = [1000, 1900): `victims` successes over `victimKeys` keys, `attack` failures per attacker key. */
-  function window(controller: AdaptiveController, victims: number, victimKeys: number, attackers: readonly string[], attack: number): void {
+  function window(
+    controller: AdaptiveController,
+    victims: number,
+    victimKeys: number,
+    attackers: readonly string[],
+    attack: number,
+  ): void {
     controller.effective(1000); // opens the window
     const total = victims + attackers.length * attack;
     let t = 1000;
     const step = 900 / total;
-    for (let i = 0; i < victims; i++) controller.record('success', (t += step), `victim-${i % victimKeys}`);
-    for (const key of attackers) for (let i = 0; i < attack; i++) controller.record('failure', (t += step), key);
+    for (let i = 0; i < victims; i++)
+      controller.record('success', (t += step), `victim-${i % victimKeys}`);
+    for (const key of attackers)
+      for (let i = 0; i < attack; i++) controller.record('failure', (t += step), key);
     controller.effective(2000); // closes it
   }
 
@@ -246,17 +267,24 @@ describe('AdaptiveController: one key\'s share of a window (maxKeyShare)', () =>
 });
 
 describe('AdaptiveController: isFailure', () => {
-  const result = (status: number) => ({ error: undefined, response: { statusCode: status }, latencyMs: 5, failed: status >= 500 });
+  const result = (status: number) => ({
+    error: undefined,
+    response: { statusCode: status },
+    latencyMs: 5,
+    failed: status >= 500,
+  });
 
-  it('without it, the transport\'s verdict counts', () => {
+  it("without it, the transport's verdict counts", () => {
     const { controller } = make();
     controller.effective(1000);
     for (let i = 0; i < 30; i++) controller.recordResult(result(500), 1000 + i);
     expect(controller.current(2000)).toBe(80);
   });
 
-  it('replaces the transport\'s verdict', () => {
-    const { controller } = make({ isFailure: (r) => (r.response as { statusCode: number }).statusCode === 503 });
+  it("replaces the transport's verdict", () => {
+    const { controller } = make({
+      isFailure: (r) => (r.response as { statusCode: number }).statusCode === 503,
+    });
     controller.effective(1000);
     for (let i = 0; i < 30; i++) controller.recordResult(result(500), 1000 + i); // a 500 is not a failure for this limit
     expect(controller.current(2000)).toBe(100);

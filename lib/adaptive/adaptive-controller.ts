@@ -101,7 +101,12 @@ export class AdaptiveController {
     this.count(failed || (target !== undefined && latencyMs > target), latencyMs, now, key);
   }
 
-  private count(bad: boolean, latencyMs: number | undefined, now: number, key: string | undefined): void {
+  private count(
+    bad: boolean,
+    latencyMs: number | undefined,
+    now: number,
+    key: string | undefined,
+  ): void {
     if (now >= this.windowEnd) this.roll(now);
     if (latencyMs !== undefined && now - latencyMs < this.lastCutAt) return;
     this.outcomes += 1;
@@ -124,7 +129,8 @@ export class AdaptiveController {
    */
   private countedFailures(): number {
     let failures = this.failures;
-    if (!this.severalKeys || this.config.maxKeyShare >= 1 || this.keyFailures.size === 0) return failures;
+    if (!this.severalKeys || this.config.maxKeyShare >= 1 || this.keyFailures.size === 0)
+      return failures;
     const cap = Math.max(1, Math.floor(this.config.maxKeyShare * this.outcomes));
     for (const count of this.keyFailures.values()) if (count > cap) failures -= count - cap;
     return failures;
@@ -153,7 +159,11 @@ export class AdaptiveController {
       return;
     }
     const startMs = this.windowStart;
-    if (this.outcomes > 0 && this.outcomes < this.config.minOutcomes && now - startMs < interval * MAX_WINDOW_INTERVALS) {
+    if (
+      this.outcomes > 0 &&
+      this.outcomes < this.config.minOutcomes &&
+      now - startMs < interval * MAX_WINDOW_INTERVALS
+    ) {
       // Too few outcomes to judge: the window grows by whole intervals instead
       // of being thrown away, so a limit running below minOutcomes per
       // interval (low rates) is still judged, over a longer window.
@@ -179,7 +189,8 @@ export class AdaptiveController {
     this.limit = effectiveBucket(this.config.declared, rate);
     if (rate < previous) this.lastCutAt = now;
 
-    if (Math.abs(rate - this.notifiedRate) < this.config.notifyThreshold * this.notifiedRate) return;
+    if (Math.abs(rate - this.notifiedRate) < this.config.notifyThreshold * this.notifiedRate)
+      return;
     const previousRate = this.notifiedRate;
     this.notifiedRate = rate;
     this.onChange?.({

@@ -18,9 +18,7 @@
  * @publicApi
  */
 export type AdaptiveOutcome =
-  | 'success'
-  | 'failure'
-  | { readonly latencyMs: number; readonly failed?: boolean };
+  'success' | 'failure' | { readonly latencyMs: number; readonly failed?: boolean };
 
 /**
  * Whether an outcome counts against the window (failure or congestion).
@@ -29,7 +27,10 @@ export type AdaptiveOutcome =
  *
  * @internal
  */
-export function isBadOutcome(outcome: AdaptiveOutcome, latencyTargetMs: number | undefined): boolean {
+export function isBadOutcome(
+  outcome: AdaptiveOutcome,
+  latencyTargetMs: number | undefined,
+): boolean {
   if (outcome === 'success') return false;
   if (outcome === 'failure') return true;
   if (typeof outcome === 'object' && outcome !== null) {

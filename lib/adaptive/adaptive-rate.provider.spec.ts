@@ -8,7 +8,8 @@ import { AdaptiveRateProvider } from './adaptive-rate.provider.js';
 import { resolveAdaptiveOptions } from './resolve-adaptive-options.js';
 
 const declared = { rate: 100, burst: 20 };
-const config = (options = {}) => resolveAdaptiveOptions({ jitter: 0, max: 200, ...options }, declared, 'test');
+const config = (options = {}) =>
+  resolveAdaptiveOptions({ jitter: 0, max: 200, ...options }, declared, 'test');
 
 /** Captures what the provider logs, through Nest's static logger override. */
 class RecordingLogger implements LoggerService {
@@ -94,8 +95,12 @@ describe('AdaptiveRateProvider', () => {
 
   it('report throws for an unknown name (a typo must be loud), listing the known ones', () => {
     provider.register('search', config());
-    expect(() => provider.report('serch', 'failure')).toThrow('Unknown adaptive rate limit "serch" (registered: "search")');
-    expect(() => new AdaptiveRateProvider(clock).report('x', 'success')).toThrow('(registered: none)');
+    expect(() => provider.report('serch', 'failure')).toThrow(
+      'Unknown adaptive rate limit "serch" (registered: "search")',
+    );
+    expect(() => new AdaptiveRateProvider(clock).report('x', 'success')).toThrow(
+      '(registered: none)',
+    );
     expect(() => provider.effectiveLimit('nope')).toThrow('Unknown adaptive rate limit "nope"');
   });
 
@@ -118,8 +123,16 @@ describe('AdaptiveRateProvider', () => {
     during('search', 'success');
     provider.current('search');
     expect(logger.lines).toEqual([
-      ['warn', 'Adaptive limit "search": rate 100 -> 80.0/s (burst 16) after 30/30 bad outcomes (100%)', 'RateLimit'],
-      ['log', 'Adaptive limit "search": rate 80.0 -> 90.0/s (burst 18) after 0/30 bad outcomes (0%)', 'RateLimit'],
+      [
+        'warn',
+        'Adaptive limit "search": rate 100 -> 80.0/s (burst 16) after 30/30 bad outcomes (100%)',
+        'RateLimit',
+      ],
+      [
+        'log',
+        'Adaptive limit "search": rate 80.0 -> 90.0/s (burst 18) after 0/30 bad outcomes (0%)',
+        'RateLimit',
+      ],
     ]);
   });
 
@@ -185,7 +198,9 @@ describe('AdaptiveRateProvider', () => {
     });
 
     it('falls back to the system clock without one', async () => {
-      const moduleRef = await Test.createTestingModule({ providers: [AdaptiveRateProvider] }).compile();
+      const moduleRef = await Test.createTestingModule({
+        providers: [AdaptiveRateProvider],
+      }).compile();
       const fromNest = moduleRef.get(AdaptiveRateProvider);
       fromNest.register('search', config());
       expect(fromNest.current('search')).toBe(100);

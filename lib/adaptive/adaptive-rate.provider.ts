@@ -160,16 +160,21 @@ export class AdaptiveRateProvider {
   private get(name: string): AdaptiveController {
     const controller = this.controllers.get(name);
     if (controller === undefined) {
-      const known = this.controllers.size === 0 ? 'none' : [...this.controllers.keys()].map((n) => `"${n}"`).join(', ');
+      const known =
+        this.controllers.size === 0
+          ? 'none'
+          : [...this.controllers.keys()].map((n) => `"${n}"`).join(', ');
       throw new Error(`Unknown adaptive rate limit "${name}" (registered: ${known})`);
     }
     return controller;
   }
 
   private emit(change: AdaptiveRateChange): void {
-    if (rateLimitChannels.rateChange.hasSubscribers) rateLimitChannels.rateChange.publish({ ...change, owner: this.owner });
+    if (rateLimitChannels.rateChange.hasSubscribers)
+      rateLimitChannels.rateChange.publish({ ...change, owner: this.owner });
     const { window } = change;
-    const percent = window.outcomes === 0 ? 0 : Math.round((100 * window.failures) / window.outcomes);
+    const percent =
+      window.outcomes === 0 ? 0 : Math.round((100 * window.failures) / window.outcomes);
     const line =
       `Adaptive limit "${change.name}": rate ${round(change.previousRate)} -> ${round(change.rate)}/s ` +
       `(burst ${change.burst}) after ${window.failures}/${window.outcomes} bad outcomes (${percent}%)`;

@@ -32,8 +32,12 @@ describe('classifyWindow', () => {
   });
 
   it('a threshold of 0 makes any failure bad', () => {
-    expect(classifyWindow({ outcomes: 20, failures: 1 }, { ...params, failureThreshold: 0 })).toBe('bad');
-    expect(classifyWindow({ outcomes: 20, failures: 0 }, { ...params, failureThreshold: 0 })).toBe('healthy');
+    expect(classifyWindow({ outcomes: 20, failures: 1 }, { ...params, failureThreshold: 0 })).toBe(
+      'bad',
+    );
+    expect(classifyWindow({ outcomes: 20, failures: 0 }, { ...params, failureThreshold: 0 })).toBe(
+      'healthy',
+    );
   });
 });
 
@@ -69,11 +73,15 @@ describe('aimdNext', () => {
   it('a neutral window changes nothing, not even the streak (same object back)', () => {
     const state = at(100, 1);
     expect(aimdNext(state, sparse, params, noRandom)).toBe(state);
-    expect(aimdNext(aimdNext(state, sparse, params, noRandom), healthy, params, noRandom)).toEqual(at(105, 2));
+    expect(aimdNext(aimdNext(state, sparse, params, noRandom), healthy, params, noRandom)).toEqual(
+      at(105, 2),
+    );
   });
 
   it('with healthyWindows 1 it is plain AIMD', () => {
-    expect(aimdNext(at(100), healthy, { ...params, healthyWindows: 1 }, noRandom)).toEqual(at(105, 1));
+    expect(aimdNext(at(100), healthy, { ...params, healthyWindows: 1 }, noRandom)).toEqual(
+      at(105, 1),
+    );
   });
 
   it('never goes above max, and holds there', () => {
@@ -86,7 +94,10 @@ describe('aimdNext', () => {
     const jittery = { ...params, jitter: 0.1 };
     // random() = 0 → factor 0.9; random() → 1 gives a factor just under 1.1.
     expect(aimdNext(at(100), bad, jittery, () => 0).rate).toBeCloseTo(100 * (1 - 0.2 * 0.9));
-    expect(aimdNext(at(100), bad, jittery, () => 0.999999).rate).toBeCloseTo(100 * (1 - 0.2 * 1.1), 4);
+    expect(aimdNext(at(100), bad, jittery, () => 0.999999).rate).toBeCloseTo(
+      100 * (1 - 0.2 * 1.1),
+      4,
+    );
     expect(aimdNext(at(100, 2), healthy, jittery, () => 0).rate).toBeCloseTo(104.5);
     expect(aimdNext(at(100, 2), healthy, jittery, () => 0.5).rate).toBeCloseTo(105);
   });

@@ -44,13 +44,24 @@ describe('isBadOutcome', () => {
     expect(isBadOutcome(outcome, target)).toBe(expected);
   });
 
-  it.each<unknown>(['fail', 'FAILURE', undefined, null, 503, {}, { latencyMs: -1 }, { latencyMs: Number.NaN }, { latencyMs: Number.POSITIVE_INFINITY }, { latencyMs: '5' }, { latencyMs: 5, failed: 'yes' }])(
-    'rejects %p with a TypeError',
-    (outcome) => {
-      expect(() => isBadOutcome(outcome as AdaptiveOutcome, 100)).toThrow(TypeError);
-      expect(() => isBadOutcome(outcome as AdaptiveOutcome, 100)).toThrow(/Adaptive outcome must be 'success', 'failure' or/);
-    },
-  );
+  it.each<unknown>([
+    'fail',
+    'FAILURE',
+    undefined,
+    null,
+    503,
+    {},
+    { latencyMs: -1 },
+    { latencyMs: Number.NaN },
+    { latencyMs: Number.POSITIVE_INFINITY },
+    { latencyMs: '5' },
+    { latencyMs: 5, failed: 'yes' },
+  ])('rejects %p with a TypeError', (outcome) => {
+    expect(() => isBadOutcome(outcome as AdaptiveOutcome, 100)).toThrow(TypeError);
+    expect(() => isBadOutcome(outcome as AdaptiveOutcome, 100)).toThrow(
+      /Adaptive outcome must be 'success', 'failure' or/,
+    );
+  });
 });
 
 describe('seededRandom', () => {

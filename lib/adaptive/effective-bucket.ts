@@ -3,7 +3,6 @@ import type { BucketLimit } from '../algorithms/gcra.js';
 // burst that should be a whole number of tokens is not floored one short.
 import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
 
-
 /**
  * The bucket an adaptive limit uses at `rate` tokens/s: the burst follows the
  * rate proportionally, floored to whole tokens, and is at least 1.

@@ -1,6 +1,10 @@
 import type { AdaptiveOptions } from '../interfaces/adaptive-options.interface.js';
 import { seededRandom } from './seeded-random.js';
-import { ADAPTIVE_DEFAULTS, adaptiveConfigDifference, resolveAdaptiveOptions } from './resolve-adaptive-options.js';
+import {
+  ADAPTIVE_DEFAULTS,
+  adaptiveConfigDifference,
+  resolveAdaptiveOptions,
+} from './resolve-adaptive-options.js';
 
 const declared = { rate: 100, burst: 20 };
 const where = 'OrdersController.search, limit "search"';
@@ -25,22 +29,32 @@ describe('resolveAdaptiveOptions', () => {
       maxKeyShare: 0.05,
       isFailure: undefined,
     });
-    expect(ADAPTIVE_DEFAULTS).toMatchObject({ decrease: 0.8, failureThreshold: 0.1, increaseFraction: 0.02 });
+    expect(ADAPTIVE_DEFAULTS).toMatchObject({
+      decrease: 0.8,
+      failureThreshold: 0.1,
+      increaseFraction: 0.02,
+    });
   });
 
   it('maxKeyShare defaults to half the failure threshold, whichever it is', () => {
-    expect(resolveAdaptiveOptions({ failureThreshold: 0.2 }, declared, where).maxKeyShare).toBe(0.1);
+    expect(resolveAdaptiveOptions({ failureThreshold: 0.2 }, declared, where).maxKeyShare).toBe(
+      0.1,
+    );
     expect(resolveAdaptiveOptions({ failureThreshold: 0 }, declared, where).maxKeyShare).toBe(0);
   });
 
   it('suggests isFailure for a misspelt predicate', () => {
-    expect(() => resolveAdaptiveOptions({ isFailur: () => true } as AdaptiveOptions, declared, where)).toThrow(
+    expect(() =>
+      resolveAdaptiveOptions({ isFailur: () => true } as AdaptiveOptions, declared, where),
+    ).toThrow(
       new TypeError(`${where}: adaptive.isFailur is not an option (did you mean isFailure?)`),
     );
   });
 
   it('accepts `true` as "all defaults"', () => {
-    expect(resolveAdaptiveOptions(true, declared, where)).toEqual(resolveAdaptiveOptions({}, declared, where));
+    expect(resolveAdaptiveOptions(true, declared, where)).toEqual(
+      resolveAdaptiveOptions({}, declared, where),
+    );
   });
 
   it('keeps what is given', () => {
@@ -65,7 +79,10 @@ describe('resolveAdaptiveOptions', () => {
   });
 
   it('allows min = declared rate = max (a limit that cannot move)', () => {
-    expect(resolveAdaptiveOptions({ min: 100, max: 100 }, declared, where)).toMatchObject({ min: 100, max: 100 });
+    expect(resolveAdaptiveOptions({ min: 100, max: 100 }, declared, where)).toMatchObject({
+      min: 100,
+      max: 100,
+    });
   });
 
   it('returns a frozen config with its own copy of the declared bucket', () => {
@@ -101,38 +118,56 @@ describe('resolveAdaptiveOptions', () => {
     ['notifyThreshold', 2, /adaptive\.notifyThreshold/],
     ['maxKeyShare', 1.5, /adaptive\.maxKeyShare must be a number in \[0, 1\], got 1.5/],
     ['maxKeyShare', -0.1, /adaptive\.maxKeyShare/],
-    ['isFailure', 'status >= 500', /adaptive\.isFailure must be a function \(result\) => boolean, got "status >= 500"/],
-  ])('rejects %s = %p with a TypeError naming the option and the limit', (option, value, message) => {
-    const call = () => resolveAdaptiveOptions({ [option]: value } as AdaptiveOptions, declared, where);
-    expect(call).toThrow(TypeError);
-    expect(call).toThrow(message);
-    expect(call).toThrow(`${where}: `);
-  });
+    [
+      'isFailure',
+      'status >= 500',
+      /adaptive\.isFailure must be a function \(result\) => boolean, got "status >= 500"/,
+    ],
+  ])(
+    'rejects %s = %p with a TypeError naming the option and the limit',
+    (option, value, message) => {
+      const call = () =>
+        resolveAdaptiveOptions({ [option]: value } as AdaptiveOptions, declared, where);
+      expect(call).toThrow(TypeError);
+      expect(call).toThrow(message);
+      expect(call).toThrow(`${where}: `);
+    },
+  );
 
   it('rejects unknown options, so a misspelt one is not silently ignored', () => {
     const call = () => resolveAdaptiveOptions({ maximum: 500 } as AdaptiveOptions, declared, where);
     expect(call).toThrow(TypeError);
-    expect(call).toThrow(`${where}: adaptive.maximum is not an option (known options: min, max, decrease,`);
+    expect(call).toThrow(
+      `${where}: adaptive.maximum is not an option (known options: min, max, decrease,`,
+    );
   });
 
   it('suggests the closest option name for a misspelling', () => {
     expect(() => resolveAdaptiveOptions({ mni: 5 } as AdaptiveOptions, declared, where)).toThrow(
       new TypeError(`${where}: adaptive.mni is not an option (did you mean min?)`),
     );
-    expect(() => resolveAdaptiveOptions({ latencyTargetMS: 50 } as AdaptiveOptions, declared, where)).toThrow(
-      new TypeError(`${where}: adaptive.latencyTargetMS is not an option (did you mean latencyTargetMs?)`),
+    expect(() =>
+      resolveAdaptiveOptions({ latencyTargetMS: 50 } as AdaptiveOptions, declared, where),
+    ).toThrow(
+      new TypeError(
+        `${where}: adaptive.latencyTargetMS is not an option (did you mean latencyTargetMs?)`,
+      ),
     );
   });
 
   it.each([null, false, 'yes', 3, []])('rejects adaptive = %p', (value) => {
-    expect(() => resolveAdaptiveOptions(value as unknown as AdaptiveOptions, declared, where)).toThrow(
-      /: adaptive must be true or an options object/,
-    );
+    expect(() =>
+      resolveAdaptiveOptions(value as unknown as AdaptiveOptions, declared, where),
+    ).toThrow(/: adaptive must be true or an options object/);
   });
 
   it('rejects a declared bucket that cannot be adapted', () => {
-    expect(() => resolveAdaptiveOptions({}, { rate: 0, burst: 1 }, where)).toThrow(/: rate must .*got 0/);
-    expect(() => resolveAdaptiveOptions({}, { rate: 1, burst: 0.5 }, where)).toThrow(/: burst must .*got 0.5/);
+    expect(() => resolveAdaptiveOptions({}, { rate: 0, burst: 1 }, where)).toThrow(
+      /: rate must .*got 0/,
+    );
+    expect(() => resolveAdaptiveOptions({}, { rate: 1, burst: 0.5 }, where)).toThrow(
+      /: burst must .*got 0.5/,
+    );
   });
 });
 
@@ -140,16 +175,27 @@ describe('adaptiveConfigDifference', () => {
   const base = resolveAdaptiveOptions({ max: 200 }, declared, where);
 
   it('is undefined for equal configurations resolved separately', () => {
-    expect(adaptiveConfigDifference(base, resolveAdaptiveOptions({ max: 200 }, { ...declared }, 'elsewhere'))).toBeUndefined();
+    expect(
+      adaptiveConfigDifference(
+        base,
+        resolveAdaptiveOptions({ max: 200 }, { ...declared }, 'elsewhere'),
+      ),
+    ).toBeUndefined();
   });
 
   it('names the first difference', () => {
-    expect(adaptiveConfigDifference(base, resolveAdaptiveOptions({ max: 200, decrease: 0.7 }, declared, where))).toBe(
-      'adaptive.decrease: 0.8 vs 0.7',
-    );
-    expect(adaptiveConfigDifference(base, resolveAdaptiveOptions({ max: 200 }, { rate: 100, burst: 30 }, where))).toBe(
-      'burst: 20 vs 30',
-    );
+    expect(
+      adaptiveConfigDifference(
+        base,
+        resolveAdaptiveOptions({ max: 200, decrease: 0.7 }, declared, where),
+      ),
+    ).toBe('adaptive.decrease: 0.8 vs 0.7');
+    expect(
+      adaptiveConfigDifference(
+        base,
+        resolveAdaptiveOptions({ max: 200 }, { rate: 100, burst: 30 }, where),
+      ),
+    ).toBe('burst: 20 vs 30');
     expect(
       adaptiveConfigDifference(
         resolveAdaptiveOptions({ random: seededRandom(1) }, declared, where),

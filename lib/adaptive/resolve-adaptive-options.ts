@@ -1,7 +1,10 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { rejectUnknownOptions } from '../errors/unknown-options.js';
-import type { AdaptiveHandlerResult, AdaptiveOptions } from '../interfaces/adaptive-options.interface.js';
+import type {
+  AdaptiveHandlerResult,
+  AdaptiveOptions,
+} from '../interfaces/adaptive-options.interface.js';
 import type { AimdParams } from './aimd.js';
 
 /**
@@ -96,7 +99,11 @@ export function resolveAdaptiveOptions(
   if (!(typeof declared.rate === 'number' && Number.isFinite(declared.rate) && declared.rate > 0)) {
     fail('rate', 'a finite number of tokens per second > 0', declared.rate);
   }
-  if (!(typeof declared.burst === 'number' && Number.isFinite(declared.burst) && declared.burst >= 1)) {
+  if (!(
+    typeof declared.burst === 'number' &&
+    Number.isFinite(declared.burst) &&
+    declared.burst >= 1
+  )) {
     fail('burst', 'a finite number >= 1', declared.burst);
   }
 
@@ -117,7 +124,8 @@ export function resolveAdaptiveOptions(
     // Only `undefined` means "left out": a null is a mistake worth reporting.
     const given: unknown = opts[name];
     const value = given === undefined ? fallback : given;
-    if (typeof value !== 'number' || !Number.isFinite(value) || !ok(value)) fail(`adaptive.${name}`, expected, value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || !ok(value))
+      fail(`adaptive.${name}`, expected, value);
     return value as number;
   };
   const integer = (name: keyof AdaptiveOptions, fallback: number): number =>
@@ -132,8 +140,18 @@ export function resolveAdaptiveOptions(
     (v) => v > 0 && v <= rate,
     `a rate > 0 and at most the declared rate (${rate}/s)`,
   );
-  const max = number('max', rate, (v) => v >= rate, `a rate at least the declared rate (${rate}/s)`);
-  const decrease = number('decrease', ADAPTIVE_DEFAULTS.decrease, (v) => v > 0 && v < 1, 'a number in (0, 1)');
+  const max = number(
+    'max',
+    rate,
+    (v) => v >= rate,
+    `a rate at least the declared rate (${rate}/s)`,
+  );
+  const decrease = number(
+    'decrease',
+    ADAPTIVE_DEFAULTS.decrease,
+    (v) => v > 0 && v < 1,
+    'a number in (0, 1)',
+  );
   const increase = number(
     'increase',
     rate * ADAPTIVE_DEFAULTS.increaseFraction,
@@ -143,7 +161,12 @@ export function resolveAdaptiveOptions(
   const failureThreshold = fraction('failureThreshold', ADAPTIVE_DEFAULTS.failureThreshold);
   const healthyWindows = integer('healthyWindows', ADAPTIVE_DEFAULTS.healthyWindows);
   const minOutcomes = integer('minOutcomes', ADAPTIVE_DEFAULTS.minOutcomes);
-  const intervalMs = number('intervalMs', ADAPTIVE_DEFAULTS.intervalMs, (v) => v >= 1, 'a number of milliseconds >= 1');
+  const intervalMs = number(
+    'intervalMs',
+    ADAPTIVE_DEFAULTS.intervalMs,
+    (v) => v >= 1,
+    'a number of milliseconds >= 1',
+  );
   const jitter = fraction('jitter', ADAPTIVE_DEFAULTS.jitter);
   const notifyThreshold = fraction('notifyThreshold', ADAPTIVE_DEFAULTS.notifyThreshold);
   const maxKeyShare = number(
@@ -197,7 +220,8 @@ export function resolveAdaptiveOptions(
 export function adaptiveConfigDifference(a: AdaptiveConfig, b: AdaptiveConfig): string | undefined {
   if (a === b) return undefined;
   if (a.declared.rate !== b.declared.rate) return `rate: ${a.declared.rate} vs ${b.declared.rate}`;
-  if (a.declared.burst !== b.declared.burst) return `burst: ${a.declared.burst} vs ${b.declared.burst}`;
+  if (a.declared.burst !== b.declared.burst)
+    return `burst: ${a.declared.burst} vs ${b.declared.burst}`;
   for (const key of CONFIG_SCALARS) {
     const [x, y] = [a[key], b[key]];
     if (Object.is(x, y)) continue;
@@ -207,4 +231,3 @@ export function adaptiveConfigDifference(a: AdaptiveConfig, b: AdaptiveConfig): 
   }
   return undefined;
 }
-

@@ -1,4 +1,8 @@
-import type { StoreLimit, TokenBucketLimit, WindowLimit } from '../store/rate-limit-store.interface.js';
+import type {
+  StoreLimit,
+  TokenBucketLimit,
+  WindowLimit,
+} from '../store/rate-limit-store.interface.js';
 import { fixedWindowConsume } from './fixed-window.js';
 import { gcraConsume, gcraPeek, gcraRefund } from './gcra.js';
 import type { RateLimitDecision } from './rate-limit-decision.js';
@@ -24,11 +28,28 @@ export type BucketState = number | WindowState;
  */
 export interface BucketAlgorithm {
   /** Charge `cost`: the decision, and the state to store when admitted. */
-  consume(state: BucketState | undefined, now: number, limit: StoreLimit, cost: number, origin: number): { readonly state: BucketState; readonly decision: RateLimitDecision };
+  consume(
+    state: BucketState | undefined,
+    now: number,
+    limit: StoreLimit,
+    cost: number,
+    origin: number,
+  ): { readonly state: BucketState; readonly decision: RateLimitDecision };
   /** The bucket as it is, without charging it. */
-  peek(state: BucketState | undefined, now: number, limit: StoreLimit, origin: number): RateLimitDecision;
+  peek(
+    state: BucketState | undefined,
+    now: number,
+    limit: StoreLimit,
+    origin: number,
+  ): RateLimitDecision;
   /** Give `tokens` back: the state to store, `undefined` when the bucket is full again. */
-  refund(state: BucketState | undefined, now: number, limit: StoreLimit, tokens: number, origin: number): BucketState | undefined;
+  refund(
+    state: BucketState | undefined,
+    now: number,
+    limit: StoreLimit,
+    tokens: number,
+    origin: number,
+  ): BucketState | undefined;
 }
 
 // A key's algorithm is fixed by the tag in its bucket key (bucket-key.ts), so
@@ -38,17 +59,28 @@ const tokenBucket: BucketAlgorithm = {
     const outcome = gcraConsume(state as number | undefined, now, limit as TokenBucketLimit, cost);
     return { state: outcome.tat, decision: outcome.decision };
   },
-  peek: (state, now, limit) => gcraPeek(state as number | undefined, now, limit as TokenBucketLimit),
-  refund: (state, now, limit, tokens) => gcraRefund(state as number | undefined, now, limit as TokenBucketLimit, tokens),
+  peek: (state, now, limit) =>
+    gcraPeek(state as number | undefined, now, limit as TokenBucketLimit),
+  refund: (state, now, limit, tokens) =>
+    gcraRefund(state as number | undefined, now, limit as TokenBucketLimit, tokens),
 };
 
 function windowAlgorithm(
-  consume: (state: WindowState | undefined, now: number, limit: never, cost: number) => { readonly state: WindowState; readonly decision: RateLimitDecision },
+  consume: (
+    state: WindowState | undefined,
+    now: number,
+    limit: never,
+    cost: number,
+  ) => { readonly state: WindowState; readonly decision: RateLimitDecision },
 ): BucketAlgorithm {
   return {
-    consume: (state, now, limit, cost, origin) => consume(state as WindowState | undefined, now + origin, limit as WindowLimit as never, cost),
-    peek: (state, now, limit, origin) => consume(state as WindowState | undefined, now + origin, limit as WindowLimit as never, 0).decision,
-    refund: (state, now, _limit, tokens, origin) => windowRefund(state as WindowState | undefined, now + origin, tokens),
+    consume: (state, now, limit, cost, origin) =>
+      consume(state as WindowState | undefined, now + origin, limit as WindowLimit as never, cost),
+    peek: (state, now, limit, origin) =>
+      consume(state as WindowState | undefined, now + origin, limit as WindowLimit as never, 0)
+        .decision,
+    refund: (state, now, _limit, tokens, origin) =>
+      windowRefund(state as WindowState | undefined, now + origin, tokens),
   };
 }
 
@@ -79,6 +111,7 @@ export function expiryOf(state: BucketState, origin: number): number {
  */
 export function algorithmOf(limit: StoreLimit): BucketAlgorithm {
   const algorithm = ALGORITHMS[limit.algorithm];
-  if (algorithm === undefined) throw new TypeError(`Unknown rate-limit algorithm ${JSON.stringify(limit.algorithm)}`);
+  if (algorithm === undefined)
+    throw new TypeError(`Unknown rate-limit algorithm ${JSON.stringify(limit.algorithm)}`);
   return algorithm;
 }

@@ -19,7 +19,10 @@ export interface WindowBounds {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Far enough past a start to be inside the next unit (days: 23-25 h; months: at most 31 days and an hour). */
-const NEXT_UNIT_HINT_MS: Readonly<Record<CalendarAlignment['unit'], number>> = { day: 26 * HOUR_MS, month: 32 * DAY_MS };
+const NEXT_UNIT_HINT_MS: Readonly<Record<CalendarAlignment['unit'], number>> = {
+  day: 26 * HOUR_MS,
+  month: 32 * DAY_MS,
+};
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -46,7 +49,8 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
  * it (checked at start-up, so that a typo is not found at the first request).
  */
 export function timeZoneProblem(timeZone: unknown): string | undefined {
-  if (typeof timeZone !== 'string' || timeZone === '') return 'must be an IANA time zone name such as \'UTC\' or \'Europe/Paris\'';
+  if (typeof timeZone !== 'string' || timeZone === '')
+    return "must be an IANA time zone name such as 'UTC' or 'Europe/Paris'";
   try {
     formatter(timeZone);
     return undefined;
@@ -62,9 +66,17 @@ export function timeZoneProblem(timeZone: unknown): string | undefined {
  */
 function wallClock(t: number, timeZone: string): number {
   const parts = formatter(timeZone).formatToParts(new Date(t));
-  const field = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((part) => part.type === type)!.value);
+  const field = (type: Intl.DateTimeFormatPartTypes): number =>
+    Number(parts.find((part) => part.type === type)!.value);
   const year = field('year');
-  const wall = Date.UTC(year, field('month') - 1, field('day'), field('hour'), field('minute'), field('second'));
+  const wall = Date.UTC(
+    year,
+    field('month') - 1,
+    field('day'),
+    field('hour'),
+    field('minute'),
+    field('second'),
+  );
   // Date.UTC maps years 0-99 to 1900-1999.
   return year < 100 ? new Date(wall).setUTCFullYear(year) : wall;
 }
@@ -121,7 +133,10 @@ export function calendarWindow(now: number, calendar: CalendarAlignment): Window
  * is in, so clocks that disagree by less than a window still agree on
  * boundaries.
  */
-export function calendarBoundaries(now: number, calendar: CalendarAlignment): readonly [number, number, number, number] {
+export function calendarBoundaries(
+  now: number,
+  calendar: CalendarAlignment,
+): readonly [number, number, number, number] {
   const cached = boundariesCache.get(calendar);
   if (cached !== undefined && cached[1] <= now && now < cached[2]) return cached;
   const current = calendarWindow(now, calendar);

@@ -9,9 +9,11 @@ const T = 1_700_000_040_000;
 const limit: FixedWindowLimit = { algorithm: 'fixed-window', quota: 3, windowMs: 60_000 };
 
 describe('fixed window: the shared scenario table', () => {
-  it.each(windowScenarios.filter((s) => s.limit.algorithm === 'fixed-window').map((s) => [s.name, s] as const))('%s', (_name, scenario) =>
-    runWindowScenario(scenario),
-  );
+  it.each(
+    windowScenarios
+      .filter((s) => s.limit.algorithm === 'fixed-window')
+      .map((s) => [s.name, s] as const),
+  )('%s', (_name, scenario) => runWindowScenario(scenario));
 });
 
 describe('fixed window', () => {
@@ -23,7 +25,7 @@ describe('fixed window', () => {
     let state: WindowState | undefined;
     const admitted = new Map<number, number>();
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let t = T; t < T + 600_000; t += Math.floor(random() * 500)) {
       const cost = 1 + Math.floor(random() * 2);
       const outcome = fixedWindowConsume(state, t, limit, cost);
@@ -39,13 +41,21 @@ describe('fixed window', () => {
     const full = fixedWindowConsume(undefined, T + 10, limit, 3).state;
     const denied = fixedWindowConsume(full, T + 20, limit, 1).decision;
     expect(denied.allowed).toBe(false);
-    expect(fixedWindowConsume(full, T + 20 + denied.retryAfterMs - 1, limit, 1).decision.allowed).toBe(false);
-    expect(fixedWindowConsume(full, T + 20 + denied.retryAfterMs, limit, 1).decision.allowed).toBe(true);
+    expect(
+      fixedWindowConsume(full, T + 20 + denied.retryAfterMs - 1, limit, 1).decision.allowed,
+    ).toBe(false);
+    expect(fixedWindowConsume(full, T + 20 + denied.retryAfterMs, limit, 1).decision.allowed).toBe(
+      true,
+    );
   });
 
   it('peek charges nothing; a refund gives back to the stored window, never below 0', () => {
     const { state } = fixedWindowConsume(undefined, T, limit, 2);
-    expect(fixedWindowPeek(state, T + 1, limit)).toMatchObject({ allowed: true, remaining: 1, resetMs: 59_999 });
+    expect(fixedWindowPeek(state, T + 1, limit)).toMatchObject({
+      allowed: true,
+      remaining: 1,
+      resetMs: 59_999,
+    });
     const refunded = windowRefund(state, T + 1, 1);
     expect(refunded).toMatchObject({ count: 1 });
     expect(windowRefund(refunded, T + 1, 5)).toBeUndefined(); // nothing left counted: the key can go
@@ -53,6 +63,12 @@ describe('fixed window', () => {
   });
 
   it('an empty window reports resetMs 0 and its end as the effective window', () => {
-    expect(fixedWindowPeek(undefined, T + 15_000, limit)).toEqual({ allowed: true, remaining: 3, retryAfterMs: 0, resetMs: 0, effectiveWindowMs: 45_000 });
+    expect(fixedWindowPeek(undefined, T + 15_000, limit)).toEqual({
+      allowed: true,
+      remaining: 3,
+      retryAfterMs: 0,
+      resetMs: 0,
+      effectiveWindowMs: 45_000,
+    });
   });
 });

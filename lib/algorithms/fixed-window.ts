@@ -39,7 +39,12 @@ export function fixedWindowBounds(now: number, limit: FixedWindowLimit): WindowB
  * `resetMs` = until the count starts over (0 when nothing is counted);
  * `effectiveWindowMs` = until the window ends.
  */
-export function fixedWindowConsume(state: WindowState | undefined, now: number, limit: FixedWindowLimit, cost: number): WindowOutcome {
+export function fixedWindowConsume(
+  state: WindowState | undefined,
+  now: number,
+  limit: FixedWindowLimit,
+  cost: number,
+): WindowOutcome {
   let { start, end } = fixedWindowBounds(now, limit);
   let count = 0;
   if (state !== undefined && state.start >= start) {
@@ -50,7 +55,17 @@ export function fixedWindowConsume(state: WindowState | undefined, now: number, 
   const untilEnd = end - now;
   const current: WindowState = { start, end, count, previous: 0, expires: end };
   if (cost > limit.quota + WINDOW_EPSILON) {
-    return { state: current, decision: windowDecision(false, limit.quota, count, Number.POSITIVE_INFINITY, untilEnd, 'cost-exceeds-burst') };
+    return {
+      state: current,
+      decision: windowDecision(
+        false,
+        limit.quota,
+        count,
+        Number.POSITIVE_INFINITY,
+        untilEnd,
+        'cost-exceeds-burst',
+      ),
+    };
   }
   if (count + cost <= limit.quota + WINDOW_EPSILON) {
     const charged = count + cost;
@@ -59,7 +74,10 @@ export function fixedWindowConsume(state: WindowState | undefined, now: number, 
       decision: windowDecision(true, limit.quota, charged, 0, untilEnd),
     };
   }
-  return { state: current, decision: windowDecision(false, limit.quota, count, untilEnd, untilEnd, 'limit') };
+  return {
+    state: current,
+    decision: windowDecision(false, limit.quota, count, untilEnd, untilEnd, 'limit'),
+  };
 }
 
 function windowDecision(
@@ -81,6 +99,10 @@ function windowDecision(
 }
 
 /** The window as it stands at `now`, without charging (the decision of a cost of 0). */
-export function fixedWindowPeek(state: WindowState | undefined, now: number, limit: FixedWindowLimit): RateLimitDecision {
+export function fixedWindowPeek(
+  state: WindowState | undefined,
+  now: number,
+  limit: FixedWindowLimit,
+): RateLimitDecision {
   return fixedWindowConsume(state, now, limit, 0).decision;
 }

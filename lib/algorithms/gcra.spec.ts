@@ -11,7 +11,6 @@ import {
 } from './gcra.js';
 import { seededRandom } from '../adaptive/seeded-random.js';
 
-
 function pick(decision: RateLimitDecision, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of keys) out[key] = (decision as unknown as Record<string, unknown>)[key];
@@ -28,7 +27,10 @@ function runScenario(scenario: GcraScenario): void {
     const outcome = gcraConsume(tat, step.at, limit, step.cost);
     const { decision } = outcome;
     // The step index is part of the compared objects so a failure names the step.
-    expect({ step: index, ...pick(decision, Object.keys(step.expect)) }).toEqual({ step: index, ...step.expect });
+    expect({ step: index, ...pick(decision, Object.keys(step.expect)) }).toEqual({
+      step: index,
+      ...step.expect,
+    });
 
     // Invariants every step must satisfy, whatever the scenario asserts.
     expect(Number.isInteger(decision.remaining)).toBe(true);
@@ -37,7 +39,8 @@ function runScenario(scenario: GcraScenario): void {
     expect(decision.resetMs).toBeGreaterThanOrEqual(0);
     // While time only moves forward the bucket is never more than empty (up
     // to the rounding slack of the implementation, see the report on resetMs).
-    if (step.at >= latest) expect(decision.resetMs).toBeLessThanOrEqual(capacityMs + toleranceMs(step.at, interval));
+    if (step.at >= latest)
+      expect(decision.resetMs).toBeLessThanOrEqual(capacityMs + toleranceMs(step.at, interval));
     if (decision.allowed) {
       expect(decision.retryAfterMs).toBe(0);
       expect(decision.reason).toBeUndefined();
@@ -58,23 +61,46 @@ describe('gcra: scenario table', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it.each(gcraScenarios.map((s) => [s.name, s] as const))('%s', (_name: string, scenario: GcraScenario) => {
-    runScenario(scenario);
-  });
+  it.each(gcraScenarios.map((s) => [s.name, s] as const))(
+    '%s',
+    (_name: string, scenario: GcraScenario) => {
+      runScenario(scenario);
+    },
+  );
 });
 
 describe('gcra: peek and nextTokenMs', () => {
   const limit: BucketLimit = { rate: 1, burst: 3 };
 
   it('peek of an absent key is a full bucket', () => {
-    expect(gcraPeek(undefined, 123, limit)).toEqual({ allowed: true, remaining: 3, retryAfterMs: 0, resetMs: 0 });
+    expect(gcraPeek(undefined, 123, limit)).toEqual({
+      allowed: true,
+      remaining: 3,
+      retryAfterMs: 0,
+      resetMs: 0,
+    });
   });
 
   it('peek reports the bucket without charging it', () => {
     const { tat } = gcraConsume(undefined, 0, limit, 2); // tat 2000
-    expect(gcraPeek(tat, 0, limit)).toEqual({ allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 2000 });
-    expect(gcraPeek(tat, 0, limit)).toEqual({ allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 2000 });
-    expect(gcraPeek(tat, 1500, limit)).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 500 });
+    expect(gcraPeek(tat, 0, limit)).toEqual({
+      allowed: true,
+      remaining: 1,
+      retryAfterMs: 0,
+      resetMs: 2000,
+    });
+    expect(gcraPeek(tat, 0, limit)).toEqual({
+      allowed: true,
+      remaining: 1,
+      retryAfterMs: 0,
+      resetMs: 2000,
+    });
+    expect(gcraPeek(tat, 1500, limit)).toEqual({
+      allowed: true,
+      remaining: 2,
+      retryAfterMs: 0,
+      resetMs: 500,
+    });
     // The state is still good for exactly one more token at 0.
     expect(gcraConsume(tat, 0, limit, 1).decision.allowed).toBe(true);
     expect(gcraConsume(tat, 0, limit, 2).decision.allowed).toBe(false);
@@ -143,8 +169,10 @@ function windowBoundViolations(admissions: readonly Admission[], limit: BucketLi
     for (let j = i; j < admissions.length; j++) {
       const end = admissions[j]!.at;
       const admitted = prefix[j + 1]! - prefix[i]!;
-      const bound = limit.burst + (limit.rate * (end - start)) / 1000 + toleranceMs(end, interval) / interval;
-      if (admitted > bound && out.length < 5) out.push(`admitted ${admitted} > ${bound} in [${start}, ${end}]`);
+      const bound =
+        limit.burst + (limit.rate * (end - start)) / 1000 + toleranceMs(end, interval) / interval;
+      if (admitted > bound && out.length < 5)
+        out.push(`admitted ${admitted} > ${bound} in [${start}, ${end}]`);
     }
   }
   return out;
@@ -195,8 +223,15 @@ function randomRun(limit: BucketLimit, options: RunOptions): RunResult {
   const capacityMs = limit.burst * interval;
   const admissions: Admission[] = [];
   const violations: string[] = [];
-  const fail = (what: string, at: number, cost: number, tat: number | undefined, d: RateLimitDecision): void => {
-    if (violations.length < 10) violations.push(`${what}: tat=${tat} at=${at} cost=${cost} -> ${JSON.stringify(d)}`);
+  const fail = (
+    what: string,
+    at: number,
+    cost: number,
+    tat: number | undefined,
+    d: RateLimitDecision,
+  ): void => {
+    if (violations.length < 10)
+      violations.push(`${what}: tat=${tat} at=${at} cost=${cost} -> ${JSON.stringify(d)}`);
   };
   let tat: number | undefined;
   let now = options.start;
@@ -209,41 +244,56 @@ function randomRun(limit: BucketLimit, options: RunOptions): RunResult {
     const back = options.backwards && rand() < 0.15;
     if (back) backJumps++;
     // Forward steps of up to 2 intervals keep the walk moving forward overall.
-    now += back ? -rand() * capacityMs * 1.5 : options.backwards ? rand() * interval * 2 : randomDelta(rand, interval, limit.burst);
+    now += back
+      ? -rand() * capacityMs * 1.5
+      : options.backwards
+        ? rand() * interval * 2
+        : randomDelta(rand, interval, limit.burst);
     const forward = now >= maxAt;
     maxAt = Math.max(maxAt, now);
     minAt = Math.min(minAt, now);
     const cost = randomCost(rand, limit.burst);
     const { tat: nextTat, decision: d } = gcraConsume(tat, now, limit, cost);
 
-    if (!Number.isInteger(d.remaining) || d.remaining < 0 || d.remaining > limit.burst) fail('remaining out of [0, burst]', now, cost, tat, d);
+    if (!Number.isInteger(d.remaining) || d.remaining < 0 || d.remaining > limit.burst)
+      fail('remaining out of [0, burst]', now, cost, tat, d);
     if (!(d.resetMs >= 0)) fail('negative resetMs', now, cost, tat, d);
-    if (forward && d.resetMs > capacityMs + toleranceMs(now, interval)) fail('resetMs above capacity', now, cost, tat, d);
+    if (forward && d.resetMs > capacityMs + toleranceMs(now, interval))
+      fail('resetMs above capacity', now, cost, tat, d);
 
     if (cost > limit.burst) {
-      if (d.allowed || d.reason !== 'cost-exceeds-burst' || d.retryAfterMs !== Infinity) fail('cost > burst not refused', now, cost, tat, d);
-      if (tat !== undefined && nextTat !== tat) fail('refusal changed the state', now, cost, tat, d);
+      if (d.allowed || d.reason !== 'cost-exceeds-burst' || d.retryAfterMs !== Infinity)
+        fail('cost > burst not refused', now, cost, tat, d);
+      if (tat !== undefined && nextTat !== tat)
+        fail('refusal changed the state', now, cost, tat, d);
     } else if (d.allowed) {
-      if (d.retryAfterMs !== 0 || d.reason !== undefined) fail('admission with retry/reason', now, cost, tat, d);
+      if (d.retryAfterMs !== 0 || d.reason !== undefined)
+        fail('admission with retry/reason', now, cost, tat, d);
       // What a request reports is what the bucket holds right after it.
       // (resetMs up to the rounding slack: an admission may land a hair past
       // C, which peek clamps back to C.)
       const after = gcraPeek(nextTat, now, limit);
-      if (after.remaining !== d.remaining || Math.abs(after.resetMs - d.resetMs) > toleranceMs(now, interval)) {
+      if (
+        after.remaining !== d.remaining ||
+        Math.abs(after.resetMs - d.resetMs) > toleranceMs(now, interval)
+      ) {
         fail('decision differs from peek after it', now, cost, tat, d);
       }
       admissions.push({ at: now, cost });
     } else {
       limitDenials++;
-      if (d.reason !== 'limit' || !(d.retryAfterMs > 0) || !Number.isFinite(d.retryAfterMs)) fail('bad limit denial', now, cost, tat, d);
+      if (d.reason !== 'limit' || !(d.retryAfterMs > 0) || !Number.isFinite(d.retryAfterMs))
+        fail('bad limit denial', now, cost, tat, d);
       if (tat !== undefined && nextTat !== tat) fail('denial changed the state', now, cost, tat, d);
       if (!options.backwards) {
         // Waiting exactly retryAfterMs is enough for the same request... (with
         // a backwards clock it is not: see the known-bug tests)
-        if (!gcraConsume(tat, now + d.retryAfterMs, limit, cost).decision.allowed) fail('denied again after retryAfterMs', now, cost, tat, d);
+        if (!gcraConsume(tat, now + d.retryAfterMs, limit, cost).decision.allowed)
+          fail('denied again after retryAfterMs', now, cost, tat, d);
         // ...and not a generous overestimate: 1 % of a token earlier is too early.
         const early = d.retryAfterMs - interval * 0.01;
-        if (early > 0 && gcraConsume(tat, now + early, limit, cost).decision.allowed) fail('admitted before retryAfterMs', now, cost, tat, d);
+        if (early > 0 && gcraConsume(tat, now + early, limit, cost).decision.allowed)
+          fail('admitted before retryAfterMs', now, cost, tat, d);
       }
     }
     tat = nextTat;
@@ -261,7 +311,10 @@ describe('gcra: properties over seeded random sequences', () => {
         // A run that never hits the limit (or never admits) would prove little.
         expect(run.limitDenials).toBeGreaterThan(10);
         expect(run.admissions.length).toBeGreaterThan(10);
-        expect({ seed, violations: [...run.violations, ...windowBoundViolations(run.admissions, limit)] }).toEqual({ seed, violations: [] });
+        expect({
+          seed,
+          violations: [...run.violations, ...windowBoundViolations(run.admissions, limit)],
+        }).toEqual({ seed, violations: [] });
       }
     });
 
@@ -269,9 +322,17 @@ describe('gcra: properties over seeded random sequences', () => {
     if (limit.rate < 1e6) {
       it('same, at Date.now()-scale times', () => {
         for (const seed of seeds) {
-          const run = randomRun(limit, { seed: seed ^ 0x5bd1e995, start: 1_700_000_000_000, steps: 400, backwards: false });
+          const run = randomRun(limit, {
+            seed: seed ^ 0x5bd1e995,
+            start: 1_700_000_000_000,
+            steps: 400,
+            backwards: false,
+          });
           expect(run.limitDenials).toBeGreaterThan(10);
-          expect({ seed, violations: [...run.violations, ...windowBoundViolations(run.admissions, limit)] }).toEqual({ seed, violations: [] });
+          expect({
+            seed,
+            violations: [...run.violations, ...windowBoundViolations(run.admissions, limit)],
+          }).toEqual({ seed, violations: [] });
         }
       });
     }
@@ -285,8 +346,15 @@ describe('gcra: properties over seeded random sequences', () => {
         const total = run.admissions.reduce((sum, a) => sum + a.cost, 0);
         // Only the span of clock values actually seen can have refilled the
         // bucket: a jump back followed by the same time again refills nothing.
-        const bound = limit.burst + (limit.rate * (run.maxAt - run.minAt)) / 1000 + toleranceMs(run.maxAt, interval) / interval;
-        expect({ seed, violations: run.violations, excess: Math.max(0, total - bound) }).toEqual({ seed, violations: [], excess: 0 });
+        const bound =
+          limit.burst +
+          (limit.rate * (run.maxAt - run.minAt)) / 1000 +
+          toleranceMs(run.maxAt, interval) / interval;
+        expect({ seed, violations: run.violations, excess: Math.max(0, total - bound) }).toEqual({
+          seed,
+          violations: [],
+          excess: 0,
+        });
       }
     });
   });
@@ -385,7 +453,10 @@ describe('gcraRefund', () => {
   const limit = { rate: 10, burst: 5 }; // one token every 100 ms
 
   it('gives tokens back, never past full, and says when the bucket is full again', () => {
-    const empty = [1, 2, 3, 4, 5].reduce<number | undefined>((tat) => gcraConsume(tat, 0, limit, 1).tat, undefined)!;
+    const empty = [1, 2, 3, 4, 5].reduce<number | undefined>(
+      (tat) => gcraConsume(tat, 0, limit, 1).tat,
+      undefined,
+    )!;
     expect(empty).toBe(500);
     const refunded = gcraRefund(empty, 0, limit, 2);
     expect(refunded).toBe(300);
@@ -402,10 +473,16 @@ describe('gcraBlock', () => {
   it('empty until the end of the block, one token then, refilling at the rate after', () => {
     const tat = gcraBlock(undefined, 0, limit, 60_000);
     expect(tat).toBe(60_400);
-    expect(gcraConsume(tat, 59_999, limit, 1).decision).toMatchObject({ allowed: false, retryAfterMs: 1 });
+    expect(gcraConsume(tat, 59_999, limit, 1).decision).toMatchObject({
+      allowed: false,
+      retryAfterMs: 1,
+    });
     const first = gcraConsume(tat, 60_000, limit, 1);
     expect(first.decision).toMatchObject({ allowed: true, remaining: 0 });
-    expect(gcraConsume(first.tat, 60_000, limit, 1).decision).toMatchObject({ allowed: false, retryAfterMs: 100 });
+    expect(gcraConsume(first.tat, 60_000, limit, 1).decision).toMatchObject({
+      allowed: false,
+      retryAfterMs: 100,
+    });
   });
 
   it('never shortens a block, and a bucket in the past counts from now', () => {

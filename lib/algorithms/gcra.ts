@@ -39,7 +39,6 @@ export interface GcraOutcome {
   readonly tat: number;
 }
 
-
 /** Milliseconds between two tokens. */
 export function emissionIntervalMs(limit: BucketLimit): number {
   return 1000 / limit.rate;
@@ -77,7 +76,15 @@ export function gcraConsume(
   if (cost > limit.burst + TOKEN_EPSILON) {
     return {
       tat: tat ?? now,
-      decision: denied(current, now, interval, capacityMs, Number.POSITIVE_INFINITY, 'cost-exceeds-burst', toleranceMs(now, interval)),
+      decision: denied(
+        current,
+        now,
+        interval,
+        capacityMs,
+        Number.POSITIVE_INFINITY,
+        'cost-exceeds-burst',
+        toleranceMs(now, interval),
+      ),
     };
   }
 
@@ -143,7 +150,11 @@ function nextUp(x: number): number {
  * What the bucket looks like at `now` without consuming: the decision a
  * request of cost 0 would get (always allowed, never changes state).
  */
-export function gcraPeek(tat: number | undefined, now: number, limit: BucketLimit): RateLimitDecision {
+export function gcraPeek(
+  tat: number | undefined,
+  now: number,
+  limit: BucketLimit,
+): RateLimitDecision {
   return gcraConsume(tat, now, limit, 0).decision;
 }
 
@@ -153,7 +164,12 @@ export function gcraPeek(tat: number | undefined, now: number, limit: BucketLimi
  * rate. Never earlier than the bucket already is (a block only extends), so
  * blocking twice is blocking once.
  */
-export function gcraBlock(tat: number | undefined, now: number, limit: BucketLimit, durationMs: number): number {
+export function gcraBlock(
+  tat: number | undefined,
+  now: number,
+  limit: BucketLimit,
+  durationMs: number,
+): number {
   const interval = emissionIntervalMs(limit);
   const blocked = now + durationMs + (limit.burst - 1) * interval;
   const current = tat === undefined || tat < now ? now : tat;
@@ -203,7 +219,12 @@ function wholeTokens(freeMs: number, interval: number, slack: number): number {
  *
  * @returns the TAT to store, or `undefined` when the bucket is full (the key can be deleted).
  */
-export function gcraRefund(tat: number | undefined, now: number, limit: BucketLimit, tokens: number): number | undefined {
+export function gcraRefund(
+  tat: number | undefined,
+  now: number,
+  limit: BucketLimit,
+  tokens: number,
+): number | undefined {
   if (tat === undefined) return undefined;
   const refunded = Math.max(now, tat - tokens * emissionIntervalMs(limit));
   return refunded > now ? refunded : undefined;

@@ -8,9 +8,11 @@ const T = 1_700_000_040_000;
 const limit: SlidingWindowLimit = { algorithm: 'sliding-window', quota: 10, windowMs: 60_000 };
 
 describe('sliding window: the shared scenario table', () => {
-  it.each(windowScenarios.filter((s) => s.limit.algorithm === 'sliding-window').map((s) => [s.name, s] as const))('%s', (_name, scenario) =>
-    runWindowScenario(scenario),
-  );
+  it.each(
+    windowScenarios
+      .filter((s) => s.limit.algorithm === 'sliding-window')
+      .map((s) => [s.name, s] as const),
+  )('%s', (_name, scenario) => runWindowScenario(scenario));
 });
 
 describe('sliding window', () => {
@@ -21,8 +23,16 @@ describe('sliding window', () => {
       const denied = slidingWindowConsume(state, t, limit, 3).decision;
       expect(denied.allowed).toBe(false);
       const wait = denied.retryAfterMs;
-      expect({ t: t - T, wait, at: slidingWindowConsume(state, t + wait, limit, 3).decision.allowed }).toEqual({ t: t - T, wait, at: true });
-      expect({ t: t - T, wait, before: slidingWindowConsume(state, t + wait - 1, limit, 3).decision.allowed }).toEqual({ t: t - T, wait, before: false });
+      expect({
+        t: t - T,
+        wait,
+        at: slidingWindowConsume(state, t + wait, limit, 3).decision.allowed,
+      }).toEqual({ t: t - T, wait, at: true });
+      expect({
+        t: t - T,
+        wait,
+        before: slidingWindowConsume(state, t + wait - 1, limit, 3).decision.allowed,
+      }).toEqual({ t: t - T, wait, before: false });
     }
   });
 
@@ -37,6 +47,9 @@ describe('sliding window', () => {
   it('peek charges nothing and reports the estimate', () => {
     const { state } = slidingWindowConsume(undefined, T, limit, 6);
     // One window later: the 6 weigh 1/2 at mid-window.
-    expect(slidingWindowPeek(state, T + 90_000, limit)).toMatchObject({ allowed: true, remaining: 7 });
+    expect(slidingWindowPeek(state, T + 90_000, limit)).toMatchObject({
+      allowed: true,
+      remaining: 7,
+    });
   });
 });

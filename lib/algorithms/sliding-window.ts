@@ -30,7 +30,14 @@ import { WINDOW_EPSILON, wholeLeft, type WindowOutcome, type WindowState } from 
  * past the window's end (where `current` becomes the previous count). 0 when
  * it already holds; `Infinity` when it never will (cost above the quota).
  */
-export function slidingWaitMs(previous: number, current: number, elapsed: number, windowMs: number, quota: number, cost: number): number {
+export function slidingWaitMs(
+  previous: number,
+  current: number,
+  elapsed: number,
+  windowMs: number,
+  quota: number,
+  cost: number,
+): number {
   if (cost > quota + WINDOW_EPSILON) return Number.POSITIVE_INFINITY;
   if (previous * (1 - elapsed / windowMs) + current + cost <= quota + WINDOW_EPSILON) return 0;
   if (current + cost <= quota + WINDOW_EPSILON) {
@@ -54,7 +61,12 @@ export function slidingWaitMs(previous: number, current: number, elapsed: number
  * `effectiveWindowMs` = for a caller who spends `remaining` now, until one
  * more request fits: draft -11's `t`.
  */
-export function slidingWindowConsume(state: WindowState | undefined, now: number, limit: SlidingWindowLimit, cost: number): WindowOutcome {
+export function slidingWindowConsume(
+  state: WindowState | undefined,
+  now: number,
+  limit: SlidingWindowLimit,
+  cost: number,
+): WindowOutcome {
   const { windowMs, quota } = limit;
   let start = Math.floor(now / windowMs) * windowMs;
   let previous = 0;
@@ -72,7 +84,13 @@ export function slidingWindowConsume(state: WindowState | undefined, now: number
   const lag = at - now;
   const elapsed = at - start;
   const estimate = previous * (1 - elapsed / windowMs) + count;
-  const current: WindowState = { start, end: start + windowMs, count, previous, expires: start + 2 * windowMs };
+  const current: WindowState = {
+    start,
+    end: start + windowMs,
+    count,
+    previous,
+    expires: start + 2 * windowMs,
+  };
   const allowed = cost <= quota + WINDOW_EPSILON && estimate + cost <= quota + WINDOW_EPSILON;
   const counted = allowed ? count + cost : count;
   const used = allowed ? estimate + cost : estimate;
@@ -80,15 +98,28 @@ export function slidingWindowConsume(state: WindowState | undefined, now: number
   const decision: RateLimitDecision = {
     allowed,
     remaining,
-    retryAfterMs: allowed ? 0 : lag + slidingWaitMs(previous, count, elapsed, windowMs, quota, cost),
+    retryAfterMs: allowed
+      ? 0
+      : lag + slidingWaitMs(previous, count, elapsed, windowMs, quota, cost),
     resetMs: lag + slidingWaitMs(previous, counted, elapsed, windowMs, quota, quota),
-    effectiveWindowMs: lag + slidingWaitMs(previous, counted + remaining, elapsed, windowMs, quota, 1),
+    effectiveWindowMs:
+      lag + slidingWaitMs(previous, counted + remaining, elapsed, windowMs, quota, 1),
   };
   if (allowed) return { state: { ...current, count: counted }, decision };
-  return { state: current, decision: { ...decision, reason: cost > quota + WINDOW_EPSILON ? 'cost-exceeds-burst' : 'limit' } };
+  return {
+    state: current,
+    decision: {
+      ...decision,
+      reason: cost > quota + WINDOW_EPSILON ? 'cost-exceeds-burst' : 'limit',
+    },
+  };
 }
 
 /** The window as it stands at `now`, without charging (the decision of a cost of 0). */
-export function slidingWindowPeek(state: WindowState | undefined, now: number, limit: SlidingWindowLimit): RateLimitDecision {
+export function slidingWindowPeek(
+  state: WindowState | undefined,
+  now: number,
+  limit: SlidingWindowLimit,
+): RateLimitDecision {
   return slidingWindowConsume(state, now, limit, 0).decision;
 }

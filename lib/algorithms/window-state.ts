@@ -48,9 +48,19 @@ export function wholeLeft(quota: number, used: number): number {
  * its count goes down, never below 0. `undefined` when the state no longer
  * matters (expired, or nothing left counted): the key can be deleted.
  */
-export function windowRefund(state: WindowState | undefined, now: number, tokens: number): WindowState | undefined {
+export function windowRefund(
+  state: WindowState | undefined,
+  now: number,
+  tokens: number,
+): WindowState | undefined {
   if (state === undefined || state.expires <= now) return undefined;
   const count = Math.max(0, state.count - tokens);
   if (count <= WINDOW_EPSILON && state.previous <= WINDOW_EPSILON) return undefined;
-  return { start: state.start, end: state.end, count, previous: state.previous, expires: state.expires };
+  return {
+    start: state.start,
+    end: state.end,
+    count,
+    previous: state.previous,
+    expires: state.expires,
+  };
 }

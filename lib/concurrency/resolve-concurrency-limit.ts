@@ -27,8 +27,10 @@ const RATE_ONLY: Readonly<Partial<Record<keyof RateLimitOptions, string>>> = {
   rate: 'a limit is a rate limit or a concurrency limit: declare a second limit (another name) for the rate',
   burst: 'is a rate-limit option; a concurrency limit has no bucket',
   cost: 'is a rate-limit option; a request holds one slot',
-  algorithm: 'is a rate-limit option; a concurrency limit counts requests in flight, not per window',
-  calendar: 'is a rate-limit option (calendar-aligned fixed windows); a concurrency limit has no window',
+  algorithm:
+    'is a rate-limit option; a concurrency limit counts requests in flight, not per window',
+  calendar:
+    'is a rate-limit option (calendar-aligned fixed windows); a concurrency limit has no window',
   ...Object.assign({}, ...LIMIT_POLICIES.map((policy) => policy.refusedOnConcurrency)),
 };
 
@@ -65,7 +67,10 @@ export function isConcurrencyLimit(options: RateLimitOptions | undefined): boole
  * Validate one declared `concurrency` limit. Throws a TypeError naming the
  * place, the limit and the option.
  */
-export function resolveConcurrencyLimit(options: RateLimitOptions, context: LimitContext): ResolvedConcurrencyLimit {
+export function resolveConcurrencyLimit(
+  options: RateLimitOptions,
+  context: LimitContext,
+): ResolvedConcurrencyLimit {
   const name = options.name ?? DEFAULT_LIMIT_NAME;
   const where = `RateLimit: ${context.where}, limit "${name}"`;
   const fail = (option: string, problem: string): never => {
@@ -76,23 +81,42 @@ export function resolveConcurrencyLimit(options: RateLimitOptions, context: Limi
     fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
   }
   for (const [option, why] of Object.entries(RATE_ONLY)) {
-    if ((options as Record<string, unknown>)[option] !== undefined) fail(option, `cannot be combined with concurrency: ${why}`);
+    if ((options as Record<string, unknown>)[option] !== undefined)
+      fail(option, `cannot be combined with concurrency: ${why}`);
   }
   const concurrency = options.concurrency;
-  if (typeof concurrency !== 'number' || !Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-    fail('concurrency', `must be a positive integer (at most ${MAX_CONCURRENCY}), got ${describeValue(concurrency)}`);
+  if (
+    typeof concurrency !== 'number' ||
+    !Number.isSafeInteger(concurrency) ||
+    concurrency < 1 ||
+    concurrency > MAX_CONCURRENCY
+  ) {
+    fail(
+      'concurrency',
+      `must be a positive integer (at most ${MAX_CONCURRENCY}), got ${describeValue(concurrency)}`,
+    );
   }
   if (context.storeSlots === false) {
-    fail('concurrency', 'needs a store with concurrency slots (RateLimitStore.slots: MemoryStore, RedisStore, TwoTierStore); this one has none');
+    fail(
+      'concurrency',
+      'needs a store with concurrency slots (RateLimitStore.slots: MemoryStore, RedisStore, TwoTierStore); this one has none',
+    );
   }
   const leaseMs = resolveLeaseTimeout(options.leaseTimeout, fail);
   // In-flight requests are not a decision that can be replayed without effect: no shadow mode.
   if ((options.shadow ?? context.shadow ?? false) !== false) {
-    fail('shadow', `is not supported on a concurrency limit${options.shadow === undefined ? " (the module's shadow is on: set shadow: false on this limit)" : ''}`);
+    fail(
+      'shadow',
+      `is not supported on a concurrency limit${options.shadow === undefined ? " (the module's shadow is on: set shadow: false on this limit)" : ''}`,
+    );
   }
   const scope = options.scope ?? 'route';
-  if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
-  const failModeError = options.failMode === undefined ? undefined : failModeProblem(options.failMode, context.localFallback);
+  if (scope !== 'route' && scope !== 'shared')
+    fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
+  const failModeError =
+    options.failMode === undefined
+      ? undefined
+      : failModeProblem(options.failMode, context.localFallback);
   if (failModeError) fail('failMode', failModeError);
   const identify = compileLimitKey(options.key, name, context, fail);
   return {
@@ -102,16 +126,27 @@ export function resolveConcurrencyLimit(options: RateLimitOptions, context: Limi
     identify,
     namespace: `cc|${name}|${scope === 'shared' ? SHARED_ROUTE : context.routeId}|`,
     failMode: options.failMode,
-    header: Object.freeze({ name, rate: concurrency!, burst: concurrency!, unit: 'concurrent-requests' }),
+    header: Object.freeze({
+      name,
+      rate: concurrency!,
+      burst: concurrency!,
+      unit: 'concurrent-requests',
+    }),
     shape: Object.freeze({ algorithm: 'token-bucket', rate: concurrency!, burst: concurrency! }),
   };
 }
 
-function resolveLeaseTimeout(value: unknown, fail: (option: string, problem: string) => never): number {
+function resolveLeaseTimeout(
+  value: unknown,
+  fail: (option: string, problem: string) => never,
+): number {
   if (value === undefined) return DEFAULT_LEASE_TIMEOUT_MS;
   const ms = parseDuration(value);
   if (ms === undefined || ms > MAX_LEASE_TIMEOUT_MS) {
-    fail('leaseTimeout', `must be a positive number of milliseconds or a duration such as '30s' or '5min', at most one day, got ${describeValue(value)}`);
+    fail(
+      'leaseTimeout',
+      `must be a positive number of milliseconds or a duration such as '30s' or '5min', at most one day, got ${describeValue(value)}`,
+    );
   }
   return Math.ceil(ms!);
 }

@@ -2,7 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { ExecutionContext } from '@nestjs/common';
 import { finalize, Observable, type Subscription } from 'rxjs';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
-import { policyHeader, retryAfterSeconds, type HeaderLimit } from '../headers/rate-limit-headers.js';
+import {
+  policyHeader,
+  retryAfterSeconds,
+  type HeaderLimit,
+} from '../headers/rate-limit-headers.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
@@ -13,7 +17,10 @@ import type { ResolvedModuleOptions } from '../interfaces/resolved-module-option
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
 import type { BucketRef, MaybePromise } from '../store/rate-limit-store.interface.js';
-import type { RateLimitDenial, RequestResponse } from '../transports/rate-limit-transport.interface.js';
+import type {
+  RateLimitDenial,
+  RequestResponse,
+} from '../transports/rate-limit-transport.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
 import { openCall, type SlotAdmission } from '../rate-limit-call.js';
@@ -75,7 +82,13 @@ export class SlotGate {
    * response closes (sent, or the client gone), whichever comes first: the
    * response's end also covers a later guard that refuses the call.
    */
-  takeInGuard(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, deny: (denial: RateLimitDenial) => never): MaybePromise<true> {
+  takeInGuard(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    exchange: RequestResponse,
+    admission: SlotAdmission,
+    deny: (denial: RateLimitDenial) => never,
+  ): MaybePromise<true> {
     const holding = this.holding(context, route, exchange, admission, deny);
     const taken = this.acquireFrom(holding, 0);
     if (isPromiseLike(taken)) return taken.then(() => this.heldByCall(holding));
@@ -91,7 +104,13 @@ export class SlotGate {
   }
 
   /** Other transports: the interceptor takes the call's slots after every guard, then `run`s the handler holding them. */
-  hold(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, run: () => Observable<unknown>): Observable<unknown> {
+  hold(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    exchange: RequestResponse,
+    admission: SlotAdmission,
+    run: () => Observable<unknown>,
+  ): Observable<unknown> {
     const deny = (denial: RateLimitDenial): never => {
       throw route.transport.denialError(denial, context);
     };
@@ -125,22 +144,53 @@ export class SlotGate {
   private admitted(holding: Holding, run: () => Observable<unknown>): Observable<unknown> {
     this.announce(holding);
     if (holding.held.length === 0) return run();
-    const watch = holding.route.transport.onClientGone?.bind(holding.route.transport, holding.exchange);
+    const watch = holding.route.transport.onClientGone?.bind(
+      holding.route.transport,
+      holding.exchange,
+    );
     return run().pipe(finalize(this.releaser(holding, watch)));
   }
 
-  private holding(context: ExecutionContext, route: CompiledRoute, exchange: RequestResponse, admission: SlotAdmission, deny: (denial: RateLimitDenial) => never): Holding {
+  private holding(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    exchange: RequestResponse,
+    admission: SlotAdmission,
+    deny: (denial: RateLimitDenial) => never,
+  ): Holding {
     const slots = this.options.store.slots!;
-    return { context, route, exchange, admission, slots, held: [], keys: [], limits: [], decisions: [], failedOpen: false, deny };
+    return {
+      context,
+      route,
+      exchange,
+      admission,
+      slots,
+      held: [],
+      keys: [],
+      limits: [],
+      decisions: [],
+      failedOpen: false,
+      deny,
+    };
   }
 
   /** Every slot taken: published, and the headers written (the slots given back if they cannot be). */
   private announce(holding: Holding): void {
-    publish(holding.route, this.options.owner, holding.failedOpen ? 'fail-open' : 'admitted', holding);
+    publish(
+      holding.route,
+      this.options.owner,
+      holding.failedOpen ? 'fail-open' : 'admitted',
+      holding,
+    );
     const source = this.headers(holding);
     try {
       // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
-      if (source.limits.length > 0) holding.route.transport.writeHeaders(holding.exchange.response, this.options.headers, source);
+      if (source.limits.length > 0)
+        holding.route.transport.writeHeaders(
+          holding.exchange.response,
+          this.options.headers,
+          source,
+        );
     } catch (error) {
       this.releaseAll(holding);
       throw error;
@@ -148,7 +198,10 @@ export class SlotGate {
   }
 
   /** The one release of a call's slots, also run by `watch` (the client gone, the response closed), whichever comes first. */
-  private releaser(holding: Holding, watch: ((listener: () => void) => () => void) | undefined): () => void {
+  private releaser(
+    holding: Holding,
+    watch: ((listener: () => void) => () => void) | undefined,
+  ): () => void {
     let released = false;
     let stopWatching: (() => void) | undefined;
     const release = (): void => {
@@ -186,11 +239,21 @@ export class SlotGate {
     return this.acquireKey(holding, limit, limit.namespace + identity);
   }
 
-  private acquireKey(holding: Holding, limit: ResolvedConcurrencyLimit, key: string): MaybePromise<void> {
+  private acquireKey(
+    holding: Holding,
+    limit: ResolvedConcurrencyLimit,
+    key: string,
+  ): MaybePromise<void> {
     const id = `${this.prefix}:${(this.counter = (this.counter + 1) % Number.MAX_SAFE_INTEGER)}`;
     let answer: MaybePromise<SlotAcquireResult>;
     try {
-      answer = holding.slots.acquire({ key, limit: limit.concurrency, id, leaseMs: limit.leaseMs, now: this.clock.now() });
+      answer = holding.slots.acquire({
+        key,
+        limit: limit.concurrency,
+        id,
+        leaseMs: limit.leaseMs,
+        now: this.clock.now(),
+      });
     } catch (error) {
       return this.failed(holding, limit, error);
     }
@@ -201,7 +264,13 @@ export class SlotGate {
     );
   }
 
-  private decided(holding: Holding, limit: ResolvedConcurrencyLimit, key: string, id: string, result: SlotAcquireResult): void {
+  private decided(
+    holding: Holding,
+    limit: ResolvedConcurrencyLimit,
+    key: string,
+    id: string,
+    result: SlotAcquireResult,
+  ): void {
     this.failures.succeeded();
     const free = Math.max(0, limit.concurrency - result.inFlight);
     holding.limits.push(limit.header);
@@ -211,12 +280,23 @@ export class SlotGate {
       holding.decisions.push({ allowed: true, remaining: free, retryAfterMs: 0, resetMs: 0 });
       return;
     }
-    holding.decisions.push({ allowed: false, remaining: 0, retryAfterMs: RETRY_AFTER_MS, resetMs: 0, reason: 'limit' });
+    holding.decisions.push({
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: RETRY_AFTER_MS,
+      resetMs: 0,
+      reason: 'limit',
+    });
     this.giveBack(holding);
     publish(holding.route, this.options.owner, 'denied', holding);
     const source = this.headers(holding);
     const retryAfter = retryAfterSeconds(source.decisions);
-    holding.route.transport.writeHeaders(holding.exchange.response, this.options.headers, source, retryAfter);
+    holding.route.transport.writeHeaders(
+      holding.exchange.response,
+      this.options.headers,
+      source,
+      retryAfter,
+    );
     holding.deny({ ...source, retryAfter });
   }
 
@@ -224,7 +304,13 @@ export class SlotGate {
   private failed(holding: Holding, limit: ResolvedConcurrencyLimit, error: unknown): void {
     const failMode: FailMode = limit.failMode ?? this.options.failMode;
     const consecutiveFailures = this.failures.failed(error);
-    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode, owner: this.options.owner, consecutiveFailures });
+    if (rateLimitChannels.storeFailure.hasSubscribers)
+      rateLimitChannels.storeFailure.publish({
+        error,
+        failMode,
+        owner: this.options.owner,
+        consecutiveFailures,
+      });
     if (failMode !== 'closed') {
       holding.failedOpen = true;
       return;
@@ -250,7 +336,8 @@ export class SlotGate {
     for (const { key, id } of holding.held.splice(0)) {
       try {
         const done = holding.slots.release({ key, id, now: this.clock.now() });
-        if (isPromiseLike(done)) done.then(undefined, (error: unknown) => this.releaseFailed(error));
+        if (isPromiseLike(done))
+          done.then(undefined, (error: unknown) => this.releaseFailed(error));
       } catch (error) {
         this.releaseFailed(error);
       }
@@ -261,17 +348,23 @@ export class SlotGate {
     const why = error instanceof Error ? error.message : String(error);
     this.releaseFailures.occurred('release', 60_000, () => ({
       first: `RateLimit: a concurrency slot could not be released (${why}); it comes back when its lease runs out (leaseTimeout). Later failures are counted and said when this burst ends.`,
-      summary: (count) => `RateLimit: ${count} concurrency slot(s) could not be released in the last burst; their leases free them.`,
+      summary: (count) =>
+        `RateLimit: ${count} concurrency slot(s) could not be released in the last burst; their leases free them.`,
     }));
   }
 
   /** The rate limits' headers, with a member per concurrency limit that decided. */
   private headers(holding: Holding): HeaderSource {
     const rate = holding.admission.source;
-    if (rate === undefined || rate.limits.length === 0) return { limits: holding.limits, decisions: holding.decisions, policy: undefined };
+    if (rate === undefined || rate.limits.length === 0)
+      return { limits: holding.limits, decisions: holding.decisions, policy: undefined };
     const own = policyHeader(holding.limits);
     const policy = rate.policy === undefined || own === '' ? undefined : `${rate.policy}, ${own}`;
-    return { limits: [...rate.limits, ...holding.limits], decisions: [...rate.decisions, ...holding.decisions], policy };
+    return {
+      limits: [...rate.limits, ...holding.limits],
+      decisions: [...rate.decisions, ...holding.decisions],
+      policy,
+    };
   }
 
   /** Module shutdown: the release failures counted are said. */
@@ -286,7 +379,12 @@ export class SlotGate {
  * published by the guard). A denial names the limits decided up to the one
  * that refused; a store failure, every limit.
  */
-function publish(route: CompiledRoute, owner: RateLimitOwner, result: DecisionResult, holding: Holding | undefined): void {
+function publish(
+  route: CompiledRoute,
+  owner: RateLimitOwner,
+  result: DecisionResult,
+  holding: Holding | undefined,
+): void {
   if (!rateLimitChannels.decision.hasSubscribers) return;
   const decided = result === 'admitted' || result === 'denied';
   const count = result === 'denied' ? holding!.decisions.length : route.concurrency.length;
@@ -315,7 +413,8 @@ interface NodeResponse {
  * it has closed already (the client left while the slots were being taken).
  */
 function onResponseClosed(response: unknown): ((listener: () => void) => () => void) | undefined {
-  const raw = ((response as { raw?: NodeResponse } | undefined)?.raw ?? response) as NodeResponse | undefined;
+  const raw = ((response as { raw?: NodeResponse } | undefined)?.raw ?? response) as
+    NodeResponse | undefined;
   if (raw === undefined || typeof raw.once !== 'function') return undefined;
   return (listener) => {
     if (raw.closed === true) {

@@ -24,8 +24,12 @@ import { needsAfterHandler } from '../routes/after-handler.js';
  * ```
  * @publicApi
  */
-export function RateLimit(limits: RateLimitOptions | readonly RateLimitOptions[]): ClassDecorator & MethodDecorator {
-  const declared = Array.isArray(limits) ? [...(limits as readonly RateLimitOptions[])] : [limits as RateLimitOptions];
+export function RateLimit(
+  limits: RateLimitOptions | readonly RateLimitOptions[],
+): ClassDecorator & MethodDecorator {
+  const declared = Array.isArray(limits)
+    ? [...(limits as readonly RateLimitOptions[])]
+    : [limits as RateLimitOptions];
   const bindInterceptor = needsAfterHandler(declared);
   return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
     const where = descriptor ? descriptor.value : target;

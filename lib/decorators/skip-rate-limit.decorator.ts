@@ -14,7 +14,10 @@ import { SKIP_RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
 export function SkipRateLimit(...names: string[]): ClassDecorator & MethodDecorator {
   return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
     const where = descriptor ? descriptor.value : target;
-    const existing: true | string[] | undefined = Reflect.getMetadata(SKIP_RATE_LIMIT_METADATA, where);
+    const existing: true | string[] | undefined = Reflect.getMetadata(
+      SKIP_RATE_LIMIT_METADATA,
+      where,
+    );
     const skip = existing === true || names.length === 0 ? true : [...(existing ?? []), ...names];
     Reflect.defineMetadata(SKIP_RATE_LIMIT_METADATA, skip, where);
   };

@@ -5,11 +5,26 @@ import { RateLimitStoreError, toStoreError } from '../errors/rate-limit-store.er
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { HotKeys } from '../observability/hot-keys/hot-keys.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
-import { publishFallbackSwitches, rateLimitChannels } from '../observability/rate-limit-channels.js';
+import {
+  publishFallbackSwitches,
+  rateLimitChannels,
+} from '../observability/rate-limit-channels.js';
 import { WaitQueue } from '../policies/delay/wait-queue.js';
-import { RATE_LIMIT_CLOCK, RATE_LIMIT_STORE, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import {
+  RATE_LIMIT_CLOCK,
+  RATE_LIMIT_STORE,
+  RESOLVED_RATE_LIMIT_OPTIONS,
+} from '../rate-limit.constants.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
-import type { BlockCheck, ConsumeRequest, ConsumeResult, LocalFallback, MaybePromise, RateLimitCheck, RateLimitStore } from '../store/rate-limit-store.interface.js';
+import type {
+  BlockCheck,
+  ConsumeRequest,
+  ConsumeResult,
+  LocalFallback,
+  MaybePromise,
+  RateLimitCheck,
+  RateLimitStore,
+} from '../store/rate-limit-store.interface.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 
@@ -21,7 +36,8 @@ import { isPromiseLike } from '../util/maybe-promise.js';
 export const MAX_CLOCK_MS = 8.64e15;
 
 /** What the engine reads of the module's options. @internal */
-export type EngineOptions = Pick<ResolvedModuleOptions, 'failMode'> & Partial<Pick<ResolvedModuleOptions, 'hotKeys' | 'owner'>>;
+export type EngineOptions = Pick<ResolvedModuleOptions, 'failMode'> &
+  Partial<Pick<ResolvedModuleOptions, 'hotKeys' | 'owner'>>;
 
 /**
  * The store as the request path uses it: every store call goes through here,
@@ -54,7 +70,8 @@ export class RateLimitEngine implements OnApplicationShutdown {
   ) {
     this.waits = new WaitQueue(clock);
     const hotKeys = options.hotKeys;
-    if (hotKeys !== undefined) this.hotKeys = new HotKeys(hotKeys, clock.now(), (message) => hotKeysLogger.log(message));
+    if (hotKeys !== undefined)
+      this.hotKeys = new HotKeys(hotKeys, clock.now(), (message) => hotKeysLogger.log(message));
     this.owner = options.owner;
     this.unwatchFallback = publishFallbackSwitches(store.localFallback, options.owner);
   }
@@ -115,7 +132,11 @@ export class RateLimitEngine implements OnApplicationShutdown {
    * promise; a failure is logged (once per burst), published, and then either
    * recovered from (`recover`) or thrown as a {@link RateLimitStoreError}.
    */
-  run<T>(operation: () => MaybePromise<T>, failMode?: FailMode, recover?: () => T): MaybePromise<T> {
+  run<T>(
+    operation: () => MaybePromise<T>,
+    failMode?: FailMode,
+    recover?: () => T,
+  ): MaybePromise<T> {
     let answer: MaybePromise<T>;
     try {
       answer = operation();
@@ -163,8 +184,13 @@ export class RateLimitEngine implements OnApplicationShutdown {
   }
 
   /** The store's local tier decides; a failure there too is a store failure. */
-  private decideLocally(local: LocalFallback, request: ConsumeRequest, afterFailure: boolean): ConsumeResult {
-    if (rateLimitChannels.localFallback.hasSubscribers) rateLimitChannels.localFallback.publish({ afterFailure, owner: this.owner });
+  private decideLocally(
+    local: LocalFallback,
+    request: ConsumeRequest,
+    afterFailure: boolean,
+  ): ConsumeResult {
+    if (rateLimitChannels.localFallback.hasSubscribers)
+      rateLimitChannels.localFallback.publish({ afterFailure, owner: this.owner });
     try {
       return local.consumeLocally(request);
     } catch (error) {
@@ -174,7 +200,13 @@ export class RateLimitEngine implements OnApplicationShutdown {
 
   private failed<T>(error: unknown, failMode: FailMode | undefined, recover?: () => T): T {
     const consecutiveFailures = this.failures.failed(error);
-    if (rateLimitChannels.storeFailure.hasSubscribers) rateLimitChannels.storeFailure.publish({ error, failMode, owner: this.owner, consecutiveFailures });
+    if (rateLimitChannels.storeFailure.hasSubscribers)
+      rateLimitChannels.storeFailure.publish({
+        error,
+        failMode,
+        owner: this.owner,
+        consecutiveFailures,
+      });
     if (recover) return recover();
     throw toStoreError(error, 'Rate-limit store failed');
   }
@@ -182,7 +214,8 @@ export class RateLimitEngine implements OnApplicationShutdown {
   /** A store call answered: after failures, that is a recovery (logged, published). */
   private succeeded(): void {
     const failures = this.failures.succeeded();
-    if (failures > 0 && rateLimitChannels.storeRecovery.hasSubscribers) rateLimitChannels.storeRecovery.publish({ failures, owner: this.owner });
+    if (failures > 0 && rateLimitChannels.storeRecovery.hasSubscribers)
+      rateLimitChannels.storeRecovery.publish({ failures, owner: this.owner });
   }
 }
 
@@ -194,10 +227,16 @@ function validTime(now: number): boolean {
 
 /** The failure a clock reading outside [0, {@link MAX_CLOCK_MS}] is (only made when one is). */
 function clockError(now: unknown): RateLimitStoreError {
-  return new RateLimitStoreError(`Rate-limit clock read ${describeValue(now)}, not a time in [0, ${MAX_CLOCK_MS}] ms`);
+  return new RateLimitStoreError(
+    `Rate-limit clock read ${describeValue(now)}, not a time in [0, ${MAX_CLOCK_MS}] ms`,
+  );
 }
 
 /** A store call's duration, for the metrics exporters. */
 function publishStoreCall(start: number, failed: boolean, owner: RateLimitOwner | undefined): void {
-  rateLimitChannels.storeCall.publish({ durationSeconds: (performance.now() - start) / 1000, failed, owner });
+  rateLimitChannels.storeCall.publish({
+    durationSeconds: (performance.now() - start) / 1000,
+    failed,
+    owner,
+  });
 }

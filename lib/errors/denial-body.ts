@@ -24,7 +24,8 @@ export interface DenialBodyInput {
  */
 export function denialBody(format: ErrorFormat, input: DenialBodyInput): object {
   const retryAfter = input.retryAfter ?? null;
-  if (format === 'nest') return { statusCode: HttpStatus.TOO_MANY_REQUESTS, message: input.message, retryAfter };
+  if (format === 'nest')
+    return { statusCode: HttpStatus.TOO_MANY_REQUESTS, message: input.message, retryAfter };
   return {
     type: QUOTA_EXCEEDED_TYPE,
     title: 'Request cannot be satisfied as assigned quota has been exceeded',

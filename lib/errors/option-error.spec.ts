@@ -34,7 +34,11 @@ describe('describeValue: what a message shows after "got", type included', () =>
   });
 
   it('optionError: <where>: <option> <problem>', () => {
-    const error = optionError('RateLimitModule', 'trustProxy', `must be a boolean, got ${describeValue('true')}`);
+    const error = optionError(
+      'RateLimitModule',
+      'trustProxy',
+      `must be a boolean, got ${describeValue('true')}`,
+    );
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe('RateLimitModule: trustProxy must be a boolean, got "true"');
   });

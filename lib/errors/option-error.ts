@@ -51,8 +51,12 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   // A class instance says which class: `rate: new Number(5)` is an instance of Number, not 5.
-  const constructorName = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
-  return typeof constructorName === 'string' && constructorName !== '' && constructorName !== 'Object'
+  const constructorName = (
+    Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null
+  )?.constructor?.name;
+  return typeof constructorName === 'string' &&
+    constructorName !== '' &&
+    constructorName !== 'Object'
     ? `an instance of ${constructorName}`
     : 'an object';
 }

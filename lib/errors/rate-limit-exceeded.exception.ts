@@ -43,7 +43,9 @@ export class RateLimitExceededException extends HttpException {
   ) {
     const limits = details.limits ?? [];
     const errorFormat = details.errorFormat ?? 'nest';
-    const violated = limits.filter((_, i) => decisions[i]?.allowed === false).map((limit) => limit.name);
+    const violated = limits
+      .filter((_, i) => decisions[i]?.allowed === false)
+      .map((limit) => limit.name);
     super(denialBody(errorFormat, { retryAfter, message, violated }), HttpStatus.TOO_MANY_REQUESTS);
     this.limits = limits;
     this.errorFormat = errorFormat;

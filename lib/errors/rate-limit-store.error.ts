@@ -23,5 +23,8 @@ export class RateLimitStoreError extends Error {
  */
 export function toStoreError(error: unknown, what: string): RateLimitStoreError {
   if (error instanceof RateLimitStoreError) return error;
-  return new RateLimitStoreError(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return new RateLimitStoreError(
+    `${what}: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error },
+  );
 }

@@ -1,7 +1,16 @@
 import { closestName, editDistance, optionNames, rejectUnknownOptions } from './unknown-options.js';
 
 const LIMIT = ['name', 'rate', 'burst', 'cost', 'key', 'scope', 'failMode', 'adaptive'];
-const MODULE = ['store', 'defaults', 'limits', 'headers', 'failMode', 'trustProxy', 'clock', 'ipv6Subnet'];
+const MODULE = [
+  'store',
+  'defaults',
+  'limits',
+  'headers',
+  'failMode',
+  'trustProxy',
+  'clock',
+  'ipv6Subnet',
+];
 
 describe('editDistance', () => {
   it.each([
@@ -61,14 +70,32 @@ describe('rejectUnknownOptions', () => {
   const where = 'RateLimit: OrdersController.search, limit "default"';
 
   it('accepts known names, an empty object, and leaves non-objects to the caller', () => {
-    expect(() => rejectUnknownOptions(where, { rate: '2/min', burst: 20, name: 'x', cost: 1, key: 'ip', scope: 'route', failMode: 'open', adaptive: {} }, LIMIT)).not.toThrow();
+    expect(() =>
+      rejectUnknownOptions(
+        where,
+        {
+          rate: '2/min',
+          burst: 20,
+          name: 'x',
+          cost: 1,
+          key: 'ip',
+          scope: 'route',
+          failMode: 'open',
+          adaptive: {},
+        },
+        LIMIT,
+      ),
+    ).not.toThrow();
     expect(() => rejectUnknownOptions(where, {}, LIMIT)).not.toThrow();
-    for (const value of [undefined, null, 5, 'rate', true]) expect(() => rejectUnknownOptions(where, value, LIMIT)).not.toThrow();
+    for (const value of [undefined, null, 5, 'rate', true])
+      expect(() => rejectUnknownOptions(where, value, LIMIT)).not.toThrow();
   });
 
   it('refuses a misspelling, naming where, the name and the closest known name', () => {
     expect(() => rejectUnknownOptions(where, { rate: '2/min', brust: 20 }, LIMIT)).toThrow(
-      new TypeError('RateLimit: OrdersController.search, limit "default": brust is not an option (did you mean burst?)'),
+      new TypeError(
+        'RateLimit: OrdersController.search, limit "default": brust is not an option (did you mean burst?)',
+      ),
     );
     expect(() => rejectUnknownOptions('RateLimitModule', { trustproxy: true }, MODULE)).toThrow(
       new TypeError('RateLimitModule: trustproxy is not an option (did you mean trustProxy?)'),
@@ -77,12 +104,16 @@ describe('rejectUnknownOptions', () => {
 
   it('lists the known names when none is close', () => {
     expect(() => rejectUnknownOptions(where, { rate: 1, blockDuration: 60 }, LIMIT)).toThrow(
-      new TypeError(`${where}: blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive)`),
+      new TypeError(
+        `${where}: blockDuration is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive)`,
+      ),
     );
   });
 
   it('refuses a name even when its value is undefined (it is still a misspelling)', () => {
-    expect(() => rejectUnknownOptions(where, { rate: 1, brust: undefined }, LIMIT)).toThrow(/brust is not an option/);
+    expect(() => rejectUnknownOptions(where, { rate: 1, brust: undefined }, LIMIT)).toThrow(
+      /brust is not an option/,
+    );
   });
 
   it('names a nested object with the prefix', () => {
@@ -92,11 +123,16 @@ describe('rejectUnknownOptions', () => {
   });
 
   it('reports the first unknown name, in the order they were written', () => {
-    expect(() => rejectUnknownOptions(where, { rate: 1, brust: 2, cots: 3 }, LIMIT)).toThrow(/: brust is not/);
+    expect(() => rejectUnknownOptions(where, { rate: 1, brust: 2, cots: 3 }, LIMIT)).toThrow(
+      /: brust is not/,
+    );
   });
 
   it('does not look at inherited or symbol keys', () => {
-    const options = Object.assign(Object.create({ inherited: true }) as object, { rate: 1, [Symbol('meta')]: 1 });
+    const options = Object.assign(Object.create({ inherited: true }) as object, {
+      rate: 1,
+      [Symbol('meta')]: 1,
+    });
     expect(() => rejectUnknownOptions(where, options, LIMIT)).not.toThrow();
   });
 });

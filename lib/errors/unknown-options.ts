@@ -7,7 +7,9 @@ import { optionError } from './option-error.js';
  *
  * @internal
  */
-export function optionNames<T>(names: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+export function optionNames<T>(names: {
+  readonly [K in keyof Required<T>]: true;
+}): readonly string[] {
   return Object.freeze(Object.keys(names));
 }
 
@@ -28,12 +30,18 @@ export function optionNames<T>(names: { readonly [K in keyof Required<T>]: true 
  * @throws TypeError in the {@link optionError} format.
  * @internal
  */
-export function rejectUnknownOptions(where: string, options: unknown, known: readonly string[], prefix = ''): void {
+export function rejectUnknownOptions(
+  where: string,
+  options: unknown,
+  known: readonly string[],
+  prefix = '',
+): void {
   if (options === null || typeof options !== 'object') return;
   for (const name of Object.keys(options)) {
     if (known.includes(name)) continue;
     const closest = closestName(name, known);
-    const hint = closest === undefined ? `known options: ${known.join(', ')}` : `did you mean ${closest}?`;
+    const hint =
+      closest === undefined ? `known options: ${known.join(', ')}` : `did you mean ${closest}?`;
     throw optionError(where, `${prefix}${name}`, `is not an option (${hint})`);
   }
 }

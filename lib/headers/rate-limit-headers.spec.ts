@@ -1,7 +1,17 @@
 import { gcraConsume, type BucketLimit } from '../algorithms/gcra.js';
 import { admitted, denied, limit } from '../../test/utils/header-fixtures.js';
-import { effectiveWindowSeconds, policyHeader, rateLimitHeader, retryAfterSeconds } from './rate-limit-headers.js';
-import { draft6Headers, draft7Headers, legacyHeaders, numericPolicyHeader } from './single-limit-headers.js';
+import {
+  effectiveWindowSeconds,
+  policyHeader,
+  rateLimitHeader,
+  retryAfterSeconds,
+} from './rate-limit-headers.js';
+import {
+  draft6Headers,
+  draft7Headers,
+  legacyHeaders,
+  numericPolicyHeader,
+} from './single-limit-headers.js';
 
 describe('policyHeader (RateLimit-Policy)', () => {
   it('no limits: an empty value', () => {
@@ -30,7 +40,9 @@ describe('policyHeader (RateLimit-Policy)', () => {
   });
 
   it('one member per limit, in order, separated by ", "', () => {
-    expect(policyHeader([limit('burst', 10, 20), limit('daily', 1000 / 86_400, 1000)])).toBe('"burst";q=20;w=2, "daily";q=1000;w=86400');
+    expect(policyHeader([limit('burst', 10, 20), limit('daily', 1000 / 86_400, 1000)])).toBe(
+      '"burst";q=20;w=2, "daily";q=1000;w=86400',
+    );
   });
 });
 
@@ -53,7 +65,9 @@ describe('rateLimitHeader (RateLimit, draft -11)', () => {
     expect(rateLimitHeader([perSecond], [admitted(0, 10_000)])).toBe('"default";r=0;t=1');
     expect(rateLimitHeader([perSecond], [denied(500, 9500)])).toBe('"default";r=0;t=1');
     expect(rateLimitHeader([perSecond], [denied(1001, 10_001)])).toBe('"default";r=0;t=2');
-    expect(rateLimitHeader([limit('slow', 0.1, 1)], [denied(10_000, 10_000)])).toBe('"slow";r=0;t=10');
+    expect(rateLimitHeader([limit('slow', 0.1, 1)], [denied(10_000, 10_000)])).toBe(
+      '"slow";r=0;t=10',
+    );
   });
 
   it('t is at least 1: a window of 0 seconds tells a client nothing, and a token due "now" may be a few microseconds away', () => {
@@ -69,13 +83,18 @@ describe('rateLimitHeader (RateLimit, draft -11)', () => {
 
   it('t does not round a rounding error up to one more second', () => {
     // 0.3 tokens per second, burst 2: the next token 1000.0000000000005 ms away.
-    expect(rateLimitHeader([limit('a', 0.3, 2)], [denied(1000, 1000 + 1000 / 0.3)])).toBe('"a";r=0;t=1');
+    expect(rateLimitHeader([limit('a', 0.3, 2)], [denied(1000, 1000 + 1000 / 0.3)])).toBe(
+      '"a";r=0;t=1',
+    );
   });
 
   it('one member per limit, in order', () => {
-    expect(rateLimitHeader([perSecond, limit('hourly', 1 / 3600, 100)], [admitted(3, 7000), denied(3_600_000, 360_000_000)])).toBe(
-      '"default";r=3;t=1, "hourly";r=0;t=3600',
-    );
+    expect(
+      rateLimitHeader(
+        [perSecond, limit('hourly', 1 / 3600, 100)],
+        [admitted(3, 7000), denied(3_600_000, 360_000_000)],
+      ),
+    ).toBe('"default";r=3;t=1, "hourly";r=0;t=3600');
   });
 });
 
@@ -90,38 +109,44 @@ describe('effectiveWindowSeconds: a client that follows r and t is never denied'
     { rate: 1 / 60, burst: 5 },
   ];
 
-  it.each(limits.map((l) => [`${l.rate}/s burst ${l.burst}`, l] as const))('%s', (_label, bucket) => {
-    // A greedy client: it spends whatever r says, and when r is 0 it waits t
-    // seconds (plus a jitter that never makes it earlier) before asking again.
-    let random = 7;
-    const jitterMs = (): number => ((random = (random * 48_271) % 2_147_483_647) % 997) / 3;
-    let tat: number | undefined;
-    let now = 1_700_000_000_000;
-    let checked = 0;
-    for (let request = 0; request < 400; request++) {
-      const { tat: next, decision } = gcraConsume(tat, now, bucket, 1);
-      expect(decision.allowed).toBe(true);
-      tat = next;
-      const t = effectiveWindowSeconds(decision, bucket);
-      expect(t).toBeGreaterThanOrEqual(1);
-      if (decision.remaining === 0) {
-        now += t * 1000 + jitterMs();
-        checked++;
-      } else if (request % 50 === 0) {
-        now += jitterMs(); // sometimes it pauses while it still has tokens
+  it.each(limits.map((l) => [`${l.rate}/s burst ${l.burst}`, l] as const))(
+    '%s',
+    (_label, bucket) => {
+      // A greedy client: it spends whatever r says, and when r is 0 it waits t
+      // seconds (plus a jitter that never makes it earlier) before asking again.
+      let random = 7;
+      const jitterMs = (): number => ((random = (random * 48_271) % 2_147_483_647) % 997) / 3;
+      let tat: number | undefined;
+      let now = 1_700_000_000_000;
+      let checked = 0;
+      for (let request = 0; request < 400; request++) {
+        const { tat: next, decision } = gcraConsume(tat, now, bucket, 1);
+        expect(decision.allowed).toBe(true);
+        tat = next;
+        const t = effectiveWindowSeconds(decision, bucket);
+        expect(t).toBeGreaterThanOrEqual(1);
+        if (decision.remaining === 0) {
+          now += t * 1000 + jitterMs();
+          checked++;
+        } else if (request % 50 === 0) {
+          now += jitterMs(); // sometimes it pauses while it still has tokens
+        }
       }
-    }
-    expect(checked).toBeGreaterThan(0);
-  });
+      expect(checked).toBeGreaterThan(0);
+    },
+  );
 
-  it('Retry-After is never earlier than the end of the denying limit\'s effective window (draft -11, section 6)', () => {
+  it("Retry-After is never earlier than the end of the denying limit's effective window (draft -11, section 6)", () => {
     for (const bucket of limits) {
       let tat: number | undefined;
       const now = 1_000_000;
       for (let i = 0; i < Math.ceil(bucket.burst) + 2; i++) {
         const { tat: next, decision } = gcraConsume(tat, now, bucket, 1);
         tat = next;
-        if (!decision.allowed) expect(retryAfterSeconds([decision])).toBeGreaterThanOrEqual(effectiveWindowSeconds(decision, bucket));
+        if (!decision.allowed)
+          expect(retryAfterSeconds([decision])).toBeGreaterThanOrEqual(
+            effectiveWindowSeconds(decision, bucket),
+          );
       }
     }
   });
@@ -144,7 +169,9 @@ describe('retryAfterSeconds (Retry-After)', () => {
   it('the slowest of several denying limits; admitting ones do not count', () => {
     expect(retryAfterSeconds([denied(1500), admitted(0, 90_000), denied(4200)])).toBe(5);
     // Stores answer retryAfterMs 0 when admitting; a non-zero one shows that only denials are read.
-    expect(retryAfterSeconds([{ ...admitted(0, 90_000), retryAfterMs: 90_000 }, denied(800)])).toBe(1);
+    expect(retryAfterSeconds([{ ...admitted(0, 90_000), retryAfterMs: 90_000 }, denied(800)])).toBe(
+      1,
+    );
   });
 
   it('undefined when no wait can help (a cost above the burst), even beside a finite wait', () => {
@@ -164,13 +191,21 @@ describe('concurrency limits in the headers', () => {
   const admitted = { allowed: true, remaining: 3, retryAfterMs: 0, resetMs: 0 };
 
   it('policy: q = the slots, qu="concurrent-requests", no w; RateLimit: r = free slots, no t', () => {
-    expect(policyHeader([rate, slots])).toBe('"minute";q=5;w=30, "generations";q=4;qu="concurrent-requests"');
+    expect(policyHeader([rate, slots])).toBe(
+      '"minute";q=5;w=30, "generations";q=4;qu="concurrent-requests"',
+    );
     expect(rateLimitHeader([slots], [admitted])).toBe('"generations";r=3');
   });
 
-  it("the single-limit formats leave them out (they speak of windows); none left: nothing", () => {
+  it('the single-limit formats leave them out (they speak of windows); none left: nothing', () => {
     const rateDecision = { allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 6_000 };
-    const denied = { allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 0, reason: 'limit' as const };
+    const denied = {
+      allowed: false,
+      remaining: 0,
+      retryAfterMs: 1_000,
+      resetMs: 0,
+      reason: 'limit' as const,
+    };
     expect(legacyHeaders([rate, slots], [rateDecision, denied])).toEqual([
       ['X-RateLimit-Limit', '5'],
       ['X-RateLimit-Remaining', '4'],

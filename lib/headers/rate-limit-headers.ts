@@ -30,7 +30,8 @@ export const quota = (limit: BucketLimit): number => Math.floor(limit.burst + TO
  * Seconds an empty bucket takes to refill: the window of the quota (>= 1).
  * A window limit's rate is its quota per window, so this is its window.
  */
-export const windowSeconds = (limit: BucketLimit): number => Math.max(1, wholeSeconds((limit.burst * 1000) / limit.rate));
+export const windowSeconds = (limit: BucketLimit): number =>
+  Math.max(1, wholeSeconds((limit.burst * 1000) / limit.rate));
 
 /**
  * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11, a List of
@@ -55,7 +56,10 @@ export function policyHeader(limits: readonly HeaderLimit[]): string {
  * token is there (one emission interval when the bucket is full). Rounded up
  * and at least 1, so a client that spends `r` and then waits `t` finds a token.
  */
-export function rateLimitHeader(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): string {
+export function rateLimitHeader(
+  limits: readonly HeaderLimit[],
+  decisions: readonly RateLimitDecision[],
+): string {
   let value = '';
   for (let i = 0; i < limits.length; i++) {
     const limit = limits[i]!;
@@ -91,6 +95,9 @@ export const MAX_RETRY_AFTER_SECONDS = 2_147_483_648;
  */
 export function retryAfterSeconds(decisions: readonly RateLimitDecision[]): number | undefined {
   let waitMs = 0;
-  for (const decision of decisions) if (!decision.allowed) waitMs = Math.max(waitMs, decision.retryAfterMs);
-  return Number.isFinite(waitMs) ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wholeSeconds(waitMs))) : undefined;
+  for (const decision of decisions)
+    if (!decision.allowed) waitMs = Math.max(waitMs, decision.retryAfterMs);
+  return Number.isFinite(waitMs)
+    ? Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, wholeSeconds(waitMs)))
+    : undefined;
 }

@@ -1,6 +1,11 @@
 import { parseDictionary, parseList } from 'structured-headers';
 import { admitted, denied, limit } from '../../test/utils/header-fixtures.js';
-import { draft6Headers, draft7Headers, legacyHeaders, numericPolicyHeader } from './single-limit-headers.js';
+import {
+  draft6Headers,
+  draft7Headers,
+  legacyHeaders,
+  numericPolicyHeader,
+} from './single-limit-headers.js';
 
 const names = (pairs: readonly (readonly [string, string])[]) => pairs.map(([name]) => name);
 
@@ -15,7 +20,8 @@ describe('legacyHeaders (X-RateLimit-*)', () => {
   });
 
   it('reset: 0 when full, rounded up otherwise, without adding a second for a rounding error', () => {
-    const reset = (resetMs: number) => legacyHeaders([limit('a', 1, 10)], [admitted(5, resetMs)])[2]![1];
+    const reset = (resetMs: number) =>
+      legacyHeaders([limit('a', 1, 10)], [admitted(5, resetMs)])[2]![1];
     expect(reset(0)).toBe('0');
     expect(reset(1)).toBe('1');
     expect(reset(1000)).toBe('1');
@@ -24,11 +30,17 @@ describe('legacyHeaders (X-RateLimit-*)', () => {
   });
 
   it('limit is the whole part of the burst', () => {
-    expect(legacyHeaders([limit('a', 1, 2.5)], [admitted(2, 500)])[0]).toEqual(['X-RateLimit-Limit', '2']);
+    expect(legacyHeaders([limit('a', 1, 2.5)], [admitted(2, 500)])[0]).toEqual([
+      'X-RateLimit-Limit',
+      '2',
+    ]);
   });
 
   it('reports the limit with the fewest tokens left', () => {
-    const pairs = legacyHeaders([limit('wide', 10, 100), limit('narrow', 1, 5)], [admitted(90, 1000), admitted(2, 3000)]);
+    const pairs = legacyHeaders(
+      [limit('wide', 10, 100), limit('narrow', 1, 5)],
+      [admitted(90, 1000), admitted(2, 3000)],
+    );
     expect(pairs).toEqual([
       ['X-RateLimit-Limit', '5'],
       ['X-RateLimit-Remaining', '2'],
@@ -38,14 +50,21 @@ describe('legacyHeaders (X-RateLimit-*)', () => {
 
   it('a tie on tokens goes to the longest refill; a full tie to the first', () => {
     const limits = [limit('a', 1, 5), limit('b', 1, 6), limit('c', 1, 7)];
-    expect(legacyHeaders(limits, [admitted(0, 2000), admitted(0, 4000), admitted(0, 3000)])[0]).toEqual(['X-RateLimit-Limit', '6']);
-    expect(legacyHeaders(limits, [admitted(1, 2000), admitted(1, 2000), admitted(1, 2000)])[0]).toEqual(['X-RateLimit-Limit', '5']);
+    expect(
+      legacyHeaders(limits, [admitted(0, 2000), admitted(0, 4000), admitted(0, 3000)])[0],
+    ).toEqual(['X-RateLimit-Limit', '6']);
+    expect(
+      legacyHeaders(limits, [admitted(1, 2000), admitted(1, 2000), admitted(1, 2000)])[0],
+    ).toEqual(['X-RateLimit-Limit', '5']);
   });
 });
 
-describe("numericPolicyHeader (draft -06/-07 RateLimit-Policy, as express-rate-limit writes it)", () => {
+describe('numericPolicyHeader (draft -06/-07 RateLimit-Policy, as express-rate-limit writes it)', () => {
   it('a List of Integers (the quota) with a w parameter, one member per limit', () => {
-    const value = numericPolicyHeader([limit('burst', 10, 20), limit('daily', 1000 / 86_400, 1000)]);
+    const value = numericPolicyHeader([
+      limit('burst', 10, 20),
+      limit('daily', 1000 / 86_400, 1000),
+    ]);
     expect(value).toBe('20;w=2, 1000;w=86400');
     const parsed = parseList(value);
     expect(parsed.map(([item, params]) => [item, params.get('w')])).toEqual([
@@ -57,7 +76,10 @@ describe("numericPolicyHeader (draft -06/-07 RateLimit-Policy, as express-rate-l
 
 describe("draft6Headers ('draft-6')", () => {
   it('RateLimit-Policy, then RateLimit-Limit / -Remaining / -Reset of the most restrictive limit', () => {
-    const pairs = draft6Headers([limit('wide', 10, 100), limit('narrow', 1, 5)], [admitted(90, 1000), admitted(2, 2500)]);
+    const pairs = draft6Headers(
+      [limit('wide', 10, 100), limit('narrow', 1, 5)],
+      [admitted(90, 1000), admitted(2, 2500)],
+    );
     expect(pairs).toEqual([
       ['RateLimit-Policy', '100;w=10, 5;w=5'],
       ['RateLimit-Limit', '5'],
@@ -68,7 +90,12 @@ describe("draft6Headers ('draft-6')", () => {
 
   it('a denial: remaining 0, reset the seconds until the bucket is full again (never earlier than the quota is back)', () => {
     const pairs = draft6Headers([limit('default', 1, 10)], [denied(1000, 10_000)]);
-    expect(names(pairs)).toEqual(['RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    expect(names(pairs)).toEqual([
+      'RateLimit-Policy',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+    ]);
     expect(pairs[2]).toEqual(['RateLimit-Remaining', '0']);
     expect(pairs[3]).toEqual(['RateLimit-Reset', '10']);
   });
@@ -76,7 +103,10 @@ describe("draft6Headers ('draft-6')", () => {
 
 describe("draft7Headers ('draft-7')", () => {
   it('RateLimit-Policy and one RateLimit Dictionary (limit, remaining, reset) for the most restrictive limit', () => {
-    const pairs = draft7Headers([limit('wide', 10, 100), limit('narrow', 1, 5)], [admitted(90, 1000), admitted(2, 2500)]);
+    const pairs = draft7Headers(
+      [limit('wide', 10, 100), limit('narrow', 1, 5)],
+      [admitted(90, 1000), admitted(2, 2500)],
+    );
     expect(pairs).toEqual([
       ['RateLimit-Policy', '100;w=10, 5;w=5'],
       ['RateLimit', 'limit=5, remaining=2, reset=3'],

@@ -1,5 +1,11 @@
 import type { RateLimitDecision } from '../algorithms/gcra.js';
-import { quota, wholeSeconds, windowSeconds, type HeaderLimit, type HeaderPair } from './rate-limit-headers.js';
+import {
+  quota,
+  wholeSeconds,
+  windowSeconds,
+  type HeaderLimit,
+  type HeaderPair,
+} from './rate-limit-headers.js';
 
 /**
  * The formats that describe one limit (`X-RateLimit-*`, and the earlier IETF
@@ -13,7 +19,10 @@ function mostRestrictive(decisions: readonly RateLimitDecision[]): number {
   for (let i = 1; i < decisions.length; i++) {
     const candidate = decisions[i]!;
     const current = decisions[worst]!;
-    if (candidate.remaining < current.remaining || (candidate.remaining === current.remaining && candidate.resetMs > current.resetMs)) {
+    if (
+      candidate.remaining < current.remaining ||
+      (candidate.remaining === current.remaining && candidate.resetMs > current.resetMs)
+    ) {
       worst = i;
     }
   }
@@ -25,14 +34,20 @@ function mostRestrictive(decisions: readonly RateLimitDecision[]): number {
  * `concurrency` limit has not: its members are left out of them (the
  * `'draft'` mode reports it). Answers the input itself when there is none.
  */
-function rateMembers(limits: readonly HeaderLimit[], decisions: readonly RateLimitDecision[]): [readonly HeaderLimit[], readonly RateLimitDecision[]] {
+function rateMembers(
+  limits: readonly HeaderLimit[],
+  decisions: readonly RateLimitDecision[],
+): [readonly HeaderLimit[], readonly RateLimitDecision[]] {
   if (!limits.some((limit) => limit.unit !== undefined)) return [limits, decisions];
   const kept = limits.map((_limit, i) => i).filter((i) => limits[i]!.unit === undefined);
   return [kept.map((i) => limits[i]!), kept.map((i) => decisions[i]!)];
 }
 
 /** `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds until full) for the most restrictive limit. */
-export function legacyHeaders(allLimits: readonly HeaderLimit[], allDecisions: readonly RateLimitDecision[]): HeaderPair[] {
+export function legacyHeaders(
+  allLimits: readonly HeaderLimit[],
+  allDecisions: readonly RateLimitDecision[],
+): HeaderPair[] {
   const [limits, decisions] = rateMembers(allLimits, allDecisions);
   if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
@@ -51,12 +66,16 @@ export function legacyHeaders(allLimits: readonly HeaderLimit[], allDecisions: r
 export function numericPolicyHeader(allLimits: readonly HeaderLimit[]): string {
   const limits = allLimits.filter((limit) => limit.unit === undefined);
   let value = '';
-  for (let i = 0; i < limits.length; i++) value += `${i === 0 ? '' : ', '}${quota(limits[i]!)};w=${windowSeconds(limits[i]!)}`;
+  for (let i = 0; i < limits.length; i++)
+    value += `${i === 0 ? '' : ', '}${quota(limits[i]!)};w=${windowSeconds(limits[i]!)}`;
   return value;
 }
 
 /** `'draft-6'`: `RateLimit-Limit`, `-Remaining`, `-Reset` for the most restrictive limit, and the numeric policy. */
-export function draft6Headers(allLimits: readonly HeaderLimit[], allDecisions: readonly RateLimitDecision[]): HeaderPair[] {
+export function draft6Headers(
+  allLimits: readonly HeaderLimit[],
+  allDecisions: readonly RateLimitDecision[],
+): HeaderPair[] {
   const [limits, decisions] = rateMembers(allLimits, allDecisions);
   if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
@@ -69,7 +88,10 @@ export function draft6Headers(allLimits: readonly HeaderLimit[], allDecisions: r
 }
 
 /** `'draft-7'`: one `RateLimit: limit=…, remaining=…, reset=…` Dictionary for the most restrictive limit, and the numeric policy. */
-export function draft7Headers(allLimits: readonly HeaderLimit[], allDecisions: readonly RateLimitDecision[]): HeaderPair[] {
+export function draft7Headers(
+  allLimits: readonly HeaderLimit[],
+  allDecisions: readonly RateLimitDecision[],
+): HeaderPair[] {
   const [limits, decisions] = rateMembers(allLimits, allDecisions);
   if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
@@ -77,6 +99,9 @@ export function draft7Headers(allLimits: readonly HeaderLimit[], allDecisions: r
   const decision = decisions[worst]!;
   return [
     ['RateLimit-Policy', numericPolicyHeader(limits)],
-    ['RateLimit', `limit=${limit}, remaining=${decision.remaining}, reset=${wholeSeconds(decision.resetMs)}`],
+    [
+      'RateLimit',
+      `limit=${limit}, remaining=${decision.remaining}, reset=${wholeSeconds(decision.resetMs)}`,
+    ],
   ];
 }

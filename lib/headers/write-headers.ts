@@ -1,7 +1,12 @@
 import type { HttpServer } from '@nestjs/common';
 import type { RateLimitDecision } from '../algorithms/gcra.js';
 import type { HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
-import { policyHeader, rateLimitHeader, type HeaderLimit, type HeaderPair } from './rate-limit-headers.js';
+import {
+  policyHeader,
+  rateLimitHeader,
+  type HeaderLimit,
+  type HeaderPair,
+} from './rate-limit-headers.js';
 import { draft6Headers, draft7Headers, legacyHeaders } from './single-limit-headers.js';
 
 /** What the headers of one response are made of. */
@@ -13,13 +18,25 @@ export interface HeaderSource {
 }
 
 /** Every value `headers` accepts, for validation and its error message. */
-export const HEADER_MODES: readonly HeadersMode[] = ['draft', 'draft-7', 'draft-6', 'legacy', 'both', false];
+export const HEADER_MODES: readonly HeadersMode[] = [
+  'draft',
+  'draft-7',
+  'draft-6',
+  'legacy',
+  'both',
+  false,
+];
 
 /**
  * Write the rate-limit headers through Nest's HTTP adapter, so that Express
  * and Fastify (and any other adapter) behave the same.
  */
-export function writeRateLimitHeaders(adapter: HttpServer, response: unknown, mode: HeadersMode, source: HeaderSource): void {
+export function writeRateLimitHeaders(
+  adapter: HttpServer,
+  response: unknown,
+  mode: HeadersMode,
+  source: HeaderSource,
+): void {
   switch (mode) {
     case false:
       return;
@@ -27,7 +44,8 @@ export function writeRateLimitHeaders(adapter: HttpServer, response: unknown, mo
     case 'both':
       adapter.setHeader(response, 'RateLimit-Policy', source.policy ?? policyHeader(source.limits));
       adapter.setHeader(response, 'RateLimit', rateLimitHeader(source.limits, source.decisions));
-      if (mode === 'both') setAll(adapter, response, legacyHeaders(source.limits, source.decisions));
+      if (mode === 'both')
+        setAll(adapter, response, legacyHeaders(source.limits, source.decisions));
       return;
     case 'legacy':
       return setAll(adapter, response, legacyHeaders(source.limits, source.decisions));

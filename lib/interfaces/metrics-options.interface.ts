@@ -37,5 +37,6 @@ export interface RateLimitMetricsOptions {
 export interface ResolvedMetricsOptions {
   /** `null`: the global meter provider. */
   readonly openTelemetry: { readonly meterProvider: MeterProviderLike | null } | undefined;
-  readonly prometheus: { readonly registry: PrometheusRegistryLike; readonly prefix: string } | undefined;
+  readonly prometheus:
+    { readonly registry: PrometheusRegistryLike; readonly prefix: string } | undefined;
 }

@@ -1,5 +1,8 @@
 import type { ExecutionContext } from '@nestjs/common';
-import { isConcurrencyLimit, resolveConcurrencyLimit } from '../concurrency/resolve-concurrency-limit.js';
+import {
+  isConcurrencyLimit,
+  resolveConcurrencyLimit,
+} from '../concurrency/resolve-concurrency-limit.js';
 import { compileRequestAddress } from '../keys/request-address.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
 import type { RateLimitModuleOptions } from './rate-limit-module-options.interface.js';
@@ -25,7 +28,11 @@ const context: LimitContext = {
   where: 'OrdersController.search',
   routeId: 'r1',
   defaultKey: 'ip',
-  address: compileRequestAddress({ trustProxy: false, ipv6Subnet: 64, onUntrustedForward: () => undefined }),
+  address: compileRequestAddress({
+    trustProxy: false,
+    ipv6Subnet: 64,
+    onUntrustedForward: () => undefined,
+  }),
   ipv6Subnet: 64,
   warn: () => undefined,
   localFallback: false,
@@ -34,7 +41,9 @@ const context: LimitContext = {
 
 /** Start-up validation of one limit, as the module does it. */
 function resolve(limit: RateLimitOptions): unknown {
-  return isConcurrencyLimit(limit) ? resolveConcurrencyLimit(limit, context) : resolveLimit(limit, context);
+  return isConcurrencyLimit(limit)
+    ? resolveConcurrencyLimit(limit, context)
+    : resolveLimit(limit, context);
 }
 
 const plan: DynamicRate = () => '10/s';
@@ -46,15 +55,56 @@ describe('RateLimitOptions: accepted', () => {
     ['a token bucket, named algorithm', { algorithm: 'token-bucket', rate: '100/min', burst: 20 }],
     [
       'a token bucket with its own options',
-      { name: 'login', rate: '5/min', burst: 5, cost: 1, key: 'user', scope: 'shared', failMode: 'closed', charge: 'failures', isFailure: (outcome) => outcome.failed, skip: () => false, blockDuration: '15min', maxDelay: '1s' },
+      {
+        name: 'login',
+        rate: '5/min',
+        burst: 5,
+        cost: 1,
+        key: 'user',
+        scope: 'shared',
+        failMode: 'closed',
+        charge: 'failures',
+        isFailure: (outcome) => outcome.failed,
+        skip: () => false,
+        blockDuration: '15min',
+        maxDelay: '1s',
+      },
     ],
     ['an adaptive token bucket', { rate: 100, adaptive: { min: 10, max: 200 } }],
     ['a shadow token bucket', { rate: 100, shadow: true }],
     ['rate and burst functions of the call', { rate: plan, burst: burstOfPlan }],
-    ['a fixed window on the calendar', { name: 'daily', rate: '1000/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Paris' } }],
-    ['a sliding window charging failures', { rate: '100/min', algorithm: 'sliding-window', cost: 2, charge: 'failures', shadow: false, skip: async () => false }],
+    [
+      'a fixed window on the calendar',
+      {
+        name: 'daily',
+        rate: '1000/day',
+        algorithm: 'fixed-window',
+        calendar: { timeZone: 'Europe/Paris' },
+      },
+    ],
+    [
+      'a sliding window charging failures',
+      {
+        rate: '100/min',
+        algorithm: 'sliding-window',
+        cost: 2,
+        charge: 'failures',
+        shadow: false,
+        skip: async () => false,
+      },
+    ],
     ['a concurrency limit', { name: 'inflight', concurrency: 4 }],
-    ['a concurrency limit with its own options', { concurrency: 4, leaseTimeout: '30s', key: 'user', scope: 'shared', failMode: 'closed', shadow: false }],
+    [
+      'a concurrency limit with its own options',
+      {
+        concurrency: 4,
+        leaseTimeout: '30s',
+        key: 'user',
+        scope: 'shared',
+        failMode: 'closed',
+        shadow: false,
+      },
+    ],
   ];
 
   it.each(accepted)('%s, by the type and at start-up', (_, limit) => {
@@ -72,7 +122,11 @@ describe('RateLimitOptions: accepted', () => {
   it('the module takes limits of every kind, and a defaults limit', () => {
     const options: RateLimitModuleOptions = {
       defaults: { rate: '100/min', key: 'user' },
-      limits: [{ name: 'global', rate: 1000, key: 'global' }, { name: 'daily', rate: '10000/day', algorithm: 'fixed-window' }, { name: 'inflight', concurrency: 50 }],
+      limits: [
+        { name: 'global', rate: 1000, key: 'global' },
+        { name: 'daily', rate: '10000/day', algorithm: 'fixed-window' },
+        { name: 'inflight', concurrency: 50 },
+      ],
     };
     expect(options.limits).toHaveLength(3);
   });
@@ -85,7 +139,23 @@ describe('RateLimitOptions: accepted', () => {
       const shadow: boolean | undefined = limit.shadow;
       const concurrency: number | undefined = limit.concurrency;
       const cost: number | ((context: ExecutionContext) => number) | undefined = limit.cost;
-      return [limit.name, rate, burst, algorithm, shadow, concurrency, cost, limit.calendar, limit.leaseTimeout, limit.adaptive, limit.maxDelay, limit.blockDuration, limit.skip, limit.charge, limit.isFailure];
+      return [
+        limit.name,
+        rate,
+        burst,
+        algorithm,
+        shadow,
+        concurrency,
+        cost,
+        limit.calendar,
+        limit.leaseTimeout,
+        limit.adaptive,
+        limit.maxDelay,
+        limit.blockDuration,
+        limit.skip,
+        limit.charge,
+        limit.isFailure,
+      ];
     };
     expect(read({ rate: 10 })).toHaveLength(15);
   });
@@ -106,7 +176,11 @@ describe('RateLimitOptions: accepted', () => {
       }
       return 'none';
     };
-    expect([kind({ concurrency: 3 }), kind({ rate: '1/s', algorithm: 'sliding-window' }), kind({ rate: 1 })]).toEqual(['concurrency 3', 'sliding-window', 'token-bucket']);
+    expect([
+      kind({ concurrency: 3 }),
+      kind({ rate: '1/s', algorithm: 'sliding-window' }),
+      kind({ rate: 1 }),
+    ]).toEqual(['concurrency 3', 'sliding-window', 'token-bucket']);
   });
 });
 
@@ -114,50 +188,134 @@ describe('RateLimitOptions: refused by the type, and at start-up', () => {
   // Each literal is on the line after its @ts-expect-error: if the type ever accepts it, typecheck fails.
   const refused: [string, RateLimitOptions, RegExp][] = [
     // A concurrency limit refuses every rate-limit option (RATE_ONLY in resolve-concurrency-limit.ts).
-    // @ts-expect-error a concurrency limit has no rate
-    ['concurrency with a rate', { concurrency: 4, rate: 10 }, /rate cannot be combined with concurrency/],
-    // @ts-expect-error nor a burst
-    ['concurrency with a burst', { concurrency: 4, burst: 2 }, /burst cannot be combined with concurrency/],
-    // @ts-expect-error nor a cost
-    ['concurrency with a cost', { concurrency: 4, cost: 2 }, /cost cannot be combined with concurrency/],
-    // @ts-expect-error nor adaptive
-    ['concurrency, adaptive', { concurrency: 4, adaptive: {} }, /adaptive cannot be combined with concurrency/],
-    // @ts-expect-error nor charge
-    ['concurrency with charge', { concurrency: 4, charge: 'failures' }, /charge cannot be combined with concurrency/],
-    // @ts-expect-error nor isFailure
-    ['concurrency with isFailure', { concurrency: 4, isFailure: () => true }, /isFailure cannot be combined with concurrency/],
-    // @ts-expect-error nor skip
-    ['concurrency with skip', { concurrency: 4, skip: () => false }, /skip cannot be combined with concurrency/],
-    // @ts-expect-error nor blockDuration
-    ['concurrency with blockDuration', { concurrency: 4, blockDuration: '1min' }, /blockDuration cannot be combined with concurrency/],
-    // @ts-expect-error nor maxDelay
-    ['concurrency with maxDelay', { concurrency: 4, maxDelay: '1s' }, /maxDelay cannot be combined with concurrency/],
-    // @ts-expect-error nor an algorithm
-    ['concurrency with an algorithm', { concurrency: 4, algorithm: 'fixed-window' }, /algorithm cannot be combined with concurrency/],
-    // @ts-expect-error nor a calendar
-    ['concurrency with a calendar', { concurrency: 4, calendar: {} }, /calendar cannot be combined with concurrency/],
-    // @ts-expect-error nor shadow mode (only shadow: false)
-    ['concurrency in shadow mode', { concurrency: 4, shadow: true }, /shadow is not supported on a concurrency limit/],
+    [
+      'concurrency with a rate',
+      // @ts-expect-error a concurrency limit has no rate
+      { concurrency: 4, rate: 10 },
+      /rate cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with a burst',
+      // @ts-expect-error nor a burst
+      { concurrency: 4, burst: 2 },
+      /burst cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with a cost',
+      // @ts-expect-error nor a cost
+      { concurrency: 4, cost: 2 },
+      /cost cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency, adaptive',
+      // @ts-expect-error nor adaptive
+      { concurrency: 4, adaptive: {} },
+      /adaptive cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with charge',
+      // @ts-expect-error nor charge
+      { concurrency: 4, charge: 'failures' },
+      /charge cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with isFailure',
+      // @ts-expect-error nor isFailure
+      { concurrency: 4, isFailure: () => true },
+      /isFailure cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with skip',
+      // @ts-expect-error nor skip
+      { concurrency: 4, skip: () => false },
+      /skip cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with blockDuration',
+      // @ts-expect-error nor blockDuration
+      { concurrency: 4, blockDuration: '1min' },
+      /blockDuration cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with maxDelay',
+      // @ts-expect-error nor maxDelay
+      { concurrency: 4, maxDelay: '1s' },
+      /maxDelay cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with an algorithm',
+      // @ts-expect-error nor an algorithm
+      { concurrency: 4, algorithm: 'fixed-window' },
+      /algorithm cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with a calendar',
+      // @ts-expect-error nor a calendar
+      { concurrency: 4, calendar: {} },
+      /calendar cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency in shadow mode',
+      // @ts-expect-error nor shadow mode (only shadow: false)
+      { concurrency: 4, shadow: true },
+      /shadow is not supported on a concurrency limit/,
+    ],
     // A window refuses what only a token bucket has (REFUSED_WITH_WINDOWS in resolve-window.ts).
-    // @ts-expect-error a window has no burst
-    ['a window with a burst', { algorithm: 'fixed-window', rate: '10/s', burst: 5 }, /burst has no meaning for a window/],
-    // @ts-expect-error nor adaptive
-    ['an adaptive window', { algorithm: 'sliding-window', rate: '10/s', adaptive: {} }, /adaptive only works with algorithm 'token-bucket'/],
-    // @ts-expect-error nor maxDelay
-    ['a window with maxDelay', { algorithm: 'fixed-window', rate: '10/s', maxDelay: 100 }, /maxDelay only works with algorithm 'token-bucket'/],
-    // @ts-expect-error nor blockDuration
-    ['a window with blockDuration', { algorithm: 'sliding-window', rate: '10/s', blockDuration: '1min' }, /blockDuration only works with algorithm 'token-bucket'/],
-    // @ts-expect-error nor a rate function
-    ['a window with a rate function', { algorithm: 'fixed-window', rate: plan }, /rate must be a fixed rate with algorithm 'fixed-window', not a function/],
+    [
+      'a window with a burst',
+      // @ts-expect-error a window has no burst
+      { algorithm: 'fixed-window', rate: '10/s', burst: 5 },
+      /burst has no meaning for a window/,
+    ],
+    [
+      'an adaptive window',
+      // @ts-expect-error nor adaptive
+      { algorithm: 'sliding-window', rate: '10/s', adaptive: {} },
+      /adaptive only works with algorithm 'token-bucket'/,
+    ],
+    [
+      'a window with maxDelay',
+      // @ts-expect-error nor maxDelay
+      { algorithm: 'fixed-window', rate: '10/s', maxDelay: 100 },
+      /maxDelay only works with algorithm 'token-bucket'/,
+    ],
+    [
+      'a window with blockDuration',
+      // @ts-expect-error nor blockDuration
+      { algorithm: 'sliding-window', rate: '10/s', blockDuration: '1min' },
+      /blockDuration only works with algorithm 'token-bucket'/,
+    ],
+    [
+      'a window with a rate function',
+      // @ts-expect-error nor a rate function
+      { algorithm: 'fixed-window', rate: plan },
+      /rate must be a fixed rate with algorithm 'fixed-window', not a function/,
+    ],
     // A rate limit refuses the options of the other kinds.
-    // @ts-expect-error leaseTimeout is a concurrency limit's
-    ['a token bucket with leaseTimeout', { rate: 10, leaseTimeout: '30s' }, /leaseTimeout only applies to a concurrency limit/],
-    // @ts-expect-error so on a window
-    ['a window with leaseTimeout', { algorithm: 'fixed-window', rate: '10/s', leaseTimeout: 1_000 }, /leaseTimeout only applies to a concurrency limit/],
-    // @ts-expect-error calendar is a fixed window's
-    ['a token bucket on the calendar', { rate: '1000/day', calendar: {} }, /calendar only applies to algorithm 'fixed-window'/],
-    // @ts-expect-error an algorithm that is not one
-    ['an unknown algorithm', { rate: 10, algorithm: 'leaky-bucket' }, /algorithm must be 'token-bucket', 'fixed-window' or 'sliding-window'/],
+    [
+      'a token bucket with leaseTimeout',
+      // @ts-expect-error leaseTimeout is a concurrency limit's
+      { rate: 10, leaseTimeout: '30s' },
+      /leaseTimeout only applies to a concurrency limit/,
+    ],
+    [
+      'a window with leaseTimeout',
+      // @ts-expect-error so on a window
+      { algorithm: 'fixed-window', rate: '10/s', leaseTimeout: 1_000 },
+      /leaseTimeout only applies to a concurrency limit/,
+    ],
+    [
+      'a token bucket on the calendar',
+      // @ts-expect-error calendar is a fixed window's
+      { rate: '1000/day', calendar: {} },
+      /calendar only applies to algorithm 'fixed-window'/,
+    ],
+    [
+      'an unknown algorithm',
+      // @ts-expect-error an algorithm that is not one
+      { rate: 10, algorithm: 'leaky-bucket' },
+      /algorithm must be 'token-bucket', 'fixed-window' or 'sliding-window'/,
+    ],
   ];
 
   it.each(refused)('%s', (_, limit, error) => {
@@ -168,9 +326,21 @@ describe('RateLimitOptions: refused by the type, and at start-up', () => {
 describe('RateLimitOptions: left to start-up (the types do not say)', () => {
   it.each([
     ['a rate limit without a rate', {}, /rate must be/],
-    ['a sliding window on the calendar', { algorithm: 'sliding-window', rate: '1000/day', calendar: {} }, /calendar only applies to algorithm 'fixed-window'/],
-    ['isFailure without charge', { rate: 10, isFailure: () => true }, /isFailure only applies with charge/],
-    ['shadow with adaptive', { rate: 10, shadow: true, adaptive: {} }, /shadow cannot be combined with adaptive/],
+    [
+      'a sliding window on the calendar',
+      { algorithm: 'sliding-window', rate: '1000/day', calendar: {} },
+      /calendar only applies to algorithm 'fixed-window'/,
+    ],
+    [
+      'isFailure without charge',
+      { rate: 10, isFailure: () => true },
+      /isFailure only applies with charge/,
+    ],
+    [
+      'shadow with adaptive',
+      { rate: 10, shadow: true, adaptive: {} },
+      /shadow cannot be combined with adaptive/,
+    ],
   ] satisfies [string, RateLimitOptions, RegExp][])('%s', (_, limit, error) => {
     expect(() => resolve(limit)).toThrow(error);
   });

@@ -358,4 +358,5 @@ export interface ConcurrencyLimitOptions extends BaseLimitOptions {
  *
  * @publicApi
  */
-export type RateLimitOptions = TokenBucketLimitOptions | WindowLimitOptions | ConcurrencyLimitOptions;
+export type RateLimitOptions =
+  TokenBucketLimitOptions | WindowLimitOptions | ConcurrencyLimitOptions;

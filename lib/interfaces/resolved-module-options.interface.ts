@@ -4,7 +4,12 @@ import type { ResolvedEventsOptions } from './events-options.interface.js';
 import type { ResolvedHotKeysOptions } from './hot-keys-options.interface.js';
 import type { ResolvedMetricsOptions } from './metrics-options.interface.js';
 import type { ErrorFormat, HeadersMode } from './rate-limit-module-options.interface.js';
-import type { FailMode, KeyStrategy, RateLimitOptions, SkipPredicate } from './rate-limit-options.interface.js';
+import type {
+  FailMode,
+  KeyStrategy,
+  RateLimitOptions,
+  SkipPredicate,
+} from './rate-limit-options.interface.js';
 import type { RateLimitOwner } from './rate-limit-owner.interface.js';
 import type { AddressedRequest, RequestAddress } from './request-address.interface.js';
 

@@ -18,8 +18,14 @@ export function compileAddressList(entries: readonly string[], option: string): 
     // Digits only: Number('') is 0, and '10.0.0.0/' must not match every address.
     const bits = prefix === undefined ? undefined : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
     const maxBits = ip?.family === 4 ? 32 : 128;
-    if (!ip || rest.length > 0 || (bits !== undefined && (!Number.isInteger(bits) || bits > maxBits))) {
-      throw new TypeError(`RateLimitModule: ${option} entry ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    if (
+      !ip ||
+      rest.length > 0 ||
+      (bits !== undefined && (!Number.isInteger(bits) || bits > maxBits))
+    ) {
+      throw new TypeError(
+        `RateLimitModule: ${option} entry ${JSON.stringify(entry)} is not an IP address or CIDR`,
+      );
     }
     const type = ip.family === 4 ? 'ipv4' : 'ipv6';
     if (bits === undefined) list.addAddress(ip.address, type);

@@ -4,7 +4,16 @@ const DIGEST = /^#[A-Za-z0-9_-]{43}$/; // '#' + base64url of a SHA-256 (32 bytes
 
 describe('boundedIdentity', () => {
   describe('short printable ASCII passes as it is, marked "="', () => {
-    it.each(['alice', '42', 'user@example.com', 'Bearer:abc.def-ghi_jkl~', '!', '~', '#alice', '=alice'])('%p', (identity) => {
+    it.each([
+      'alice',
+      '42',
+      'user@example.com',
+      'Bearer:abc.def-ghi_jkl~',
+      '!',
+      '~',
+      '#alice',
+      '=alice',
+    ])('%p', (identity) => {
       expect(boundedIdentity(identity)).toBe(`=${identity}`);
     });
 

@@ -24,7 +24,11 @@ const platformAddress = compileRequestAddress({
 });
 
 /** @internal called by the guard before a key function runs */
-export function stashClientAddress(context: ExecutionContext, address: RequestAddress, request: AddressedRequest | undefined): void {
+export function stashClientAddress(
+  context: ExecutionContext,
+  address: RequestAddress,
+  request: AddressedRequest | undefined,
+): void {
   const stash = context as unknown as StashedContext;
   stash[ADDRESS] = address;
   stash[REQUEST] = request;

@@ -1,4 +1,8 @@
-import { compileTrustProxy, MAX_FORWARDED_ENTRIES, MAX_FORWARDED_ENTRY_LENGTH } from './client-address.js';
+import {
+  compileTrustProxy,
+  MAX_FORWARDED_ENTRIES,
+  MAX_FORWARDED_ENTRY_LENGTH,
+} from './client-address.js';
 
 const SOCKET = '10.0.0.2'; // the proxy (or the client, without one) at the other end of the TCP connection
 
@@ -6,9 +10,12 @@ describe('compileTrustProxy', () => {
   describe('false: the socket address, X-Forwarded-For ignored', () => {
     const resolve = compileTrustProxy(false);
 
-    it.each([undefined, '', '203.0.113.9', '203.0.113.9, 198.51.100.1'])('X-Forwarded-For %p', (forwarded) => {
-      expect(resolve(SOCKET, forwarded)).toBe(SOCKET);
-    });
+    it.each([undefined, '', '203.0.113.9', '203.0.113.9, 198.51.100.1'])(
+      'X-Forwarded-For %p',
+      (forwarded) => {
+        expect(resolve(SOCKET, forwarded)).toBe(SOCKET);
+      },
+    );
 
     it('no socket address: none', () => {
       expect(resolve(undefined, '203.0.113.9')).toBeUndefined();
@@ -29,9 +36,12 @@ describe('compileTrustProxy', () => {
       expect(resolve(SOCKET, forwarded)).toBe(client);
     });
 
-    it.each([undefined, '', ' , ', 'unknown', 'garbage, also-garbage'])('%p: the socket', (forwarded) => {
-      expect(resolve(SOCKET, forwarded)).toBe(SOCKET);
-    });
+    it.each([undefined, '', ' , ', 'unknown', 'garbage, also-garbage'])(
+      '%p: the socket',
+      (forwarded) => {
+        expect(resolve(SOCKET, forwarded)).toBe(SOCKET);
+      },
+    );
 
     it('no socket and nothing usable forwarded: none', () => {
       expect(resolve(undefined, undefined)).toBeUndefined();
@@ -68,7 +78,9 @@ describe('compileTrustProxy', () => {
 
     it.each([-1, 1.5, NaN, Infinity, Number.MAX_SAFE_INTEGER + 1])('refuses %p', (hops) => {
       expect(() => compileTrustProxy(hops)).toThrow(TypeError);
-      expect(() => compileTrustProxy(hops)).toThrow(`RateLimitModule: trustProxy must be a boolean, a hop count (integer >= 0) or a list of addresses/CIDRs, got ${hops}`);
+      expect(() => compileTrustProxy(hops)).toThrow(
+        `RateLimitModule: trustProxy must be a boolean, a hop count (integer >= 0) or a list of addresses/CIDRs, got ${hops}`,
+      );
     });
   });
 
@@ -115,7 +127,9 @@ describe('compileTrustProxy', () => {
     });
 
     it('/0 trusts every address of its family', () => {
-      expect(compileTrustProxy(['0.0.0.0/0'])('198.51.100.7', '203.0.113.9, 198.51.100.8')).toBe('203.0.113.9');
+      expect(compileTrustProxy(['0.0.0.0/0'])('198.51.100.7', '203.0.113.9, 198.51.100.8')).toBe(
+        '203.0.113.9',
+      );
       expect(compileTrustProxy(['0.0.0.0/0'])('2001:db8::1', '203.0.113.9')).toBe('2001:db8::1');
     });
 
@@ -123,15 +137,32 @@ describe('compileTrustProxy', () => {
       expect(compileTrustProxy([])(SOCKET, '203.0.113.9')).toBe(SOCKET);
     });
 
-    it.each(['not-an-ip', '10.0.0.0/33', '10.0.0.0/-1', '10.0.0.0/x', '10.0.0.0/1.5', '2001:db8::/129', '', '/8', '10.0.0.0/', '10.0.0.0/ 8', '10.0.0.0/0x8', '10.0.0.0/8/16'])('refuses the entry %p, naming it', (entry) => {
+    it.each([
+      'not-an-ip',
+      '10.0.0.0/33',
+      '10.0.0.0/-1',
+      '10.0.0.0/x',
+      '10.0.0.0/1.5',
+      '2001:db8::/129',
+      '',
+      '/8',
+      '10.0.0.0/',
+      '10.0.0.0/ 8',
+      '10.0.0.0/0x8',
+      '10.0.0.0/8/16',
+    ])('refuses the entry %p, naming it', (entry) => {
       expect(() => compileTrustProxy(['127.0.0.1', entry])).toThrow(TypeError);
-      expect(() => compileTrustProxy(['127.0.0.1', entry])).toThrow(`RateLimitModule: trustProxy entry ${JSON.stringify(entry)} is not an IP address or CIDR`);
+      expect(() => compileTrustProxy(['127.0.0.1', entry])).toThrow(
+        `RateLimitModule: trustProxy entry ${JSON.stringify(entry)} is not an IP address or CIDR`,
+      );
     });
   });
 
   it.each(['loopback', null, undefined, {}])('refuses %p', (trustProxy) => {
     expect(() => compileTrustProxy(trustProxy as never)).toThrow(TypeError);
-    expect(() => compileTrustProxy(trustProxy as never)).toThrow(/trustProxy must be a boolean, a hop count or a list of addresses\/CIDRs, got /);
+    expect(() => compileTrustProxy(trustProxy as never)).toThrow(
+      /trustProxy must be a boolean, a hop count or a list of addresses\/CIDRs, got /,
+    );
   });
 
   describe(`a chain longer than ${MAX_FORWARDED_ENTRIES} entries: only the right-most ${MAX_FORWARDED_ENTRIES} are read`, () => {
@@ -150,12 +181,19 @@ describe('compileTrustProxy', () => {
       const resolve = compileTrustProxy(['10.0.0.0/8']);
       expect(resolve(SOCKET, megabyte)).toBe(lastRead);
       // Within the cap, the walk still finds the client.
-      expect(resolve(SOCKET, ['203.0.113.9', ...hops.slice(-(MAX_FORWARDED_ENTRIES - 1))].join(', '))).toBe('203.0.113.9');
+      expect(
+        resolve(SOCKET, ['203.0.113.9', ...hops.slice(-(MAX_FORWARDED_ENTRIES - 1))].join(', ')),
+      ).toBe('203.0.113.9');
     });
 
     it('true: the left-most valid address among the right-most entries read', () => {
       expect(compileTrustProxy(true)(SOCKET, megabyte)).toBe(lastRead);
-      expect(compileTrustProxy(true)(SOCKET, ['203.0.113.9', ...hops.slice(-(MAX_FORWARDED_ENTRIES - 1))].join(','))).toBe('203.0.113.9');
+      expect(
+        compileTrustProxy(true)(
+          SOCKET,
+          ['203.0.113.9', ...hops.slice(-(MAX_FORWARDED_ENTRIES - 1))].join(','),
+        ),
+      ).toBe('203.0.113.9');
     });
 
     it('a hop count: counted as before up to the cap, the left-most entry read beyond it', () => {
@@ -168,7 +206,9 @@ describe('compileTrustProxy', () => {
     it('empty segments count towards the cap', () => {
       const commas = ','.repeat(1_000_000);
       expect(compileTrustProxy(true)(SOCKET, `203.0.113.9${commas}`)).toBe(SOCKET);
-      expect(compileTrustProxy(true)(SOCKET, `203.0.113.9${','.repeat(MAX_FORWARDED_ENTRIES - 1)}`)).toBe('203.0.113.9');
+      expect(
+        compileTrustProxy(true)(SOCKET, `203.0.113.9${','.repeat(MAX_FORWARDED_ENTRIES - 1)}`),
+      ).toBe('203.0.113.9');
       expect(compileTrustProxy(['10.0.0.0/8'])(SOCKET, `203.0.113.9${commas}`)).toBe(SOCKET);
     });
 
@@ -178,7 +218,12 @@ describe('compileTrustProxy', () => {
       expect(compileTrustProxy(true)(SOCKET, long)).toBe('10.0.0.1');
       expect(compileTrustProxy(2)(SOCKET, long)).toBe('unknown'); // not an address: the key falls back to the socket
       // Spaces around an address are fine up to the length limit.
-      expect(compileTrustProxy(true)(SOCKET, `${' '.repeat(MAX_FORWARDED_ENTRY_LENGTH - 20)}203.0.113.9`)).toBe('203.0.113.9');
+      expect(
+        compileTrustProxy(true)(
+          SOCKET,
+          `${' '.repeat(MAX_FORWARDED_ENTRY_LENGTH - 20)}203.0.113.9`,
+        ),
+      ).toBe('203.0.113.9');
       expect(compileTrustProxy(true)(SOCKET, `${' '.repeat(1_000_000)}203.0.113.9`)).toBe(SOCKET);
     });
   });

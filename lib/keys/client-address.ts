@@ -4,7 +4,10 @@ import { describeValue } from '../errors/option-error.js';
 import { canonicalIp } from './ip-address.js';
 
 /** Picks the client address from the socket address and the `X-Forwarded-For` chain. */
-export type ClientAddressResolver = (socketAddress: string | undefined, forwardedFor: string | undefined) => string | undefined;
+export type ClientAddressResolver = (
+  socketAddress: string | undefined,
+  forwardedFor: string | undefined,
+) => string | undefined;
 
 /**
  * At most this many comma-separated `X-Forwarded-For` entries are read, from
@@ -37,11 +40,14 @@ export const UNREADABLE_ENTRY = 'unknown';
 export function compileTrustProxy(trustProxy: TrustProxy): ClientAddressResolver {
   if (trustProxy === false) return (socket) => socket;
   if (trustProxy === true) {
-    return (socket, forwarded) => leftMostValid(forwardedFromRight(forwarded, MAX_FORWARDED_ENTRIES)) ?? socket;
+    return (socket, forwarded) =>
+      leftMostValid(forwardedFromRight(forwarded, MAX_FORWARDED_ENTRIES)) ?? socket;
   }
   if (typeof trustProxy === 'number') {
     if (!Number.isSafeInteger(trustProxy) || trustProxy < 0) {
-      throw new TypeError(`RateLimitModule: trustProxy must be a boolean, a hop count (integer >= 0) or a list of addresses/CIDRs, got ${describeValue(trustProxy)}`);
+      throw new TypeError(
+        `RateLimitModule: trustProxy must be a boolean, a hop count (integer >= 0) or a list of addresses/CIDRs, got ${describeValue(trustProxy)}`,
+      );
     }
     const hops = trustProxy;
     return (socket, forwarded) => {
@@ -67,7 +73,9 @@ export function compileTrustProxy(trustProxy: TrustProxy): ClientAddressResolver
       return previous;
     };
   }
-  throw new TypeError(`RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got ${describeValue(trustProxy)}`);
+  throw new TypeError(
+    `RateLimitModule: trustProxy must be a boolean, a hop count or a list of addresses/CIDRs, got ${describeValue(trustProxy)}`,
+  );
 }
 
 const COMMA = 44;
@@ -85,7 +93,11 @@ function forwardedFromRight(header: string | undefined, max: number): string[] {
   const entries: string[] = [];
   if (!header) return entries;
   let end = header.length; // exclusive end of the segment being read
-  for (let segments = 0; end >= 0 && segments < MAX_FORWARDED_ENTRIES && entries.length < max; segments++) {
+  for (
+    let segments = 0;
+    end >= 0 && segments < MAX_FORWARDED_ENTRIES && entries.length < max;
+    segments++
+  ) {
     const lowest = Math.max(0, end - MAX_FORWARDED_ENTRY_LENGTH - 1);
     let comma = end - 1;
     while (comma >= lowest && header.charCodeAt(comma) !== COMMA) comma--;
@@ -104,6 +116,7 @@ function forwardedFromRight(header: string | undefined, max: number): string[] {
 
 /** The left-most valid address of entries listed nearest hop first. */
 function leftMostValid(entries: readonly string[]): string | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) if (canonicalIp(entries[i]!) !== undefined) return entries[i];
+  for (let i = entries.length - 1; i >= 0; i--)
+    if (canonicalIp(entries[i]!) !== undefined) return entries[i];
   return undefined;
 }

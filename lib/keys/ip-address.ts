@@ -11,7 +11,9 @@ import { isIPv4, isIPv6 } from 'node:net';
  * IPv4-mapped IPv6 (`::ffff:1.2.3.4`) becomes plain IPv4, so a dual-stack
  * server does not give one client two buckets.
  */
-export function canonicalIp(raw: string): { readonly address: string; readonly family: 4 | 6 } | undefined {
+export function canonicalIp(
+  raw: string,
+): { readonly address: string; readonly family: 4 | 6 } | undefined {
   if (isPlainIpv4(raw)) return { address: raw, family: 4 };
   let value = raw.trim();
   if (value.startsWith('[')) {
@@ -50,7 +52,10 @@ export const DEFAULT_IPV6_SUBNET = 64;
  * A /64 reads `2001:db8:1:2::/64`; other prefixes keep the groups the prefix
  * touches, with the bits past it zeroed (`2001:db8:100::/56`).
  */
-export function ipIdentity(raw: string, ipv6Subnet: number = DEFAULT_IPV6_SUBNET): string | undefined {
+export function ipIdentity(
+  raw: string,
+  ipv6Subnet: number = DEFAULT_IPV6_SUBNET,
+): string | undefined {
   // The common case, a socket's IPv4 address, is its own identity.
   if (isPlainIpv4(raw)) return raw;
   const ip = canonicalIp(raw);
@@ -61,7 +66,10 @@ export function ipIdentity(raw: string, ipv6Subnet: number = DEFAULT_IPV6_SUBNET
   const kept = Math.ceil(ipv6Subnet / 16);
   const partial = ipv6Subnet % 16;
   if (partial !== 0) groups[kept - 1] = groups[kept - 1]! & ((0xffff << (16 - partial)) & 0xffff);
-  return `${groups.slice(0, kept).map((group) => group.toString(16)).join(':')}::/${ipv6Subnet}`;
+  return `${groups
+    .slice(0, kept)
+    .map((group) => group.toString(16))
+    .join(':')}::/${ipv6Subnet}`;
 }
 
 /**

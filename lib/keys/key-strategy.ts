@@ -18,7 +18,10 @@ export interface RequestLike extends AddressedRequest {
  * Turns a request into the caller part of a bucket key (already bounded).
  * A value, or a promise when the key function answered with one.
  */
-export type Identify = (context: ExecutionContext, request: RequestLike | undefined) => MaybePromise<string>;
+export type Identify = (
+  context: ExecutionContext,
+  request: RequestLike | undefined,
+) => MaybePromise<string>;
 
 /** What compiling a key strategy needs from the module and the place it is declared. */
 export interface KeyEnvironment {
@@ -53,7 +56,10 @@ export function customIdentity(value: string | number, ipv6Subnet: number): stri
  *
  * @returns `undefined` when the strategy is not recognised (the caller reports it).
  */
-export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): Identify | undefined {
+export function compileKeyStrategy(
+  strategy: KeyStrategy,
+  env: KeyEnvironment,
+): Identify | undefined {
   const byAddress = (request: RequestLike | undefined): string => {
     const address = env.address(request);
     // No address (a transport without peers, such as Redis pub/sub): an
@@ -84,7 +90,11 @@ export function compileKeyStrategy(strategy: KeyStrategy, env: KeyEnvironment): 
       return byAddress(request);
     };
   }
-  if (typeof strategy === 'string' && strategy.startsWith('header:') && strategy.length > 'header:'.length) {
+  if (
+    typeof strategy === 'string' &&
+    strategy.startsWith('header:') &&
+    strategy.length > 'header:'.length
+  ) {
     const header = strategy.slice('header:'.length).toLowerCase();
     return (_context, request) => {
       const raw = request?.headers?.[header];
@@ -110,8 +120,10 @@ function keyFunction(
 ): Identify {
   const identity = (value: unknown, request: RequestLike | undefined): string => {
     if (value === undefined || value === null) return byAddress(request);
-    if (typeof value === 'string') return value === '' ? byAddress(request) : customIdentity(value, env.ipv6Subnet);
-    if (typeof value === 'number' && Number.isFinite(value)) return customIdentity(value, env.ipv6Subnet);
+    if (typeof value === 'string')
+      return value === '' ? byAddress(request) : customIdentity(value, env.ipv6Subnet);
+    if (typeof value === 'number' && Number.isFinite(value))
+      return customIdentity(value, env.ipv6Subnet);
     throw new TypeError(
       `RateLimit: ${env.where}: the key function returned ${describeAnswer(value)}; ` +
         'it must return a string or a number (undefined, null or an empty string fall back to the client address)',

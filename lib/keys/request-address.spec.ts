@@ -6,10 +6,18 @@ const PROXY = '10.0.0.2';
 
 function compile(trustProxy: TrustProxy | undefined, ipv6Subnet = 64) {
   const untrusted: string[] = [];
-  const address = compileRequestAddress({ trustProxy, ipv6Subnet, onUntrustedForward: (socket) => untrusted.push(socket) });
+  const address = compileRequestAddress({
+    trustProxy,
+    ipv6Subnet,
+    onUntrustedForward: (socket) => untrusted.push(socket),
+  });
   return { address, untrusted };
 }
-const request = (ip: unknown, forwarded?: string, socket: string | undefined = PROXY): AddressedRequest => ({
+const request = (
+  ip: unknown,
+  forwarded?: string,
+  socket: string | undefined = PROXY,
+): AddressedRequest => ({
   ip,
   socket: { remoteAddress: socket },
   headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
@@ -53,11 +61,14 @@ describe('compileRequestAddress', () => {
       expect(untrusted).toEqual([PROXY]);
     });
 
-    it.each([false, 0] as const)('but not with trustProxy %p: the application said there is no proxy', (trustProxy) => {
-      const { address, untrusted } = compile(trustProxy);
-      address(request(PROXY, '203.0.113.9'));
-      expect(untrusted).toEqual([]);
-    });
+    it.each([false, 0] as const)(
+      'but not with trustProxy %p: the application said there is no proxy',
+      (trustProxy) => {
+        const { address, untrusted } = compile(trustProxy);
+        address(request(PROXY, '203.0.113.9'));
+        expect(untrusted).toEqual([]);
+      },
+    );
 
     it('not without the header, nor with an empty one, nor when it was used', () => {
       const { address, untrusted } = compile(undefined);

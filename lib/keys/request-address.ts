@@ -42,11 +42,15 @@ export function compileRequestAddress(options: RequestAddressOptions): RequestAd
     let address: string | undefined;
     if (fromChain) address = fromChain(socket, forwarded);
     else address = typeof request.ip === 'string' && request.ip !== '' ? request.ip : socket;
-    if (reportUntrusted && forwarded && socket !== undefined && address === socket) onUntrustedForward(socket);
+    if (reportUntrusted && forwarded && socket !== undefined && address === socket)
+      onUntrustedForward(socket);
     const identity = address === undefined ? undefined : ipIdentity(address, ipv6Subnet);
     // A platform that trusts every hop hands over whatever the client wrote
     // (`X-Forwarded-For: junk`): the socket then, not one shared unknown bucket.
-    return identity ?? (socket === undefined || address === socket ? undefined : ipIdentity(socket, ipv6Subnet));
+    return (
+      identity ??
+      (socket === undefined || address === socket ? undefined : ipIdentity(socket, ipv6Subnet))
+    );
   };
 }
 

@@ -12,7 +12,9 @@ describe('fail modes', () => {
     expect(failModeProblem('open', false)).toBeUndefined();
     expect(failModeProblem('closed', false)).toBeUndefined();
     expect(failModeProblem('local', true)).toBeUndefined();
-    expect(failModeProblem('local', false)).toMatch(/'local' needs a store that can decide locally/);
+    expect(failModeProblem('local', false)).toMatch(
+      /'local' needs a store that can decide locally/,
+    );
     expect(failModeProblem('maybe', true)).toBe(`must be 'open', 'closed' or 'local', got "maybe"`);
   });
 });

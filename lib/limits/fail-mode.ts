@@ -9,8 +9,12 @@ const BY_STRICTNESS: readonly FailMode[] = ['open', 'local', 'closed'];
  * `'local'` is only meaningful with a store that can decide locally, so it is
  * refused at start-up with any other store rather than quietly acting as `'open'`.
  */
-export function failModeProblem(value: unknown, storeHasLocalFallback: boolean): string | undefined {
-  if (!BY_STRICTNESS.includes(value as FailMode)) return `must be 'open', 'closed' or 'local', got ${describeValue(value)}`;
+export function failModeProblem(
+  value: unknown,
+  storeHasLocalFallback: boolean,
+): string | undefined {
+  if (!BY_STRICTNESS.includes(value as FailMode))
+    return `must be 'open', 'closed' or 'local', got ${describeValue(value)}`;
   if (value === 'local' && !storeHasLocalFallback) {
     return "'local' needs a store that can decide locally when its shared backend fails (TwoTierStore); this store cannot";
   }

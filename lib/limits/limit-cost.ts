@@ -10,7 +10,9 @@ export function costOf(limit: ResolvedLimit, context: ExecutionContext): number 
 function dynamicCost(limit: ResolvedLimit, context: ExecutionContext): number {
   const cost = (limit.cost as (context: ExecutionContext) => number)(context);
   if (typeof cost !== 'number' || !Number.isFinite(cost) || cost <= 0) {
-    throw new TypeError(`RateLimit: limit "${limit.name}": the cost function returned ${String(cost)}; it must return a positive number`);
+    throw new TypeError(
+      `RateLimit: limit "${limit.name}": the cost function returned ${String(cost)}; it must return a positive number`,
+    );
   }
   return cost;
 }

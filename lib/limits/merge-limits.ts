@@ -41,13 +41,20 @@ export function mergeLimits(declared: DeclaredLimits, where: string): RateLimitO
   };
   const known = declaredNames(declared);
   const byName = new Map<string, RateLimitOptions>();
-  const add = (limits: readonly RateLimitOptions[], label: string, skipped: SkipDeclaration | undefined): void => {
+  const add = (
+    limits: readonly RateLimitOptions[],
+    label: string,
+    skipped: SkipDeclaration | undefined,
+  ): void => {
     const seen = new Set<string>();
     for (const limit of limits) {
       const name = nameOf(limit);
-      if (seen.has(name)) fail(`duplicate limit name "${name}" in ${label}; give each limit its own name`);
+      if (seen.has(name))
+        fail(`duplicate limit name "${name}" in ${label}; give each limit its own name`);
       if (Array.isArray(skipped) && skipped.includes(name)) {
-        fail(`limit "${name}" is both declared by ${label} and skipped by @SkipRateLimit() at the same level; keep one of the two`);
+        fail(
+          `limit "${name}" is both declared by ${label} and skipped by @SkipRateLimit() at the same level; keep one of the two`,
+        );
       }
       seen.add(name);
       byName.delete(name); // re-insert so the order follows specificity
@@ -59,14 +66,20 @@ export function mergeLimits(declared: DeclaredLimits, where: string): RateLimitO
     if (skipped === true) return byName.clear();
     for (const name of skipped) {
       if (!known.has(name)) {
-        fail(`@SkipRateLimit('${name}') on the ${label} names no limit declared for this route (declared: ${[...known].join(', ') || 'none'})`);
+        fail(
+          `@SkipRateLimit('${name}') on the ${label} names no limit declared for this route (declared: ${[...known].join(', ') || 'none'})`,
+        );
       }
       byName.delete(name);
     }
   };
 
   add(declared.moduleLimits, 'the module limits', undefined);
-  if (declared.classLimits.length === 0 && declared.methodLimits.length === 0 && declared.defaults) {
+  if (
+    declared.classLimits.length === 0 &&
+    declared.methodLimits.length === 0 &&
+    declared.defaults
+  ) {
     add([declared.defaults], 'the module defaults', undefined);
   }
   skip(declared.classSkip, 'class');

@@ -12,7 +12,21 @@ describe('parseDuration', () => {
     expect(parseDuration(value)).toBe(ms);
   });
 
-  it.each([0, -1, NaN, Infinity, '', '15', 'min', '15 fortnights', '-1s', true, null, undefined, {}])('%j is not a duration', (value) => {
+  it.each([
+    0,
+    -1,
+    NaN,
+    Infinity,
+    '',
+    '15',
+    'min',
+    '15 fortnights',
+    '-1s',
+    true,
+    null,
+    undefined,
+    {},
+  ])('%j is not a duration', (value) => {
     expect(parseDuration(value)).toBeUndefined();
   });
 });

@@ -39,7 +39,8 @@ describe('parseRate', () => {
       ['h', ['h', 'hr', 'hour', 'hours'], 3_600_000],
       ['d', ['d', 'day', 'days'], 86_400_000],
     ] as const)('knows every spelling of %p', (_unit, spellings, unitMs) => {
-      for (const spelling of spellings) expect(parseRate(`1000/${spelling}`)).toBe(1_000_000 / unitMs);
+      for (const spelling of spellings)
+        expect(parseRate(`1000/${spelling}`)).toBe(1_000_000 / unitMs);
     });
 
     it('ignores case and whitespace around the parts', () => {
@@ -80,8 +81,11 @@ describe('parseRate', () => {
       expect(parseRate(`1/${'9'.repeat(400)}d`)).toBeUndefined(); // an infinite period: 0 per second
     });
 
-    it.each([null, undefined, {}, ['10/s'], true])('a value that is neither number nor string: %p', (rate) => {
-      expect(parseRate(rate as never)).toBeUndefined();
-    });
+    it.each([null, undefined, {}, ['10/s'], true])(
+      'a value that is neither number nor string: %p',
+      (rate) => {
+        expect(parseRate(rate as never)).toBeUndefined();
+      },
+    );
   });
 });

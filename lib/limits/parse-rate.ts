@@ -3,10 +3,23 @@ import type { Rate } from '../interfaces/rate-limit-options.interface.js';
 /** Milliseconds per unit, for rates and durations. */
 export const UNIT_MS: Readonly<Record<string, number>> = {
   ms: 1,
-  s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
-  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-  h: 3_600_000, hr: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
 };
 
 const RATE_PATTERN = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)?\s*([a-z]+)\s*$/i;
@@ -47,7 +60,10 @@ const NOMINAL_MONTH_MS = 30 * 86_400_000;
  * `undefined` when it is not such a rate (the caller names the option).
  */
 export function parseWindowRate(rate: Rate): WindowRate | undefined {
-  if (typeof rate === 'number') return Number.isFinite(rate) && rate > 0 ? { quota: rate, windowMs: 1000, unit: 'other' } : undefined;
+  if (typeof rate === 'number')
+    return Number.isFinite(rate) && rate > 0
+      ? { quota: rate, windowMs: 1000, unit: 'other' }
+      : undefined;
   if (typeof rate !== 'string') return undefined;
   const match = RATE_PATTERN.exec(rate);
   if (!match) return undefined;
@@ -55,7 +71,8 @@ export function parseWindowRate(rate: Rate): WindowRate | undefined {
   const unit = written!.toLowerCase();
   const quota = Number(tokens);
   const times = multiplier === undefined ? 1 : Number(multiplier);
-  if (MONTH_UNITS.has(unit)) return { quota, windowMs: NOMINAL_MONTH_MS * times, unit: times === 1 ? 'month' : 'other' };
+  if (MONTH_UNITS.has(unit))
+    return { quota, windowMs: NOMINAL_MONTH_MS * times, unit: times === 1 ? 'month' : 'other' };
   const unitMs = UNIT_MS[unit];
   if (unitMs === undefined) return undefined;
   const day = unitMs === 86_400_000 && times === 1;

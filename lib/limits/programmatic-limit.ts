@@ -26,7 +26,11 @@ export interface ResolvedProgrammaticLimit {
  * A route limit's other options (`cost`, `key`, `scope`, ...) mean nothing
  * here: refused rather than ignored.
  */
-const PROGRAMMATIC_OPTIONS = optionNames<ProgrammaticLimit>({ name: true, rate: true, burst: true });
+const PROGRAMMATIC_OPTIONS = optionNames<ProgrammaticLimit>({
+  name: true,
+  rate: true,
+  burst: true,
+});
 
 /**
  * The limits `RateLimiter`'s methods are given, each validated once (per
@@ -42,7 +46,11 @@ export class ProgrammaticLimits {
     let resolved = this.resolved.get(limit);
     if (!resolved) {
       if (limit === null || typeof limit !== 'object') {
-        throw optionError('RateLimiter', 'limit', `must be an object like { name, rate, burst }, got ${describeValue(limit)}`);
+        throw optionError(
+          'RateLimiter',
+          'limit',
+          `must be an object like { name, rate, burst }, got ${describeValue(limit)}`,
+        );
       }
       const name = limit.name ?? DEFAULT_LIMIT_NAME;
       rejectUnknownOptions(`RateLimiter: limit "${name}"`, limit, PROGRAMMATIC_OPTIONS);
@@ -50,7 +58,11 @@ export class ProgrammaticLimits {
         throw optionError(`RateLimiter: limit "${name}"`, option, problem);
       });
       // Keyed like a `scope: 'shared'` limit whose key function returns `key`.
-      resolved = { name, limit: { algorithm: 'token-bucket', rate, burst }, namespace: bucketNamespace('token-bucket', name) };
+      resolved = {
+        name,
+        limit: { algorithm: 'token-bucket', rate, burst },
+        namespace: bucketNamespace('token-bucket', name),
+      };
       this.resolved.set(limit, resolved);
     }
     return resolved;

@@ -15,7 +15,9 @@ const fail = (option: string, problem: string): never => {
 };
 
 /** The rate and burst resolved, or what `fail` was called with. */
-function resolve(options: Parameters<typeof resolveBucket>[0]): { rate: number; burst: number } | Refused {
+function resolve(
+  options: Parameters<typeof resolveBucket>[0],
+): { rate: number; burst: number } | Refused {
   try {
     const { rate, burst } = resolveBucket(options, fail);
     return { rate, burst };
@@ -102,7 +104,10 @@ describe('resolveBucket', () => {
     ])('%p', (burst, shown) => {
       const refused = resolve({ rate: 10, burst: burst as never });
       expect(refused).toBeInstanceOf(Refused);
-      expect([(refused as Refused).option, (refused as Refused).problem]).toEqual(['burst', `must be a finite number >= 1, got ${shown}`]);
+      expect([(refused as Refused).option, (refused as Refused).problem]).toEqual([
+        'burst',
+        `must be a finite number >= 1, got ${shown}`,
+      ]);
     });
   });
 
@@ -112,15 +117,30 @@ describe('resolveBucket', () => {
       expect(MIN_RATE).toBe(1e-11);
       expect(resolve({ rate: MIN_RATE })).toEqual({ rate: 1e-11, burst: 1 });
       expect(resolve({ rate: MIN_RATE, burst: 1 })).toEqual({ rate: 1e-11, burst: 1 });
-      expect(resolve({ rate: '1/day', burst: MAX_HORIZON_MS / 86_400_000 })).toEqual({ rate: 1 / 86_400, burst: MAX_HORIZON_MS / 86_400_000 });
+      expect(resolve({ rate: '1/day', burst: MAX_HORIZON_MS / 86_400_000 })).toEqual({
+        rate: 1 / 86_400,
+        burst: MAX_HORIZON_MS / 86_400_000,
+      });
       expect(resolve({ rate: 1000, burst: 1e14 })).toEqual({ rate: 1000, burst: 1e14 });
     });
 
     it.each([
-      [{ rate: 5e-324 }, 'rate', 'must be at least 1e-11 tokens per second (one token per 100000000000000 ms, about 3,169 years), got 5e-324'],
-      [{ rate: 1e-12 }, 'rate', 'must be at least 1e-11 tokens per second (one token per 100000000000000 ms, about 3,169 years), got 1e-12'],
+      [
+        { rate: 5e-324 },
+        'rate',
+        'must be at least 1e-11 tokens per second (one token per 100000000000000 ms, about 3,169 years), got 5e-324',
+      ],
+      [
+        { rate: 1e-12 },
+        'rate',
+        'must be at least 1e-11 tokens per second (one token per 100000000000000 ms, about 3,169 years), got 1e-12',
+      ],
       [{ rate: '1/3200000day' }, 'rate', /^must be at least 1e-11 tokens per second/],
-      [{ rate: 1e-11, burst: 2 }, 'burst', /^x the interval between tokens \(1000 \/ rate = 100000000000000 ms\) must be at most 100000000000000 ms .* got 200000000000000 ms for burst 2; lower the burst or raise the rate$/],
+      [
+        { rate: 1e-11, burst: 2 },
+        'burst',
+        /^x the interval between tokens \(1000 \/ rate = 100000000000000 ms\) must be at most 100000000000000 ms .* got 200000000000000 ms for burst 2; lower the burst or raise the rate$/,
+      ],
       [{ rate: '1/day', burst: 1e15 }, 'burst', /got 8\.64e\+22 ms for burst 1000000000000000;/],
       [{ rate: 1e-9, burst: 1e12 }, 'burst', /ms for burst 1000000000000;/],
       [{ rate: 1000, burst: 1e15 }, 'burst', /got 1000000000000000 ms/],

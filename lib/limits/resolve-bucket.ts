@@ -13,10 +13,16 @@ export const MIN_RATE = 1000 / MAX_HORIZON_MS;
  * or `undefined`: `[option, problem]`, the rate when one token alone is too
  * long, else the burst.
  */
-export function horizonProblem(rate: number, burst: number): [option: 'rate' | 'burst', problem: string] | undefined {
+export function horizonProblem(
+  rate: number,
+  burst: number,
+): [option: 'rate' | 'burst', problem: string] | undefined {
   const interval = 1000 / rate;
   if (!(interval <= MAX_HORIZON_MS)) {
-    return ['rate', `must be at least ${MIN_RATE} tokens per second (one token per ${MAX_HORIZON_MS} ms, about 3,169 years), got ${rate}`];
+    return [
+      'rate',
+      `must be at least ${MIN_RATE} tokens per second (one token per ${MAX_HORIZON_MS} ms, about 3,169 years), got ${rate}`,
+    ];
   }
   if (!(burst * interval <= MAX_HORIZON_MS)) {
     return [
@@ -32,10 +38,16 @@ export function horizonProblem(rate: number, burst: number): [option: 'rate' | '
  * worth of the rate, at least 1. The bucket's horizon (burst x interval)
  * must be at most {@link MAX_HORIZON_MS}. `fail(option, problem)` must throw.
  */
-export function resolveBucket(options: { readonly rate: Rate; readonly burst?: number }, fail: (option: string, problem: string) => never): BucketLimit {
+export function resolveBucket(
+  options: { readonly rate: Rate; readonly burst?: number },
+  fail: (option: string, problem: string) => never,
+): BucketLimit {
   const rate = parseRate(options.rate);
   if (rate === undefined) {
-    fail('rate', `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${describeValue(options.rate)}`);
+    fail(
+      'rate',
+      `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${describeValue(options.rate)}`,
+    );
   }
   const burst = options.burst ?? Math.max(1, Math.ceil(rate - TOKEN_EPSILON));
   if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 1) {

@@ -6,7 +6,11 @@ const context: LimitContext = {
   where: 'OrdersController.search',
   routeId: 'r1',
   defaultKey: 'ip',
-  address: compileRequestAddress({ trustProxy: false, ipv6Subnet: 64, onUntrustedForward: () => undefined }),
+  address: compileRequestAddress({
+    trustProxy: false,
+    ipv6Subnet: 64,
+    onUntrustedForward: () => undefined,
+  }),
   ipv6Subnet: 64,
   warn: () => undefined,
   localFallback: false,
@@ -16,23 +20,46 @@ const resolve = (limit: unknown) => () => resolveLimit(limit as RateLimitOptions
 describe('resolveLimit: unknown option names', () => {
   it('a limit using every option is accepted', () => {
     const limit = resolveLimit(
-      { name: 'search', rate: '2/min', burst: 20, cost: 2, key: 'user', scope: 'shared', failMode: 'closed', adaptive: { min: 0.01 } },
+      {
+        name: 'search',
+        rate: '2/min',
+        burst: 20,
+        cost: 2,
+        key: 'user',
+        scope: 'shared',
+        failMode: 'closed',
+        adaptive: { min: 0.01 },
+      },
       context,
     );
-    expect([limit.name, limit.burst, limit.cost, limit.failMode]).toEqual(['search', 20, 2, 'closed']);
+    expect([limit.name, limit.burst, limit.cost, limit.failMode]).toEqual([
+      'search',
+      20,
+      2,
+      'closed',
+    ]);
   });
 
   it.each([
     [{ rate: '2/min', brust: 20 }, 'limit "default": brust is not an option (did you mean burst?)'],
     [{ rat: 5 }, 'limit "default": rat is not an option (did you mean rate?)'], // before "rate must be ..., got undefined"
-    [{ name: 'search', rate: 1, scop: 'shared' }, 'limit "search": scop is not an option (did you mean scope?)'],
+    [
+      { name: 'search', rate: 1, scop: 'shared' },
+      'limit "search": scop is not an option (did you mean scope?)',
+    ],
     [{ rate: 1, Key: 'user' }, 'limit "default": Key is not an option (did you mean key?)'],
-    [{ rate: 1, failmode: 'closed' }, 'limit "default": failmode is not an option (did you mean failMode?)'],
+    [
+      { rate: 1, failmode: 'closed' },
+      'limit "default": failmode is not an option (did you mean failMode?)',
+    ],
     [
       { rate: 1, penalty: 60 },
       'limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow, blockDuration, maxDelay, concurrency, leaseTimeout, algorithm, calendar)',
     ],
-    [{ rate: 100, adaptive: { mni: 5 } }, 'limit "default": adaptive.mni is not an option (did you mean min?)'],
+    [
+      { rate: 100, adaptive: { mni: 5 } },
+      'limit "default": adaptive.mni is not an option (did you mean min?)',
+    ],
   ])('%j is refused', (limit, message) => {
     expect(resolve(limit)).toThrow(new TypeError(`RateLimit: OrdersController.search, ${message}`));
   });
@@ -41,12 +68,20 @@ describe('resolveLimit: unknown option names', () => {
     const where = 'RateLimit: OrdersController.search, limit "default":';
     expect(resolve(null)).toThrow(`${where} limit must be an object, got null`);
     expect(resolve([{ rate: 1 }])).toThrow(`${where} limit must be an object, got an array`);
-    expect(resolve({ rate: 1, burst: '5' })).toThrow(`${where} burst must be a finite number >= 1, got "5"`);
+    expect(resolve({ rate: 1, burst: '5' })).toThrow(
+      `${where} burst must be a finite number >= 1, got "5"`,
+    );
     expect(resolve({ rate: true })).toThrow(/rate must .*, got a boolean \(true\)$/);
-    expect(resolve({ rate: 1, cost: 'two' })).toThrow(`${where} cost must be a positive number or a function, got "two"`);
+    expect(resolve({ rate: 1, cost: 'two' })).toThrow(
+      `${where} cost must be a positive number or a function, got "two"`,
+    );
     expect(resolve({ rate: 1, key: {} })).toThrow(/key must .*, got an object$/);
-    expect(resolve({ rate: 1, scope: true })).toThrow(`${where} scope must be 'route' or 'shared', got a boolean (true)`);
-    expect(resolve({ rate: 1, failMode: false })).toThrow(`${where} failMode must be 'open', 'closed' or 'local', got a boolean (false)`);
+    expect(resolve({ rate: 1, scope: true })).toThrow(
+      `${where} scope must be 'route' or 'shared', got a boolean (true)`,
+    );
+    expect(resolve({ rate: 1, failMode: false })).toThrow(
+      `${where} failMode must be 'open', 'closed' or 'local', got a boolean (false)`,
+    );
   });
 });
 
@@ -55,7 +90,9 @@ describe('resolveLimit: horizon (issue 15, item 6)', () => {
     expect(resolve({ rate: '1/day', burst: 1e15 })).toThrow(
       /^RateLimit: OrdersController\.search, limit "default": burst x the interval between tokens .* must be at most 100000000000000 ms/,
     );
-    expect(resolve({ rate: 5e-324 })).toThrow(/^RateLimit: OrdersController\.search, limit "default": rate must be at least 1e-11 tokens per second/);
+    expect(resolve({ rate: 5e-324 })).toThrow(
+      /^RateLimit: OrdersController\.search, limit "default": rate must be at least 1e-11 tokens per second/,
+    );
   });
 
   it('an adaptive limit: the rate at adaptive.min too (its burst follows the rate down to 1 token)', () => {

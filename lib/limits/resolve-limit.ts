@@ -1,5 +1,9 @@
 import { compileKeyStrategy, type Identify } from '../keys/key-strategy.js';
-import type { KeyStrategy, Rate, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
+import type {
+  KeyStrategy,
+  Rate,
+  RateLimitOptions,
+} from '../interfaces/rate-limit-options.interface.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
 import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
 import { describeValue, optionError } from '../errors/option-error.js';
@@ -16,11 +20,28 @@ import { capacityOf, type StoreLimit } from '../store/rate-limit-store.interface
 export type { LimitContext } from './limit-context.js';
 
 /** The options of a limit's bucket, key and fail mode; then the policies' (`LIMIT_POLICIES`); then those of other kinds of limit. */
-const OWN_OPTIONS: readonly (keyof RateLimitOptions)[] = ['name', 'rate', 'burst', 'cost', 'key', 'scope', 'failMode'];
-const KIND_OPTIONS: readonly (keyof RateLimitOptions)[] = ['concurrency', 'leaseTimeout', 'algorithm', 'calendar'];
+const OWN_OPTIONS: readonly (keyof RateLimitOptions)[] = [
+  'name',
+  'rate',
+  'burst',
+  'cost',
+  'key',
+  'scope',
+  'failMode',
+];
+const KIND_OPTIONS: readonly (keyof RateLimitOptions)[] = [
+  'concurrency',
+  'leaseTimeout',
+  'algorithm',
+  'calendar',
+];
 
 /** Every option of a limit (in `@RateLimit()`, the module's `limits` and `defaults`), rate or concurrency. */
-export const LIMIT_OPTIONS: readonly string[] = Object.freeze([...OWN_OPTIONS, ...LIMIT_POLICIES.flatMap((policy) => policy.options), ...KIND_OPTIONS]);
+export const LIMIT_OPTIONS: readonly string[] = Object.freeze([
+  ...OWN_OPTIONS,
+  ...LIMIT_POLICIES.flatMap((policy) => policy.options),
+  ...KIND_OPTIONS,
+]);
 
 /**
  * Validate one declared limit and turn it into a {@link ResolvedLimit}: its
@@ -40,19 +61,31 @@ export function resolveLimit(options: RateLimitOptions, context: LimitContext): 
   // Before the values: `{ rat: 5 }` is a misspelling, not a missing rate.
   rejectUnknownOptions(where, options, LIMIT_OPTIONS);
   const draft: LimitDraft = resolveBase(options, name, context, fail);
-  for (const policy of LIMIT_POLICIES) Object.assign(draft, policy.resolve(options, draft, context, fail));
+  for (const policy of LIMIT_POLICIES)
+    Object.assign(draft, policy.resolve(options, draft, context, fail));
   return draft as ResolvedLimit;
 }
 
 /** A limit's own part: name, bucket (placeholders for rate or burst functions, which the dynamic policy compiles), cost, key, scope, fail mode. */
-function resolveBase(options: RateLimitOptions, name: string, context: LimitContext, fail: OptionFail): LimitDraft {
+function resolveBase(
+  options: RateLimitOptions,
+  name: string,
+  context: LimitContext,
+  fail: OptionFail,
+): LimitDraft {
   if (typeof name !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(name)) {
     fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
   }
-  if (options.leaseTimeout !== undefined) fail('leaseTimeout', 'only applies to a concurrency limit (one with concurrency: N)');
+  if (options.leaseTimeout !== undefined)
+    fail('leaseTimeout', 'only applies to a concurrency limit (one with concurrency: N)');
   const algorithm = resolveAlgorithm(options, fail);
-  const window = algorithm === 'token-bucket' ? undefined : resolveWindow(options, algorithm, `RateLimit: ${context.where}, limit "${name}"`, fail);
-  const dynamic = window === undefined && (typeof options.rate === 'function' || typeof options.burst === 'function');
+  const window =
+    algorithm === 'token-bucket'
+      ? undefined
+      : resolveWindow(options, algorithm, `RateLimit: ${context.where}, limit "${name}"`, fail);
+  const dynamic =
+    window === undefined &&
+    (typeof options.rate === 'function' || typeof options.burst === 'function');
   // A dynamic limit's bucket is validated per call; its placeholder is never charged.
   // A window's rate and burst are its average rate and quota: what the headers read.
   const { rate, burst } =
@@ -65,18 +98,24 @@ function resolveBase(options: RateLimitOptions, name: string, context: LimitCont
 
   const cost = options.cost ?? 1;
   if (typeof cost === 'number') {
-    if (!Number.isFinite(cost) || cost <= 0) fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
+    if (!Number.isFinite(cost) || cost <= 0)
+      fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
     const capacity = capacityOf(bucket);
     const what = window === undefined ? 'burst' : 'the quota';
-    if (!dynamic && cost > capacity) fail('cost', `(${cost}) is larger than ${what} (${capacity}): every request would be denied`);
+    if (!dynamic && cost > capacity)
+      fail('cost', `(${cost}) is larger than ${what} (${capacity}): every request would be denied`);
   } else if (typeof cost !== 'function') {
     fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
   }
 
   const identify = compileLimitKey(options.key, name, context, fail);
   const scope = options.scope ?? 'route';
-  if (scope !== 'route' && scope !== 'shared') fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
-  const failModeError = options.failMode === undefined ? undefined : failModeProblem(options.failMode, context.localFallback);
+  if (scope !== 'route' && scope !== 'shared')
+    fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
+  const failModeError =
+    options.failMode === undefined
+      ? undefined
+      : failModeProblem(options.failMode, context.localFallback);
   if (failModeError) fail('failMode', failModeError);
   return {
     name,
@@ -85,13 +124,22 @@ function resolveBase(options: RateLimitOptions, name: string, context: LimitCont
     bucket,
     cost,
     identify,
-    namespace: bucketNamespace(algorithm, name, scope === 'shared' ? SHARED_ROUTE : context.routeId),
+    namespace: bucketNamespace(
+      algorithm,
+      name,
+      scope === 'shared' ? SHARED_ROUTE : context.routeId,
+    ),
     failMode: options.failMode,
   };
 }
 
 /** A limit's key strategy (its own, else the module's default), compiled; refused through `fail`. */
-export function compileLimitKey(key: KeyStrategy | undefined, name: string, context: LimitContext, fail: (option: string, problem: string) => never): Identify {
+export function compileLimitKey(
+  key: KeyStrategy | undefined,
+  name: string,
+  context: LimitContext,
+  fail: (option: string, problem: string) => never,
+): Identify {
   const keyStrategy = key ?? context.defaultKey;
   let userFallbackReported = false;
   let keyErrorReported = false;
@@ -112,7 +160,10 @@ export function compileLimitKey(key: KeyStrategy | undefined, name: string, cont
     },
   });
   if (!identify) {
-    return fail('key', `must be 'ip', 'user', 'global', 'connection', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`);
+    return fail(
+      'key',
+      `must be 'ip', 'user', 'global', 'connection', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`,
+    );
   }
   return identify;
 }

@@ -1,6 +1,10 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { AdaptiveConfig } from '../adaptive/resolve-adaptive-options.js';
-import type { FailMode, RateLimitOutcome, SkipPredicate } from '../interfaces/rate-limit-options.interface.js';
+import type {
+  FailMode,
+  RateLimitOutcome,
+  SkipPredicate,
+} from '../interfaces/rate-limit-options.interface.js';
 import type { Identify } from '../keys/key-strategy.js';
 import type { StoreLimit } from '../store/rate-limit-store.interface.js';
 import type { BucketLimit } from '../algorithms/gcra.js';

@@ -18,7 +18,10 @@ export interface BurstMessages {
  * @internal
  */
 export class BurstLog {
-  private readonly bursts = new Map<string, { count: number; timer: ReturnType<typeof setTimeout>; messages: BurstMessages }>();
+  private readonly bursts = new Map<
+    string,
+    { count: number; timer: ReturnType<typeof setTimeout>; messages: BurstMessages }
+  >();
 
   constructor(private readonly say: (message: string) => void) {}
 
@@ -31,11 +34,14 @@ export class BurstLog {
     }
     const said = messages();
     this.say(said.first);
-    const timer = setTimeout(() => {
-      const ended = this.bursts.get(key);
-      this.bursts.delete(key);
-      if (ended) this.say(ended.messages.summary(ended.count));
-    }, Math.max(1000, quietMs));
+    const timer = setTimeout(
+      () => {
+        const ended = this.bursts.get(key);
+        this.bursts.delete(key);
+        if (ended) this.say(ended.messages.summary(ended.count));
+      },
+      Math.max(1000, quietMs),
+    );
     timer.unref();
     this.bursts.set(key, { count: 1, timer, messages: said });
   }

@@ -15,4 +15,7 @@ export type {
   RateLimitChannelEvents,
 } from './rate-limit-channels.js';
 export type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
-export type { MeterProviderLike, PrometheusRegistryLike } from '../interfaces/metrics-options.interface.js';
+export type {
+  MeterProviderLike,
+  PrometheusRegistryLike,
+} from '../interfaces/metrics-options.interface.js';

@@ -39,7 +39,8 @@ export function newOwner(): RateLimitOwner {
  * `'shadow-denied'`: shadow limits (`limits` names them) would have denied
  * a request the others admitted; published besides its `'admitted'`.
  */
-export type DecisionResult = 'admitted' | 'denied' | 'fail-open' | 'fail-closed' | 'skipped' | 'shadow-denied';
+export type DecisionResult =
+  'admitted' | 'denied' | 'fail-open' | 'fail-closed' | 'skipped' | 'shadow-denied';
 
 /** Published on `nestjs-holdup:decision`, once per request the guard decided. */
 export interface DecisionEvent {
@@ -155,8 +156,12 @@ export interface RateLimitChannelEvents {
  * `nestjs-holdup:fallback` for `owner`; returns what stops it. A switch is
  * rare: nothing is paid per request. @internal
  */
-export function publishFallbackSwitches(fallback: LocalFallback | undefined, owner: RateLimitOwner | undefined): (() => void) | undefined {
+export function publishFallbackSwitches(
+  fallback: LocalFallback | undefined,
+  owner: RateLimitOwner | undefined,
+): (() => void) | undefined {
   return fallback?.watch?.((active) => {
-    if (rateLimitChannels.fallback.hasSubscribers) rateLimitChannels.fallback.publish({ active, owner });
+    if (rateLimitChannels.fallback.hasSubscribers)
+      rateLimitChannels.fallback.publish({ active, owner });
   });
 }

@@ -10,13 +10,22 @@ import type { LimitPolicy } from './limit-policy.js';
  */
 export const adaptivePolicy: LimitPolicy<'adaptive'> = {
   options: ['adaptive'],
-  refusedOnConcurrency: { adaptive: 'is a rate-limit option; a concurrency limit has no rate to adapt' },
+  refusedOnConcurrency: {
+    adaptive: 'is a rate-limit option; a concurrency limit has no rate to adapt',
+  },
   resolve: (options, draft, context, fail) => {
     if (options.adaptive === undefined) return { adaptive: undefined };
-    const adaptive = resolveAdaptiveOptions(options.adaptive, { rate: draft.rate, burst: draft.burst }, `RateLimit: ${context.where}, limit "${draft.name}"`);
+    const adaptive = resolveAdaptiveOptions(
+      options.adaptive,
+      { rate: draft.rate, burst: draft.burst },
+      `RateLimit: ${context.where}, limit "${draft.name}"`,
+    );
     // The burst follows an adaptive rate down, at least 1 token: at `min`, the horizon is the larger of the two.
     if (horizonProblem(adaptive.min, 1) !== undefined) {
-      fail('adaptive.min', `must be at least ${MIN_RATE} tokens per second (one token per ${MAX_HORIZON_MS} ms, about 3,169 years), got ${adaptive.min}`);
+      fail(
+        'adaptive.min',
+        `must be at least ${MIN_RATE} tokens per second (one token per ${MAX_HORIZON_MS} ms, about 3,169 years), got ${adaptive.min}`,
+      );
     }
     return { adaptive };
   },

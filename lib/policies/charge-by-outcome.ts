@@ -7,7 +7,6 @@ import type { ChargePolicy } from '../limits/resolved-limit.js';
 
 export type { ChargePolicy } from '../limits/resolved-limit.js';
 
-
 /**
  * Validate `charge` and `isFailure`; `undefined` for a limit that counts
  * every request (nothing to do after the handler). Throws through `fail`.
@@ -25,7 +24,11 @@ export function resolveChargePolicy(
     fail('isFailure', `must be a function (outcome) => boolean, got ${describeValue(isFailure)}`);
   }
   if (mode === 'always') {
-    if (isFailure !== undefined) fail('isFailure', "only applies with charge: 'failures' or 'successes'; this limit counts every request");
+    if (isFailure !== undefined)
+      fail(
+        'isFailure',
+        "only applies with charge: 'failures' or 'successes'; this limit counts every request",
+      );
     return undefined;
   }
   return { mode: mode as ChargePolicy['mode'], isFailure: isFailure as ChargePolicy['isFailure'] };
@@ -87,7 +90,10 @@ export const chargePolicy: LimitPolicy<'charge'> = {
   options: ['charge', 'isFailure'],
   refusedOnConcurrency: {
     charge: 'is a rate-limit option; a slot is always given back when the request ends',
-    isFailure: 'is a rate-limit option (for charge); a slot is always given back when the request ends',
+    isFailure:
+      'is a rate-limit option (for charge); a slot is always given back when the request ends',
   },
-  resolve: (options, _draft, _context, fail) => ({ charge: resolveChargePolicy(options.charge, options.isFailure, fail) }),
+  resolve: (options, _draft, _context, fail) => ({
+    charge: resolveChargePolicy(options.charge, options.isFailure, fail),
+  }),
 };

@@ -26,26 +26,48 @@ export class RateLimitValueError extends Error {
  * values produced are validated per call with the start-up rules; an invalid
  * one rejects (or throws) a {@link RateLimitValueError} naming the limit.
  */
-export function compileDynamicBucket(rate: unknown, burst: unknown, where: string): DynamicBucket | undefined {
+export function compileDynamicBucket(
+  rate: unknown,
+  burst: unknown,
+  where: string,
+): DynamicBucket | undefined {
   if (typeof rate !== 'function' && typeof burst !== 'function') return undefined;
-  const produce = (context: ExecutionContext, value: unknown): unknown => (typeof value === 'function' ? value(context) : value);
+  const produce = (context: ExecutionContext, value: unknown): unknown =>
+    typeof value === 'function' ? value(context) : value;
   const check = (producedRate: unknown, producedBurst: unknown): BucketLimit =>
-    resolveBucket({ rate: producedRate as Rate, burst: producedBurst as number | undefined }, (option, problem) => {
-      throw new RateLimitValueError(`${where}: the ${option} function produced a bad value: ${option} ${problem}`);
-    });
+    resolveBucket(
+      { rate: producedRate as Rate, burst: producedBurst as number | undefined },
+      (option, problem) => {
+        throw new RateLimitValueError(
+          `${where}: the ${option} function produced a bad value: ${option} ${problem}`,
+        );
+      },
+    );
   return (context) => {
     const producedRate = produce(context, rate);
     const producedBurst = produce(context, burst);
-    if (!isPromiseLike(producedRate) && !isPromiseLike(producedBurst)) return check(producedRate, producedBurst);
+    if (!isPromiseLike(producedRate) && !isPromiseLike(producedBurst))
+      return check(producedRate, producedBurst);
     return Promise.all([producedRate, producedBurst]).then(([r, b]) => check(r, b));
   };
 }
 
 /** Start-up checks of a dynamic limit's static half (the function half is checked per call). */
-export function dynamicLimitProblem(options: { rate?: unknown; burst?: unknown; adaptive?: unknown; shadow?: unknown }): [string, string] | undefined {
-  if (options.adaptive !== undefined) return ['adaptive', 'cannot be combined with a rate or burst function: the controller moves a declared rate'];
-  if (options.shadow === true) return ['shadow', 'cannot be combined with a rate or burst function'];
-  if (typeof options.rate !== 'function' && options.rate === undefined) return ['rate', `must be a rate or a function of the call, got ${describeValue(options.rate)}`];
+export function dynamicLimitProblem(options: {
+  rate?: unknown;
+  burst?: unknown;
+  adaptive?: unknown;
+  shadow?: unknown;
+}): [string, string] | undefined {
+  if (options.adaptive !== undefined)
+    return [
+      'adaptive',
+      'cannot be combined with a rate or burst function: the controller moves a declared rate',
+    ];
+  if (options.shadow === true)
+    return ['shadow', 'cannot be combined with a rate or burst function'];
+  if (typeof options.rate !== 'function' && options.rate === undefined)
+    return ['rate', `must be a rate or a function of the call, got ${describeValue(options.rate)}`];
   return undefined;
 }
 
@@ -60,7 +82,13 @@ export interface CallBuckets {
  * replaced by what their functions answer for this call. Synchronous while
  * they are; throws (or rejects) what they throw, or a {@link RateLimitValueError}.
  */
-export function callBuckets(context: ExecutionContext, limits: readonly ResolvedLimit[], from: number, to: number, base: CallBuckets): MaybePromise<CallBuckets> {
+export function callBuckets(
+  context: ExecutionContext,
+  limits: readonly ResolvedLimit[],
+  from: number,
+  to: number,
+  base: CallBuckets,
+): MaybePromise<CallBuckets> {
   const headerLimits = base.limits.slice();
   const buckets = base.buckets.slice();
   let pending: Promise<void>[] | undefined;
@@ -87,7 +115,11 @@ export const dynamicLimitPolicy: LimitPolicy<'dynamic'> = {
   options: [],
   resolve: (options, draft, context, fail) => {
     if (draft.bucket.algorithm !== 'token-bucket') return { dynamic: undefined };
-    const dynamic = compileDynamicBucket(options.rate, options.burst, `RateLimit: ${context.where}, limit "${draft.name}"`);
+    const dynamic = compileDynamicBucket(
+      options.rate,
+      options.burst,
+      `RateLimit: ${context.where}, limit "${draft.name}"`,
+    );
     const problem = dynamic === undefined ? undefined : dynamicLimitProblem(options);
     if (problem) fail(problem[0], problem[1]);
     return { dynamic };

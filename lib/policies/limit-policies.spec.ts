@@ -9,7 +9,11 @@ const context: LimitContext = {
   where: 'OrdersController.search',
   routeId: 'r1',
   defaultKey: 'ip',
-  address: compileRequestAddress({ trustProxy: false, ipv6Subnet: 64, onUntrustedForward: () => undefined }),
+  address: compileRequestAddress({
+    trustProxy: false,
+    ipv6Subnet: 64,
+    onUntrustedForward: () => undefined,
+  }),
   ipv6Subnet: 64,
   warn: () => undefined,
   localFallback: false,
@@ -38,7 +42,15 @@ const EVERY_OPTION: Record<keyof Required<RateLimitOptions>, true> = {
 };
 
 /** The fields the registry owns: a new one fails to compile here until it is listed. */
-const POLICY_FIELDS: Record<PolicyField, true> = { dynamic: true, adaptive: true, shadow: true, charge: true, skip: true, blockMs: true, maxDelayMs: true };
+const POLICY_FIELDS: Record<PolicyField, true> = {
+  dynamic: true,
+  adaptive: true,
+  shadow: true,
+  charge: true,
+  skip: true,
+  blockMs: true,
+  maxDelayMs: true,
+};
 
 describe('the limit policy registry', () => {
   it('knows every option of the options type, once (a policy forgotten in the registry would refuse its own option)', () => {
@@ -53,9 +65,12 @@ describe('the limit policy registry', () => {
   it("a concurrency limit refuses each policy's options with the policy's reason", () => {
     for (const policy of LIMIT_POLICIES) {
       for (const [option, why] of Object.entries(policy.refusedOnConcurrency ?? {})) {
-        expect(() => resolveConcurrencyLimit({ concurrency: 2, [option]: 1 } as RateLimitOptions, { ...context, storeSlots: true })).toThrow(
-          `${option} cannot be combined with concurrency: ${why}`,
-        );
+        expect(() =>
+          resolveConcurrencyLimit({ concurrency: 2, [option]: 1 } as RateLimitOptions, {
+            ...context,
+            storeSlots: true,
+          }),
+        ).toThrow(`${option} cannot be combined with concurrency: ${why}`);
       }
     }
   });
@@ -64,6 +79,8 @@ describe('the limit policy registry', () => {
     expect(() => resolveLimit({ rate: 5, shadow: true, charge: 'failures' }, context)).toThrow(
       "shadow cannot be combined with charge: 'failures' (its tokens would never be given back)",
     );
-    expect(() => resolveLimit({ rate: 5, shadow: true, adaptive: { min: 1 } }, context)).toThrow('shadow cannot be combined with adaptive');
+    expect(() => resolveLimit({ rate: 5, shadow: true, adaptive: { min: 1 } }, context)).toThrow(
+      'shadow cannot be combined with adaptive',
+    );
   });
 });

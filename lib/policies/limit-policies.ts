@@ -24,4 +24,3 @@ export const LIMIT_POLICIES: readonly AnyLimitPolicy[] = [
   penaltyPolicy,
   delayPolicy,
 ];
-

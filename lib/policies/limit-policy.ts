@@ -3,10 +3,12 @@ import type { LimitContext, OptionFail } from '../limits/limit-context.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
 
 /** The fields of a resolved limit that policies own (the rest is the bucket, the key and the fail mode). */
-export type PolicyField = 'dynamic' | 'adaptive' | 'shadow' | 'charge' | 'skip' | 'blockMs' | 'maxDelayMs';
+export type PolicyField =
+  'dynamic' | 'adaptive' | 'shadow' | 'charge' | 'skip' | 'blockMs' | 'maxDelayMs';
 
 /** A limit while it is resolved: its bucket, key and fail mode, and the policy fields resolved so far (in registry order). */
-export type LimitDraft = Omit<ResolvedLimit, PolicyField> & Partial<Pick<ResolvedLimit, PolicyField>>;
+export type LimitDraft = Omit<ResolvedLimit, PolicyField> &
+  Partial<Pick<ResolvedLimit, PolicyField>>;
 
 /**
  * One per-limit option (or a few that go together), as a unit: which options
@@ -28,7 +30,12 @@ export interface LimitPolicy<F extends PolicyField = PolicyField> {
   /** Why a concurrency limit refuses each of them (absent: a concurrency limit checks it itself). */
   readonly refusedOnConcurrency?: Readonly<Partial<Record<keyof RateLimitOptions, string>>>;
   /** Validate the options (through `fail`, naming the option); this policy's fields of the resolved limit. */
-  resolve(options: RateLimitOptions, draft: LimitDraft, context: LimitContext, fail: OptionFail): Pick<ResolvedLimit, F>;
+  resolve(
+    options: RateLimitOptions,
+    draft: LimitDraft,
+    context: LimitContext,
+    fail: OptionFail,
+  ): Pick<ResolvedLimit, F>;
 }
 
 /** A policy of any field (what the registry lists). @internal */

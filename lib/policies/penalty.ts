@@ -9,17 +9,34 @@ import { isWindowLimit } from '../store/rate-limit-store.interface.js';
 /** Validate `blockDuration`; its milliseconds, or `undefined` when the limit has none. Throws through `fail`. */
 export function resolveBlockDuration(
   value: unknown,
-  limit: { readonly rate: number; readonly burst: number; readonly dynamic: boolean; readonly shadow: boolean; readonly storeBlocks: boolean },
+  limit: {
+    readonly rate: number;
+    readonly burst: number;
+    readonly dynamic: boolean;
+    readonly shadow: boolean;
+    readonly storeBlocks: boolean;
+  },
   fail: (option: string, problem: string) => never,
 ): number | undefined {
   if (value === undefined) return undefined;
   const ms = parseDuration(value);
-  if (ms === undefined) fail('blockDuration', `must be a positive number of milliseconds or a duration such as '15min', got ${describeValue(value)}`);
+  if (ms === undefined)
+    fail(
+      'blockDuration',
+      `must be a positive number of milliseconds or a duration such as '15min', got ${describeValue(value)}`,
+    );
   if (limit.shadow) fail('blockDuration', 'means nothing on a shadow limit, which never denies');
-  if (!limit.storeBlocks) fail('blockDuration', 'needs a store that can block a bucket (RateLimitStore.block); this one cannot');
+  if (!limit.storeBlocks)
+    fail(
+      'blockDuration',
+      'needs a store that can block a bucket (RateLimitStore.block); this one cannot',
+    );
   // A block no longer than a token's interval is what any denial already is: it would only cost a store call.
   if (!limit.dynamic && ms! <= 1000 / limit.rate) {
-    fail('blockDuration', `(${ms} ms) must be longer than the interval between two tokens (${1000 / limit.rate} ms), or it blocks nothing`);
+    fail(
+      'blockDuration',
+      `(${ms} ms) must be longer than the interval between two tokens (${1000 / limit.rate} ms), or it blocks nothing`,
+    );
   }
   return ms;
 }
@@ -41,7 +58,13 @@ import type { LimitPolicy } from './limit-policy.js';
  * decisions answered are the blocked buckets', so `Retry-After` and `t` say
  * when the block ends. Pure: the caller applies the blocks.
  */
-export function penalize(limits: readonly ResolvedLimit[], from: number, checks: readonly RateLimitCheck[], decisions: readonly RateLimitDecision[], now: number): Penalties | undefined {
+export function penalize(
+  limits: readonly ResolvedLimit[],
+  from: number,
+  checks: readonly RateLimitCheck[],
+  decisions: readonly RateLimitDecision[],
+  now: number,
+): Penalties | undefined {
   let answered: RateLimitDecision[] | undefined;
   let blocks: BlockCheck[] | undefined;
   let names: string[] | undefined;
@@ -49,27 +72,50 @@ export function penalize(limits: readonly ResolvedLimit[], from: number, checks:
     const durationMs = limits[from + i]?.blockMs;
     const decision = decisions[i]!;
     const check = checks[i];
-    if (durationMs === undefined || check === undefined || decision.allowed || decision.reason !== 'limit') continue;
+    if (
+      durationMs === undefined ||
+      check === undefined ||
+      decision.allowed ||
+      decision.reason !== 'limit'
+    )
+      continue;
     // Refused at start-up for windows (resolve-limit.ts): they have no refill to block.
     if (isWindowLimit(check.limit)) continue;
     const interval = 1000 / check.limit.rate;
     if (decision.resetMs > check.limit.burst * interval * (1 + TOKEN_EPSILON)) continue; // blocked already
     const tat = gcraBlock(now + decision.resetMs, now, check.limit, durationMs);
     (answered ??= decisions.slice())[i] = gcraConsume(tat, now, check.limit, check.cost).decision;
-    (blocks ??= []).push({ key: check.key, namespace: check.namespace, identity: check.identity, limit: check.limit, durationMs });
+    (blocks ??= []).push({
+      key: check.key,
+      namespace: check.namespace,
+      identity: check.identity,
+      limit: check.limit,
+      durationMs,
+    });
     (names ??= []).push(limits[from + i]!.name);
   }
-  return answered === undefined ? undefined : { decisions: answered, blocks: blocks!, names: names! };
+  return answered === undefined
+    ? undefined
+    : { decisions: answered, blocks: blocks!, names: names! };
 }
 
 /** `blockDuration`: acts on the decision (a denial blocks its key). */
 export const penaltyPolicy: LimitPolicy<'blockMs'> = {
   options: ['blockDuration'],
-  refusedOnConcurrency: { blockDuration: 'is a rate-limit option; a concurrency limit frees a slot as soon as a request ends' },
+  refusedOnConcurrency: {
+    blockDuration:
+      'is a rate-limit option; a concurrency limit frees a slot as soon as a request ends',
+  },
   resolve: (options, draft, context, fail) => ({
     blockMs: resolveBlockDuration(
       options.blockDuration,
-      { rate: draft.rate, burst: draft.burst, dynamic: draft.dynamic !== undefined, shadow: draft.shadow === true, storeBlocks: context.storeBlocks !== false },
+      {
+        rate: draft.rate,
+        burst: draft.burst,
+        dynamic: draft.dynamic !== undefined,
+        shadow: draft.shadow === true,
+        storeBlocks: context.storeBlocks !== false,
+      },
       fail,
     ),
   }),

@@ -27,32 +27,54 @@ export class RouteSkipping {
   /** Predicates that threw, already said (by limit name; `''` for the module's). */
   private readonly failed = new Set<string>();
 
-  constructor(private readonly options: Pick<ResolvedModuleOptions, 'skip' | 'allowed'> & { readonly owner?: ResolvedModuleOptions['owner'] }) {
+  constructor(
+    private readonly options: Pick<ResolvedModuleOptions, 'skip' | 'allowed'> & {
+      readonly owner?: ResolvedModuleOptions['owner'];
+    },
+  ) {
     this.active = options.skip !== undefined || options.allowed !== undefined;
   }
 
   /** Evaluate `route` through `start`, without the limits this call skips. */
   narrow(context: ExecutionContext, route: CompiledRoute, start: Start): MaybePromise<boolean> {
     const { allowed, skip } = this.options;
-    if (allowed !== undefined && allowed(route.transport.requestResponse(context).request as AddressedRequest | undefined)) {
+    if (
+      allowed !== undefined &&
+      allowed(route.transport.requestResponse(context).request as AddressedRequest | undefined)
+    ) {
       return this.skipAll(route);
     }
     const whole = skip === undefined ? false : runSkip(skip, context, this.reportModuleError);
     if (whole === true) return this.skipAll(route);
     if (whole === false) return this.byLimit(context, route, start);
-    return whole.then((skipped) => (skipped ? this.skipAll(route) : this.byLimit(context, route, start)));
+    return whole.then((skipped) =>
+      skipped ? this.skipAll(route) : this.byLimit(context, route, start),
+    );
   }
 
-  private byLimit(context: ExecutionContext, route: CompiledRoute, start: Start): MaybePromise<boolean> {
+  private byLimit(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    start: Start,
+  ): MaybePromise<boolean> {
     if (!route.skips) return start(context, route);
     const mask = skippedLimits(route.limits, context, this.reportLimitError);
     if (typeof mask === 'number') return this.startNarrowed(context, route, mask, start);
     return mask.then((resolved) => this.startNarrowed(context, route, resolved, start));
   }
 
-  private startNarrowed(context: ExecutionContext, route: CompiledRoute, mask: number, start: Start): MaybePromise<boolean> {
+  private startNarrowed(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    mask: number,
+    start: Start,
+  ): MaybePromise<boolean> {
     if (mask === 0) return start(context, route);
-    publishSkipped(route, route.limits.filter((_limit, i) => (mask & (1 << i)) !== 0).map((limit) => limit.name), this.options.owner);
+    publishSkipped(
+      route,
+      route.limits.filter((_limit, i) => (mask & (1 << i)) !== 0).map((limit) => limit.name),
+      this.options.owner,
+    );
     const narrowed = narrowRoute(route, mask);
     // What the interceptor then works with: the narrowed route's checks and headers.
     const call = rateLimitCall(context);
@@ -61,23 +83,42 @@ export class RouteSkipping {
   }
 
   private skipAll(route: CompiledRoute): true {
-    publishSkipped(route, route.limits.map((limit) => limit.name), this.options.owner);
+    publishSkipped(
+      route,
+      route.limits.map((limit) => limit.name),
+      this.options.owner,
+    );
     return true;
   }
 
-  private readonly reportModuleError = (error: unknown): void => this.report('', 'the module skip', error);
-  private readonly reportLimitError = (limitName: string, error: unknown): void => this.report(limitName, `limit "${limitName}": skip`, error);
+  private readonly reportModuleError = (error: unknown): void =>
+    this.report('', 'the module skip', error);
+  private readonly reportLimitError = (limitName: string, error: unknown): void =>
+    this.report(limitName, `limit "${limitName}": skip`, error);
 
   /** A predicate that throws cannot stop the limiter from limiting: the limit applies, and the log says so once. */
   private report(id: string, what: string, error: unknown): void {
     if (this.failed.has(id)) return;
     this.failed.add(id);
     const reason = error instanceof Error ? error.message : String(error);
-    this.logger.error(`RateLimit: ${what} threw (${reason}); the limit applies to such calls. Said once.`);
+    this.logger.error(
+      `RateLimit: ${what} threw (${reason}); the limit applies to such calls. Said once.`,
+    );
   }
 }
 
-function publishSkipped(route: CompiledRoute, limits: readonly string[], owner: RateLimitOwner | undefined): void {
+function publishSkipped(
+  route: CompiledRoute,
+  limits: readonly string[],
+  owner: RateLimitOwner | undefined,
+): void {
   if (!rateLimitChannels.decision.hasSubscribers) return;
-  rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits, result: 'skipped', decisions: [], owner });
+  rateLimitChannels.decision.publish({
+    route: route.routeId,
+    transport: route.transport.type,
+    limits,
+    result: 'skipped',
+    decisions: [],
+    owner,
+  });
 }

@@ -10,11 +10,21 @@ export const shadowPolicy: LimitPolicy<'shadow'> = {
   options: ['shadow'],
   resolve: (options, draft, context, fail) => {
     const shadow = options.shadow ?? context.shadow ?? false;
-    if (typeof shadow !== 'boolean') fail('shadow', `must be a boolean, got ${describeValue(shadow)}`);
+    if (typeof shadow !== 'boolean')
+      fail('shadow', `must be a boolean, got ${describeValue(shadow)}`);
     if (!shadow) return { shadow: false };
-    if (draft.adaptive !== undefined) fail('shadow', 'cannot be combined with adaptive: a shadow limit has no outcomes to adapt to');
-    if (draft.dynamic !== undefined) fail('shadow', 'cannot be combined with a rate or burst function');
-    if (draft.charge !== undefined) fail('shadow', `cannot be combined with charge: '${draft.charge.mode}' (its tokens would never be given back)`);
+    if (draft.adaptive !== undefined)
+      fail(
+        'shadow',
+        'cannot be combined with adaptive: a shadow limit has no outcomes to adapt to',
+      );
+    if (draft.dynamic !== undefined)
+      fail('shadow', 'cannot be combined with a rate or burst function');
+    if (draft.charge !== undefined)
+      fail(
+        'shadow',
+        `cannot be combined with charge: '${draft.charge.mode}' (its tokens would never be given back)`,
+      );
     return { shadow: true };
   },
 };

@@ -8,7 +8,11 @@ import { rateLimitChannels } from '../observability/rate-limit-channels.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
-import type { ConsumeResult, MaybePromise, RateLimitCheck } from '../store/rate-limit-store.interface.js';
+import type {
+  ConsumeResult,
+  MaybePromise,
+  RateLimitCheck,
+} from '../store/rate-limit-store.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 
 /** How long a burst of would-be denials lasts when the store gives no retry time (ms). */
@@ -54,11 +58,17 @@ export class ShadowLimits {
     this.log.flush();
   }
 
-  private checks(context: ExecutionContext, route: CompiledRoute, request: RequestLike | undefined): MaybePromise<RateLimitCheck[]> {
+  private checks(
+    context: ExecutionContext,
+    route: CompiledRoute,
+    request: RequestLike | undefined,
+  ): MaybePromise<RateLimitCheck[]> {
     const limits = route.shadowLimits;
     const identities = limits.map((limit) => limit.identify(context, request));
     const build = (keys: readonly string[]) =>
-      limits.map((limit, i): RateLimitCheck => bucketCheck(limit.namespace, keys[i]!, limit.bucket, costOf(limit, context)));
+      limits.map((limit, i): RateLimitCheck =>
+        bucketCheck(limit.namespace, keys[i]!, limit.bucket, costOf(limit, context)),
+      );
     if (!identities.some(isPromiseLike)) return build(identities as string[]);
     return Promise.all(identities).then(build);
   }
@@ -74,22 +84,42 @@ export class ShadowLimits {
     else this.report(route, checks, answer);
   }
 
-  private report(route: CompiledRoute, checks: readonly RateLimitCheck[], result: ConsumeResult): void {
+  private report(
+    route: CompiledRoute,
+    checks: readonly RateLimitCheck[],
+    result: ConsumeResult,
+  ): void {
     if (result.allowed) return;
-    const denied = route.shadowLimits.filter((_limit, i) => result.decisions[i]?.allowed === false).map((limit) => limit.name);
+    const denied = route.shadowLimits
+      .filter((_limit, i) => result.decisions[i]?.allowed === false)
+      .map((limit) => limit.name);
     if (rateLimitChannels.decision.hasSubscribers) {
       // `limits` and `decisions` stay parallel: the denied shadow limits and their decisions.
       const decisions = result.decisions.filter((decision) => !decision.allowed);
       const deniedChecks = checks.filter((_check, i) => result.decisions[i]?.allowed === false);
-      rateLimitChannels.decision.publish({ route: route.routeId, transport: route.transport.type, limits: denied, result: 'shadow-denied', decisions, owner: this.owner, checks: deniedChecks });
+      rateLimitChannels.decision.publish({
+        route: route.routeId,
+        transport: route.transport.type,
+        limits: denied,
+        result: 'shadow-denied',
+        decisions,
+        owner: this.owner,
+        checks: deniedChecks,
+      });
     }
     let retryMs = 0;
-    for (const decision of result.decisions) if (!decision.allowed) retryMs = Math.max(retryMs, decision.retryAfterMs);
+    for (const decision of result.decisions)
+      if (!decision.allowed) retryMs = Math.max(retryMs, decision.retryAfterMs);
     for (const name of denied) {
-      this.log.occurred(`${route.routeId}:${name}`, Number.isFinite(retryMs) && retryMs > 0 ? retryMs : DEFAULT_QUIET_MS, () => ({
-        first: `RateLimit: ${route.routeId}, limit "${name}" (shadow): would have denied a request; admitted. Later ones are counted and said when this burst ends.`,
-        summary: (count) => `RateLimit: ${route.routeId}, limit "${name}" (shadow): ${count} request(s) would have been denied in the last burst.`,
-      }));
+      this.log.occurred(
+        `${route.routeId}:${name}`,
+        Number.isFinite(retryMs) && retryMs > 0 ? retryMs : DEFAULT_QUIET_MS,
+        () => ({
+          first: `RateLimit: ${route.routeId}, limit "${name}" (shadow): would have denied a request; admitted. Later ones are counted and said when this burst ends.`,
+          summary: (count) =>
+            `RateLimit: ${route.routeId}, limit "${name}" (shadow): ${count} request(s) would have been denied in the last burst.`,
+        }),
+      );
     }
   }
 }

@@ -6,9 +6,13 @@ import type { LimitPolicy } from './limit-policy.js';
 import type { SkipPredicate } from '../interfaces/rate-limit-options.interface.js';
 
 /** Validate a `skip` option (a limit's or the module's). Throws through `fail`. */
-export function resolveSkip(skip: unknown, fail: (option: string, problem: string) => never): SkipPredicate | undefined {
+export function resolveSkip(
+  skip: unknown,
+  fail: (option: string, problem: string) => never,
+): SkipPredicate | undefined {
   if (skip === undefined) return undefined;
-  if (typeof skip !== 'function') fail('skip', `must be a function (context) => boolean, got ${describeValue(skip)}`);
+  if (typeof skip !== 'function')
+    fail('skip', `must be a function (context) => boolean, got ${describeValue(skip)}`);
   return skip as SkipPredicate;
 }
 
@@ -17,7 +21,11 @@ export function resolveSkip(skip: unknown, fail: (option: string, problem: strin
  * throws or rejects does not skip (the limit applies), and `onError` is told.
  * Only a strict `true` skips.
  */
-export function runSkip(skip: SkipPredicate, context: ExecutionContext, onError: (error: unknown) => void): MaybePromise<boolean> {
+export function runSkip(
+  skip: SkipPredicate,
+  context: ExecutionContext,
+  onError: (error: unknown) => void,
+): MaybePromise<boolean> {
   let answer: boolean | Promise<boolean>;
   try {
     answer = skip(context);
@@ -50,7 +58,8 @@ export function skippedLimits(
     if (skip === undefined) continue;
     const answer = runSkip(skip, context, (error) => onError(limits[i]!.name, error));
     if (answer === true) mask |= 1 << i;
-    else if (answer !== false) (pending ??= []).push(answer.then((skipped) => void (skipped && (mask |= 1 << i))));
+    else if (answer !== false)
+      (pending ??= []).push(answer.then((skipped) => void (skipped && (mask |= 1 << i))));
   }
   return pending === undefined ? mask : Promise.all(pending).then(() => mask);
 }
@@ -58,6 +67,8 @@ export function skippedLimits(
 /** `skip`: acts before the store (the route narrowed to the limits a call does not skip). */
 export const skipPolicy: LimitPolicy<'skip'> = {
   options: ['skip'],
-  refusedOnConcurrency: { skip: 'is not supported on a concurrency limit; use @SkipRateLimit(name) on the routes it should not apply to' },
+  refusedOnConcurrency: {
+    skip: 'is not supported on a concurrency limit; use @SkipRateLimit(name) on the routes it should not apply to',
+  },
   resolve: (options, _draft, _context, fail) => ({ skip: resolveSkip(options.skip, fail) }),
 };

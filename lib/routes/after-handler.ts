@@ -11,6 +11,9 @@ import type { RateLimitOptions } from '../interfaces/rate-limit-options.interfac
  */
 export function needsAfterHandler(limits: readonly (RateLimitOptions | undefined)[]): boolean {
   return limits.some(
-    (limit) => limit?.adaptive !== undefined || (limit?.charge !== undefined && limit.charge !== 'always') || limit?.concurrency !== undefined,
+    (limit) =>
+      limit?.adaptive !== undefined ||
+      (limit?.charge !== undefined && limit.charge !== 'always') ||
+      limit?.concurrency !== undefined,
   );
 }

@@ -36,12 +36,15 @@ export function boundGuards(target: object): readonly unknown[] {
 /** A rate-limit guard (the class, a subclass or an instance), recognised by its brand. */
 export function isRateLimitGuard(guard: unknown): boolean {
   const type = typeof guard === 'function' ? guard : (guard as object | null)?.constructor;
-  return (type as { [RATE_LIMIT_GUARD_BRAND]?: boolean } | undefined)?.[RATE_LIMIT_GUARD_BRAND] === true;
+  return (
+    (type as { [RATE_LIMIT_GUARD_BRAND]?: boolean } | undefined)?.[RATE_LIMIT_GUARD_BRAND] === true
+  );
 }
 
 /** Guards of the route's own that may authenticate (anything but the rate limiter's). */
 export function hasOwnGuards(controller: object, handler: object): boolean {
-  const own = (guard: unknown) => !isRateLimitGuard(guard) && !(guard instanceof RateLimitAfterRouteGuards);
+  const own = (guard: unknown) =>
+    !isRateLimitGuard(guard) && !(guard instanceof RateLimitAfterRouteGuards);
   return boundGuards(controller).some(own) || boundGuards(handler).some(own);
 }
 

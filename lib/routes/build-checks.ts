@@ -2,7 +2,11 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { RequestLike } from '../keys/key-strategy.js';
 import { costOf } from '../limits/limit-cost.js';
 import { bucketCheck } from '../store/bucket-key.js';
-import type { MaybePromise, RateLimitCheck, StoreLimit } from '../store/rate-limit-store.interface.js';
+import type {
+  MaybePromise,
+  RateLimitCheck,
+  StoreLimit,
+} from '../store/rate-limit-store.interface.js';
 import type { CompiledRoute } from './compiled-route.js';
 
 /**
@@ -22,7 +26,8 @@ export function buildChecks(
   for (let i = from; i < to; i++) {
     const limit = route.limits[i]!;
     const identity = limit.identify(context, request as RequestLike | undefined);
-    if (typeof identity !== 'string') return checksAfterKey(context, route, i, to, request, buckets, checks, identity, from);
+    if (typeof identity !== 'string')
+      return checksAfterKey(context, route, i, to, request, buckets, checks, identity, from);
     checks[i - from] = bucketCheck(limit.namespace, identity, buckets[i]!, costOf(limit, context));
   }
   return checks;
@@ -43,7 +48,12 @@ async function checksAfterKey(
   for (let i = at; i < to; i++) {
     const limit = route.limits[i]!;
     if (i > at) identity = limit.identify(context, request as RequestLike | undefined);
-    checks[i - from] = bucketCheck(limit.namespace, await identity, buckets[i]!, costOf(limit, context));
+    checks[i - from] = bucketCheck(
+      limit.namespace,
+      await identity,
+      buckets[i]!,
+      costOf(limit, context),
+    );
   }
   return checks;
 }

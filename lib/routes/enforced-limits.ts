@@ -50,8 +50,14 @@ export interface EnforcedLimits {
  * Derive a route's {@link EnforcedLimits} from its limits in order, the last
  * `late` of them evaluated after the route's own guards.
  */
-export function enforcedLimits(limits: readonly ResolvedLimit[], late: number, moduleFailMode: FailMode): EnforcedLimits {
-  const adaptiveNames = limits.filter((limit) => limit.adaptive !== undefined).map((limit) => limit.name);
+export function enforcedLimits(
+  limits: readonly ResolvedLimit[],
+  late: number,
+  moduleFailMode: FailMode,
+): EnforcedLimits {
+  const adaptiveNames = limits
+    .filter((limit) => limit.adaptive !== undefined)
+    .map((limit) => limit.name);
   const chargesByOutcome = limits.some((limit) => limit.charge !== undefined);
   const dynamic = limits.some((limit) => limit.dynamic !== undefined);
   return {

@@ -30,11 +30,17 @@ export class RateLimitGuardCoverage implements OnApplicationBootstrap {
     const unguarded: string[] = [];
     for (const { controller, handler, route } of this.routes.compiled()) {
       if (route.limits.length === 0 && route.concurrency.length === 0) continue;
-      if (boundGuards(controller).some(isRateLimitGuard) || boundGuards(handler).some(isRateLimitGuard)) continue;
+      if (
+        boundGuards(controller).some(isRateLimitGuard) ||
+        boundGuards(handler).some(isRateLimitGuard)
+      )
+        continue;
       unguarded.push(`${controller.name}.${handler.name}`);
     }
     if (unguarded.length === 0) return;
-    const named = unguarded.slice(0, NAMED).join(', ') + (unguarded.length > NAMED ? ` and ${unguarded.length - NAMED} more` : '');
+    const named =
+      unguarded.slice(0, NAMED).join(', ') +
+      (unguarded.length > NAMED ? ` and ${unguarded.length - NAMED} more` : '');
     this.options.warn(
       `RateLimitModule: global is false and no RateLimitGuard runs for ${unguarded.length} route(s) with limits: ${named}. ` +
         'They are not limited. Bind the guard: @UseGuards(RateLimitGuard) on the controllers, a global guard ' +
@@ -50,8 +56,12 @@ export class RateLimitGuardCoverage implements OnApplicationBootstrap {
  * said rather than something wrong.
  */
 function globalGuards(moduleRef: ModuleRef): readonly unknown[] | undefined {
-  type Config = { getGlobalGuards?(): unknown[]; getGlobalRequestGuards?(): { metatype?: unknown }[] };
-  const config = (moduleRef as unknown as { container?: { applicationConfig?: Config } }).container?.applicationConfig;
+  type Config = {
+    getGlobalGuards?(): unknown[];
+    getGlobalRequestGuards?(): { metatype?: unknown }[];
+  };
+  const config = (moduleRef as unknown as { container?: { applicationConfig?: Config } }).container
+    ?.applicationConfig;
   if (typeof config?.getGlobalGuards !== 'function') return undefined;
   const requestScoped = config.getGlobalRequestGuards?.().map((wrapper) => wrapper.metatype) ?? [];
   return [...config.getGlobalGuards(), ...requestScoped];

@@ -27,7 +27,10 @@ import { RateLimitRoutes } from './rate-limit-routes.js';
 export class RateLimitMessageHandlerGuards implements OnModuleDestroy {
   private readonly bound: object[] = [];
 
-  constructor(routes: RateLimitRoutes, private readonly guard: RateLimitGuard) {
+  constructor(
+    routes: RateLimitRoutes,
+    private readonly guard: RateLimitGuard,
+  ) {
     for (const handler of routes.limitedMessageHandlers()) {
       const guards = boundGuards(handler);
       if (guards.includes(guard)) continue;

@@ -19,7 +19,9 @@ export function narrowRoute(route: CompiledRoute, mask: number): CompiledRoute {
   const cached = byMask?.get(mask);
   if (cached) return cached;
   const kept = route.limits.filter((_limit, i) => (mask & (1 << i)) === 0);
-  const late = route.limits.filter((_limit, i) => i >= route.afterRouteGuards && (mask & (1 << i)) === 0).length;
+  const late = route.limits.filter(
+    (_limit, i) => i >= route.afterRouteGuards && (mask & (1 << i)) === 0,
+  ).length;
   const narrowed: CompiledRoute = { ...route, ...enforcedLimits(kept, late, route.moduleFailMode) };
   if (!byMask) narrowedRoutes.set(route, (byMask = new Map()));
   if (byMask.size < MAX_MASKS_PER_ROUTE) byMask.set(mask, narrowed);

@@ -1,12 +1,26 @@
-import { Inject, Injectable, type ExecutionContext, type OnModuleInit, type Type } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type ExecutionContext,
+  type OnModuleInit,
+  type Type,
+} from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { mergeLimits, type SkipDeclaration } from '../limits/merge-limits.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
-import { isConcurrencyLimit, resolveConcurrencyLimit } from '../concurrency/resolve-concurrency-limit.js';
-import { RATE_LIMIT_INTERCEPTOR_BRAND, RATE_LIMIT_METADATA, SKIP_RATE_LIMIT_METADATA, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import {
+  isConcurrencyLimit,
+  resolveConcurrencyLimit,
+} from '../concurrency/resolve-concurrency-limit.js';
+import {
+  RATE_LIMIT_INTERCEPTOR_BRAND,
+  RATE_LIMIT_METADATA,
+  SKIP_RATE_LIMIT_METADATA,
+  RESOLVED_RATE_LIMIT_OPTIONS,
+} from '../rate-limit.constants.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import { describeHandler, type HandlerKind } from '../transports/handler-kind.js';
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
@@ -54,9 +68,19 @@ export class RateLimitRoutes implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     // Module-wide limits and defaults are checked even when no route uses them.
     const where = 'RateLimitModule options';
-    const moduleWide = mergeLimits({ ...this.moduleDeclared(), classLimits: [], methodLimits: [], classSkip: undefined, methodSkip: undefined }, where);
+    const moduleWide = mergeLimits(
+      {
+        ...this.moduleDeclared(),
+        classLimits: [],
+        methodLimits: [],
+        classSkip: undefined,
+        methodSkip: undefined,
+      },
+      where,
+    );
     for (const limit of moduleWide) {
-      if (isConcurrencyLimit(limit)) resolveConcurrencyLimit(limit, this.limitContext(where, 'module'));
+      if (isConcurrencyLimit(limit))
+        resolveConcurrencyLimit(limit, this.limitContext(where, 'module'));
       else resolveLimit(limit, this.limitContext(where, 'module'));
     }
 
@@ -68,7 +92,11 @@ export class RateLimitRoutes implements OnModuleInit {
   }
 
   /** Every handler a transport calls, in controllers and providers, with its kind. */
-  private *handlers(): IterableIterator<{ readonly target: Type; readonly handler: Handler; readonly kind: HandlerKind }> {
+  private *handlers(): IterableIterator<{
+    readonly target: Type;
+    readonly handler: Handler;
+    readonly kind: HandlerKind;
+  }> {
     const seen = new Set<Type>();
     for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
       const target = wrapper.metatype as Type | undefined;
@@ -76,7 +104,8 @@ export class RateLimitRoutes implements OnModuleInit {
       seen.add(target);
       for (const method of this.scanner.getAllMethodNames(target.prototype)) {
         const handler = target.prototype[method] as Handler;
-        const description = typeof handler === 'function' ? describeHandler(target, handler) : undefined;
+        const description =
+          typeof handler === 'function' ? describeHandler(target, handler) : undefined;
         if (description !== undefined) yield { target, handler, kind: description.kind };
       }
     }
@@ -86,11 +115,18 @@ export class RateLimitRoutes implements OnModuleInit {
   forContext(context: ExecutionContext): CompiledRoute {
     const controller = context.getClass();
     const handler = context.getHandler() as Handler;
-    return this.routes.get(controller)?.get(handler) ?? this.compile(controller, handler, context.getType());
+    return (
+      this.routes.get(controller)?.get(handler) ??
+      this.compile(controller, handler, context.getType())
+    );
   }
 
   /** Every route compiled so far, for the start-up checks. */
-  *compiled(): IterableIterator<{ readonly controller: Type; readonly handler: Handler; readonly route: CompiledRoute }> {
+  *compiled(): IterableIterator<{
+    readonly controller: Type;
+    readonly handler: Handler;
+    readonly route: CompiledRoute;
+  }> {
     for (const [controller, byHandler] of this.routes) {
       for (const [handler, route] of byHandler) yield { controller, handler, route };
     }
@@ -103,7 +139,11 @@ export class RateLimitRoutes implements OnModuleInit {
    */
   *limitedMessageHandlers(): IterableIterator<Handler> {
     for (const { target, handler, kind } of this.handlers()) {
-      if (kind === 'rpc' && this.declared(target, handler, `${target.name}.${handler.name}`).length > 0) yield handler;
+      if (
+        kind === 'rpc' &&
+        this.declared(target, handler, `${target.name}.${handler.name}`).length > 0
+      )
+        yield handler;
     }
   }
 
@@ -124,7 +164,11 @@ export class RateLimitRoutes implements OnModuleInit {
       for (const method of this.scanner.getAllMethodNames(target.prototype)) {
         const handler = target.prototype[method] as Handler;
         if (typeof handler !== 'function' || !hasOwnGuards(target, handler)) continue;
-        if (this.declared(target, handler, `${target.name}.${method}`).some((limit) => this.keyedByUser(limit) && !isConcurrencyLimit(limit))) {
+        if (
+          this.declared(target, handler, `${target.name}.${method}`).some(
+            (limit) => this.keyedByUser(limit) && !isConcurrencyLimit(limit),
+          )
+        ) {
           bindAfterRouteGuards(handler);
         }
       }
@@ -138,11 +182,18 @@ export class RateLimitRoutes implements OnModuleInit {
     const declared = all.filter((limit) => !isConcurrencyLimit(limit));
     // Limits keyed by user wait for the route's own guards when those come
     // first (bindAfterRouteGuards); the rest run in the guard, before them.
-    const late = runsAfterRouteGuards(handler) ? declared.filter((limit) => this.keyedByUser(limit)) : [];
-    const ordered = late.length === 0 ? declared : [...declared.filter((limit) => !late.includes(limit)), ...late];
+    const late = runsAfterRouteGuards(handler)
+      ? declared.filter((limit) => this.keyedByUser(limit))
+      : [];
+    const ordered =
+      late.length === 0
+        ? declared
+        : [...declared.filter((limit) => !late.includes(limit)), ...late];
     const routeId = this.routeIds.next(controller, handler);
     const resolved = ordered.map((limit) => resolveLimit(limit, this.limitContext(where, routeId)));
-    const concurrency = all.filter(isConcurrencyLimit).map((limit) => resolveConcurrencyLimit(limit, this.limitContext(where, routeId)));
+    const concurrency = all
+      .filter(isConcurrencyLimit)
+      .map((limit) => resolveConcurrencyLimit(limit, this.limitContext(where, routeId)));
     for (const limit of resolved) {
       if (limit.adaptive) this.adaptive.register(limit.name, limit.adaptive, limit);
     }
@@ -150,7 +201,9 @@ export class RateLimitRoutes implements OnModuleInit {
     const limits = resolved.filter((limit) => !limit.shadow);
     // A call's skipped limits are a bit mask (policies/skip.ts).
     if (limits.length > 30 && limits.some((limit) => limit.skip !== undefined)) {
-      throw new TypeError(`RateLimit: ${where}: a route with skip predicates may have at most 30 limits, got ${limits.length}`);
+      throw new TypeError(
+        `RateLimit: ${where}: a route with skip predicates may have at most 30 limits, got ${limits.length}`,
+      );
     }
     if (concurrency.length > 0 && limits.some((limit) => limit.maxDelayMs > 0)) {
       const delayed = limits.find((limit) => limit.maxDelayMs > 0)!;
@@ -158,7 +211,9 @@ export class RateLimitRoutes implements OnModuleInit {
         `RateLimit: ${where}, limit "${delayed.name}": maxDelay cannot be combined with a concurrency limit on the same route ("${concurrency[0]!.name}"): a request waiting for its token would hold no slot`,
       );
     }
-    const lateEnforced = resolved.slice(resolved.length - late.length).filter((limit) => !limit.shadow).length;
+    const lateEnforced = resolved
+      .slice(resolved.length - late.length)
+      .filter((limit) => !limit.shadow).length;
     const route: CompiledRoute = {
       ...enforcedLimits(limits, lateEnforced, this.options.failMode),
       routeId,
@@ -183,8 +238,14 @@ export class RateLimitRoutes implements OnModuleInit {
         ...this.moduleDeclared(),
         classLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, controller) ?? [],
         methodLimits: this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, handler) ?? [],
-        classSkip: this.reflector.get<SkipDeclaration | undefined>(SKIP_RATE_LIMIT_METADATA, controller),
-        methodSkip: this.reflector.get<SkipDeclaration | undefined>(SKIP_RATE_LIMIT_METADATA, handler),
+        classSkip: this.reflector.get<SkipDeclaration | undefined>(
+          SKIP_RATE_LIMIT_METADATA,
+          controller,
+        ),
+        methodSkip: this.reflector.get<SkipDeclaration | undefined>(
+          SKIP_RATE_LIMIT_METADATA,
+          handler,
+        ),
       },
       where,
     );
@@ -218,7 +279,12 @@ export class RateLimitRoutes implements OnModuleInit {
 function bindsInterceptor(target: object): boolean {
   const interceptors: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, target) ?? [];
   return interceptors.some((interceptor) => {
-    const type = typeof interceptor === 'function' ? interceptor : (interceptor as object | null)?.constructor;
-    return (type as { [RATE_LIMIT_INTERCEPTOR_BRAND]?: boolean } | undefined)?.[RATE_LIMIT_INTERCEPTOR_BRAND] === true;
+    const type =
+      typeof interceptor === 'function' ? interceptor : (interceptor as object | null)?.constructor;
+    return (
+      (type as { [RATE_LIMIT_INTERCEPTOR_BRAND]?: boolean } | undefined)?.[
+        RATE_LIMIT_INTERCEPTOR_BRAND
+      ] === true
+    );
   });
 }

@@ -13,13 +13,19 @@ export class RouteIds {
   private readonly taken = new Set<string>();
 
   next(controller: Type, handler: (...args: unknown[]) => unknown): string {
-    const path = [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)]
+    const path = [
+      Reflect.getMetadata(PATH_METADATA, controller),
+      Reflect.getMetadata(PATH_METADATA, handler),
+    ]
       .flat()
       .filter((segment) => segment !== undefined)
       .map((segment) => String(segment).replace(/^\/+|\/+$/g, ''))
       .filter((segment) => segment !== '')
       .join('/');
-    const base = `${controller.name}.${handler.name}${path === '' ? '' : `:${path}`}`.replaceAll('|', '/');
+    const base = `${controller.name}.${handler.name}${path === '' ? '' : `:${path}`}`.replaceAll(
+      '|',
+      '/',
+    );
     let routeId = base;
     for (let n = 2; this.taken.has(routeId); n++) routeId = `${base}#${n}`;
     this.taken.add(routeId);

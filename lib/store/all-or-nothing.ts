@@ -21,19 +21,31 @@ export interface BucketStates {
  *
  * @internal
  */
-export function consumeAllOrNothing(states: BucketStates, checks: readonly RateLimitCheck[], now: number, origin = 0): ConsumeResult {
+export function consumeAllOrNothing(
+  states: BucketStates,
+  checks: readonly RateLimitCheck[],
+  now: number,
+  origin = 0,
+): ConsumeResult {
   const count = checks.length;
   const next: BucketState[] = new Array(count);
   const decisions: RateLimitDecision[] = new Array(count);
   let allowed = true;
   for (let i = 0; i < count; i++) {
     const check = checks[i]!;
-    const outcome = algorithmOf(check.limit).consume(states.read(check.key, check), now, check.limit, check.cost, origin);
+    const outcome = algorithmOf(check.limit).consume(
+      states.read(check.key, check),
+      now,
+      check.limit,
+      check.cost,
+      origin,
+    );
     next[i] = outcome.state;
     decisions[i] = outcome.decision;
     allowed &&= outcome.decision.allowed;
   }
-  if (!allowed) return { allowed, decisions: reportUncharged(states, checks, decisions, now, origin) };
+  if (!allowed)
+    return { allowed, decisions: reportUncharged(states, checks, decisions, now, origin) };
   for (let i = 0; i < count; i++) {
     const check = checks[i]!;
     states.write(check.key, next[i]!, check);
@@ -58,7 +70,12 @@ export function reportUncharged(
   for (let i = 0; i < checks.length; i++) {
     if (!decisions[i]!.allowed) continue;
     const check = checks[i]!;
-    decisions[i] = algorithmOf(check.limit).peek(states.read(check.key, check), now, check.limit, origin);
+    decisions[i] = algorithmOf(check.limit).peek(
+      states.read(check.key, check),
+      now,
+      check.limit,
+      origin,
+    );
   }
   return decisions;
 }

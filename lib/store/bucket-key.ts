@@ -30,7 +30,11 @@ const ALGORITHM_TAGS: Readonly<Record<AlgorithmName, string>> = {
 export const SHARED_ROUTE = '*';
 
 /** Everything of a bucket key but the caller identity. */
-export function bucketNamespace(algorithm: AlgorithmName, limitName: string, routeId: string = SHARED_ROUTE): string {
+export function bucketNamespace(
+  algorithm: AlgorithmName,
+  limitName: string,
+  routeId: string = SHARED_ROUTE,
+): string {
   return `${ALGORITHM_TAGS[algorithm]}|${limitName}|${routeId}|`;
 }
 
@@ -57,6 +61,11 @@ export function splitBucketKey(key: string): BucketKeyParts {
 }
 
 /** A check of the bucket of `identity` under `namespace`, its key given whole and in parts (every check the module builds has this shape). */
-export function bucketCheck(namespace: string, identity: string, limit: StoreLimit, cost: number): RateLimitCheck {
+export function bucketCheck(
+  namespace: string,
+  identity: string,
+  limit: StoreLimit,
+  cost: number,
+): RateLimitCheck {
   return { key: namespace + identity, namespace, identity, limit, cost };
 }

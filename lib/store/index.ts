@@ -33,7 +33,12 @@ export {
   type StoreHealth,
   type HealthRequest,
 } from './rate-limit-store.interface.js';
-export type { ConcurrencySlots, SlotAcquireRequest, SlotAcquireResult, SlotReleaseRequest } from './concurrency-slots.interface.js';
+export type {
+  ConcurrencySlots,
+  SlotAcquireRequest,
+  SlotAcquireResult,
+  SlotReleaseRequest,
+} from './concurrency-slots.interface.js';
 export type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 export { RateLimitStoreError, toStoreError } from '../errors/rate-limit-store.error.js';
 

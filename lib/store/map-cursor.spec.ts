@@ -1,16 +1,24 @@
 import { MapCursor } from './map-cursor.js';
 
 describe('MapCursor', () => {
-  const walk = (cursor: MapCursor<string>, steps: number) => Array.from({ length: steps }, () => cursor.next());
+  const walk = (cursor: MapCursor<string>, steps: number) =>
+    Array.from({ length: steps }, () => cursor.next());
 
   it('walks the keys in insertion order, ends a pass with undefined, then starts over', () => {
-    const map = new Map([['a', 1], ['b', 2]]);
+    const map = new Map([
+      ['a', 1],
+      ['b', 2],
+    ]);
     const cursor = new MapCursor(map);
     expect(walk(cursor, 4)).toEqual(['a', 'b', undefined, 'a']);
   });
 
   it('resumes where it stopped, skipping what was deleted meanwhile', () => {
-    const map = new Map([['a', 1], ['b', 2], ['c', 3]]);
+    const map = new Map([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
     const cursor = new MapCursor(map);
     expect(cursor.next()).toBe('a');
     map.delete('b');
@@ -20,7 +28,11 @@ describe('MapCursor', () => {
   });
 
   it('lets go of its place after as many insertions as the map holds, and starts over from the oldest entry', () => {
-    const map = new Map([['a', 1], ['b', 2], ['c', 3]]);
+    const map = new Map([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
     const cursor = new MapCursor(map);
     expect(cursor.next()).toBe('a');
     // Charges move keys to the end (delete + set), as the stores do.

@@ -40,7 +40,8 @@ export class MapCursor<K> {
 
   /** To be called on every insertion into the map (a `set` of a new or re-inserted key). */
   inserted(): void {
-    if (this.iterator !== undefined && ++this.insertionsWhileIdle > this.map.size) this.iterator = undefined;
+    if (this.iterator !== undefined && ++this.insertionsWhileIdle > this.map.size)
+      this.iterator = undefined;
   }
 
   /** Forget the position: the next step starts a new pass. */

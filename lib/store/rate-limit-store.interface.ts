@@ -119,7 +119,9 @@ export interface TokenBucketCheck extends RateLimitCheck {
 }
 
 /** True when every check is a token bucket's. */
-export function allTokenBuckets<T extends BucketRef>(checks: readonly T[]): checks is readonly (T & { readonly limit: TokenBucketLimit })[] {
+export function allTokenBuckets<T extends BucketRef>(
+  checks: readonly T[],
+): checks is readonly (T & { readonly limit: TokenBucketLimit })[] {
   for (const check of checks) if (check.limit.algorithm !== 'token-bucket') return false;
   return true;
 }

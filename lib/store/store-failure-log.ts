@@ -15,7 +15,9 @@ export class StoreFailureLog {
   /** @returns the failures in a row, this one included (1: the first of an outage). */
   failed(error: unknown): number {
     if (this.failuresInBurst++ === 0) {
-      this.logger.error(`Rate-limit store failed; applying failMode until it recovers: ${describe(error)}`);
+      this.logger.error(
+        `Rate-limit store failed; applying failMode until it recovers: ${describe(error)}`,
+      );
     }
     return this.failuresInBurst;
   }

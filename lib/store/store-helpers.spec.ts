@@ -8,8 +8,16 @@ import type { RateLimitCheck, StoreLimit, TokenBucketLimit } from './rate-limit-
 import { RelativeTime } from './relative-time.js';
 import { SweptMap } from './swept-map.js';
 
-const bucket = (rate: number, burst: number): TokenBucketLimit => ({ algorithm: 'token-bucket', rate, burst });
-const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key, limit: bucket(rate, burst), cost });
+const bucket = (rate: number, burst: number): TokenBucketLimit => ({
+  algorithm: 'token-bucket',
+  rate,
+  burst,
+});
+const check = (key: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({
+  key,
+  limit: bucket(rate, burst),
+  cost,
+});
 
 class MapStates implements BucketStates {
   readonly map = new Map<string, number>();
@@ -35,19 +43,32 @@ describe('consumeAllOrNothing', () => {
     states.write('b', gcraConsume(undefined, 0, bucket(1, 1), 1).tat); // b is empty
     const result = consumeAllOrNothing(states, [check('a', 10, 2), check('b', 1, 1)], 0);
     expect(result.allowed).toBe(false);
-    expect(result.decisions[0]).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 0 }); // a: untouched
-    expect(result.decisions[1]).toMatchObject({ allowed: false, reason: 'limit', retryAfterMs: 1000 });
+    expect(result.decisions[0]).toEqual({
+      allowed: true,
+      remaining: 2,
+      retryAfterMs: 0,
+      resetMs: 0,
+    }); // a: untouched
+    expect(result.decisions[1]).toMatchObject({
+      allowed: false,
+      reason: 'limit',
+      retryAfterMs: 1000,
+    });
     expect(states.map.has('a')).toBe(false);
   });
 
   it('refuses a check of an algorithm it does not know', () => {
-    expect(() => algorithmOf({ algorithm: 'leaky' } as unknown as StoreLimit)).toThrow('Unknown rate-limit algorithm "leaky"');
+    expect(() => algorithmOf({ algorithm: 'leaky' } as unknown as StoreLimit)).toThrow(
+      'Unknown rate-limit algorithm "leaky"',
+    );
   });
 });
 
 describe('bucketNamespace', () => {
   it('leads with the algorithm tag, then the limit name and the route (or * when shared)', () => {
-    expect(bucketNamespace('token-bucket', 'search', 'OrdersController.search:orders')).toBe('tb|search|OrdersController.search:orders|');
+    expect(bucketNamespace('token-bucket', 'search', 'OrdersController.search:orders')).toBe(
+      'tb|search|OrdersController.search:orders|',
+    );
     expect(bucketNamespace('token-bucket', 'login')).toBe(`tb|login|${SHARED_ROUTE}|`);
   });
 });
@@ -71,7 +92,12 @@ describe('SweptMap', () => {
     map.set('c', 3);
     expect(map.set('a', 4)).toBe(false); // moved to the most recent end
     expect(map.oldest()).toBe('b');
-    expect([map.nextToSweep(), map.nextToSweep(), map.nextToSweep(), map.nextToSweep()]).toEqual(['b', 'c', 'a', undefined]);
+    expect([map.nextToSweep(), map.nextToSweep(), map.nextToSweep(), map.nextToSweep()]).toEqual([
+      'b',
+      'c',
+      'a',
+      undefined,
+    ]);
     map.delete('b');
     expect(map.size).toBe(2);
     map.clear();
@@ -81,10 +107,20 @@ describe('SweptMap', () => {
 
 describe('errors', () => {
   it('optionError: <where>: <option> <problem>', () => {
-    const error = optionError('RedisStore', 'timeoutMs', `must be a positive number of milliseconds, got ${describeValue('100')}`);
+    const error = optionError(
+      'RedisStore',
+      'timeoutMs',
+      `must be a positive number of milliseconds, got ${describeValue('100')}`,
+    );
     expect(error).toBeInstanceOf(TypeError);
-    expect(error.message).toBe('RedisStore: timeoutMs must be a positive number of milliseconds, got "100"');
-    expect([describeValue(true), describeValue(undefined), describeValue(() => 1)]).toEqual(['a boolean (true)', 'undefined', 'a function']);
+    expect(error.message).toBe(
+      'RedisStore: timeoutMs must be a positive number of milliseconds, got "100"',
+    );
+    expect([describeValue(true), describeValue(undefined), describeValue(() => 1)]).toEqual([
+      'a boolean (true)',
+      'undefined',
+      'a function',
+    ]);
   });
 
   it('toStoreError wraps with the cause, and leaves a RateLimitStoreError as it is', () => {
@@ -94,6 +130,8 @@ describe('errors', () => {
     expect(wrapped.message).toBe('RedisStore: consume failed: ECONNREFUSED');
     expect(wrapped.cause).toBe(cause);
     expect(toStoreError(wrapped, 'again')).toBe(wrapped);
-    expect(toStoreError('down', 'TwoTierStore: Redis failed').message).toBe('TwoTierStore: Redis failed: down');
+    expect(toStoreError('down', 'TwoTierStore: Redis failed').message).toBe(
+      'TwoTierStore: Redis failed: down',
+    );
   });
 });

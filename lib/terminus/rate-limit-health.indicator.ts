@@ -49,17 +49,27 @@ export class RateLimitHealthIndicator {
   constructor(
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly healthIndicatorService: HealthIndicatorService,
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'failMode'>,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
+    private readonly options: Pick<ResolvedModuleOptions, 'failMode'>,
   ) {}
 
-  async isHealthy<const Key extends string = 'rate-limit'>(key: Key = 'rate-limit' as Key, options: RateLimitHealthOptions = {}): Promise<HealthIndicatorResult<Key>> {
+  async isHealthy<const Key extends string = 'rate-limit'>(
+    key: Key = 'rate-limit' as Key,
+    options: RateLimitHealthOptions = {},
+  ): Promise<HealthIndicatorResult<Key>> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError(`RateLimitHealthIndicator: timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new TypeError(
+        `RateLimitHealthIndicator: timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`,
+      );
     const session = this.healthIndicatorService.check(key) as unknown as Session<Key>;
     const health = await this.storeHealth(timeoutMs);
     const { status, ...details } = this.withFallback(health);
     if (status === 'down') return session.down(details);
-    if (status === 'degraded') return session.degraded ? session.degraded(details) : session.up({ ...details, degraded: true });
+    if (status === 'degraded')
+      return session.degraded
+        ? session.degraded(details)
+        : session.up({ ...details, degraded: true });
     return session.up(details);
   }
 
@@ -70,7 +80,12 @@ export class RateLimitHealthIndicator {
    * module's fail mode, so it says `'down'` until its fallback is in use).
    */
   private withFallback(health: StoreHealth): StoreHealth {
-    if (health.status !== 'down' || this.options.failMode !== 'local' || this.store.localFallback === undefined) return health;
+    if (
+      health.status !== 'down' ||
+      this.options.failMode !== 'local' ||
+      this.store.localFallback === undefined
+    )
+      return health;
     return { ...health, status: 'degraded' };
   }
 
@@ -81,7 +96,11 @@ export class RateLimitHealthIndicator {
     try {
       return await store.health({ timeoutMs });
     } catch (error) {
-      return { status: 'down', store: storeKind(store), error: error instanceof Error ? error.message : String(error) };
+      return {
+        status: 'down',
+        store: storeKind(store),
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 }

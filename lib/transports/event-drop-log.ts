@@ -21,9 +21,12 @@ export class EventDropLog {
       return {
         first:
           `RateLimit: ${handler}: refusing events over ${names}` +
-          (retryAfter === undefined ? ' (their cost exceeds the burst)' : ` for the next ${retryAfter} s`) +
+          (retryAfter === undefined
+            ? ' (their cost exceeds the burst)'
+            : ` for the next ${retryAfter} s`) +
           '; the events refused meanwhile are counted and said when this burst ends.',
-        summary: (count) => `RateLimit: ${handler}: ${count} event(s) refused in the last burst over ${names}.`,
+        summary: (count) =>
+          `RateLimit: ${handler}: ${count} event(s) refused in the last burst over ${names}.`,
       };
     });
   }

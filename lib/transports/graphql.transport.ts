@@ -30,7 +30,10 @@ export class RateLimitGraphqlError extends Error {
 
   constructor(
     message: string,
-    readonly extensions: { readonly code: 'TOO_MANY_REQUESTS' | 'SERVICE_UNAVAILABLE'; readonly retryAfter?: number | null },
+    readonly extensions: {
+      readonly code: 'TOO_MANY_REQUESTS' | 'SERVICE_UNAVAILABLE';
+      readonly retryAfter?: number | null;
+    },
   ) {
     super(message);
   }
@@ -71,7 +74,9 @@ export class GraphqlTransport extends HttpTransport {
   }
 
   override unavailableError(_context?: ArgumentsHost): Error {
-    return new RateLimitGraphqlError(unavailableErrorObject().message, { code: 'SERVICE_UNAVAILABLE' });
+    return new RateLimitGraphqlError(unavailableErrorObject().message, {
+      code: 'SERVICE_UNAVAILABLE',
+    });
   }
 
   /**
@@ -87,7 +92,8 @@ export class GraphqlTransport extends HttpTransport {
 
   /** A thrown rate-limit denial of a nested call is not a failure of this one; otherwise as HTTP. */
   override failed(response: unknown, error: unknown): boolean {
-    if (error instanceof RateLimitGraphqlError) return error.extensions.code !== 'TOO_MANY_REQUESTS';
+    if (error instanceof RateLimitGraphqlError)
+      return error.extensions.code !== 'TOO_MANY_REQUESTS';
     return super.failed(response, error);
   }
 }

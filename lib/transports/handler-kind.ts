@@ -31,13 +31,21 @@ export interface HandlerDescription {
  * that no transport calls.
  */
 export function describeHandler(target: object, handler: object): HandlerDescription | undefined {
-  if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined) return { kind: 'http', event: false };
+  if (Reflect.getMetadata(PATH_METADATA, handler) !== undefined)
+    return { kind: 'http', event: false };
   if (Reflect.getMetadata(PATTERN_METADATA, handler) !== undefined) {
-    return { kind: 'rpc', event: Reflect.getMetadata(PATTERN_HANDLER_METADATA, handler) === EVENT_HANDLER };
+    return {
+      kind: 'rpc',
+      event: Reflect.getMetadata(PATTERN_HANDLER_METADATA, handler) === EVENT_HANDLER,
+    };
   }
-  if (Reflect.getMetadata(MESSAGE_MAPPING_METADATA, handler) === true && Reflect.getMetadata(GATEWAY_METADATA, target) === true) {
+  if (
+    Reflect.getMetadata(MESSAGE_MAPPING_METADATA, handler) === true &&
+    Reflect.getMetadata(GATEWAY_METADATA, target) === true
+  ) {
     return { kind: 'ws', event: false };
   }
-  if (Reflect.getMetadata(RESOLVER_NAME_METADATA, handler) !== undefined) return { kind: 'graphql', event: false };
+  if (Reflect.getMetadata(RESOLVER_NAME_METADATA, handler) !== undefined)
+    return { kind: 'graphql', event: false };
   return undefined;
 }

@@ -1,10 +1,23 @@
-import { HttpException, ServiceUnavailableException, type ArgumentsHost, type ExecutionContext, type HttpServer } from '@nestjs/common';
+import {
+  HttpException,
+  ServiceUnavailableException,
+  type ArgumentsHost,
+  type ExecutionContext,
+  type HttpServer,
+} from '@nestjs/common';
 import { PROBLEM_JSON } from '../errors/denial-body.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import { writeRateLimitHeaders } from '../headers/write-headers.js';
-import type { ErrorFormat, HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
+import type {
+  ErrorFormat,
+  HeadersMode,
+} from '../interfaces/rate-limit-module-options.interface.js';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
-import type { RateLimitDenial, RateLimitTransport, RequestResponse } from './rate-limit-transport.interface.js';
+import type {
+  RateLimitDenial,
+  RateLimitTransport,
+  RequestResponse,
+} from './rate-limit-transport.interface.js';
 
 /**
  * HTTP (Express, Fastify, any Nest HTTP adapter): headers go through the
@@ -42,7 +55,12 @@ export class HttpTransport implements RateLimitTransport {
     return () => raw.off('close', onClose);
   }
 
-  writeHeaders(response: unknown, mode: HeadersMode, source: HeaderSource, retryAfter?: number): void {
+  writeHeaders(
+    response: unknown,
+    mode: HeadersMode,
+    source: HeaderSource,
+    retryAfter?: number,
+  ): void {
     const adapter = this.adapter();
     if (response === undefined || !adapter) return;
     writeRateLimitHeaders(adapter, response, mode, source);
@@ -53,7 +71,9 @@ export class HttpTransport implements RateLimitTransport {
     return new RateLimitExceededException(
       denial.retryAfter,
       denial.decisions,
-      denial.retryAfter === undefined ? 'Request cost exceeds the rate limit burst' : 'Too Many Requests',
+      denial.retryAfter === undefined
+        ? 'Request cost exceeds the rate limit burst'
+        : 'Too Many Requests',
       { limits: denial.limits, errorFormat: this.errorFormat },
     );
   }
@@ -63,11 +83,17 @@ export class HttpTransport implements RateLimitTransport {
    * rate-limit headers (when the denial knows its limits), `Retry-After`, and
    * the problem media type, which the platforms keep when they serialise the body.
    */
-  writeDenialHeaders(response: unknown, mode: HeadersMode, denial: RateLimitDenial, errorFormat: ErrorFormat): void {
+  writeDenialHeaders(
+    response: unknown,
+    mode: HeadersMode,
+    denial: RateLimitDenial,
+    errorFormat: ErrorFormat,
+  ): void {
     const adapter = this.adapter();
     if (response === undefined || !adapter) return;
     if (denial.limits.length > 0) writeRateLimitHeaders(adapter, response, mode, denial);
-    if (denial.retryAfter !== undefined) adapter.setHeader(response, 'Retry-After', String(denial.retryAfter));
+    if (denial.retryAfter !== undefined)
+      adapter.setHeader(response, 'Retry-After', String(denial.retryAfter));
     if (errorFormat === 'problem+json') adapter.setHeader(response, 'Content-Type', PROBLEM_JSON);
   }
 

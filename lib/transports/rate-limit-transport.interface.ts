@@ -37,7 +37,12 @@ export interface RateLimitTransport {
    * Write the rate-limit headers (and `Retry-After`, when given) on
    * `response`. Transports without headers do nothing.
    */
-  writeHeaders(response: unknown, mode: HeadersMode, source: HeaderSource, retryAfter?: number): void;
+  writeHeaders(
+    response: unknown,
+    mode: HeadersMode,
+    source: HeaderSource,
+    retryAfter?: number,
+  ): void;
   /**
    * The error thrown for a denied request, in the transport's own terms (an
    * HTTP 429, a GraphQL error, a `WsException`, an `RpcException`). May also

@@ -32,8 +32,15 @@ export class RateLimitTransports implements OnModuleDestroy {
   private readonly byType = new Map<string, RateLimitTransport>();
   private readonly host: TransportHost;
 
-  constructor(adapterHost: HttpAdapterHost, @Inject(RESOLVED_RATE_LIMIT_OPTIONS) options: ResolvedModuleOptions) {
-    this.host = { adapter: () => adapterHost.httpAdapter, warn: options.warn, trustsProxies: options.trustsProxies };
+  constructor(
+    adapterHost: HttpAdapterHost,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) options: ResolvedModuleOptions,
+  ) {
+    this.host = {
+      adapter: () => adapterHost.httpAdapter,
+      warn: options.warn,
+      trustsProxies: options.trustsProxies,
+    };
     this.byType.set('http', new HttpTransport(this.host.adapter, options.errorFormat));
     this.byType.set('graphql', new GraphqlTransport(this.host.adapter, options.headers));
   }
@@ -42,7 +49,8 @@ export class RateLimitTransports implements OnModuleDestroy {
   async load(kinds: Iterable<HandlerKind>): Promise<void> {
     for (const kind of kinds) {
       const create = LOADED[kind];
-      if (create !== undefined && !this.byType.has(kind)) this.byType.set(kind, await create(this.host));
+      if (create !== undefined && !this.byType.has(kind))
+        this.byType.set(kind, await create(this.host));
     }
   }
 

@@ -5,7 +5,11 @@ import { describeHandler } from './handler-kind.js';
 import { HeaderlessTransport } from './headerless.transport.js';
 import { requestOfSocket } from './socket-request.js';
 import type { RateLimitDenial, RequestResponse } from './rate-limit-transport.interface.js';
-import { denialErrorObject, unavailableErrorObject, type TransportExceptionClass } from './transport-error.js';
+import {
+  denialErrorObject,
+  unavailableErrorObject,
+  type TransportExceptionClass,
+} from './transport-error.js';
 import type { TransportHost } from './transport-host.js';
 
 /** A `TcpContext`: its JSON socket wraps the TCP socket the peer is on. Other transports' contexts have no peer. */
@@ -53,7 +57,11 @@ export class RpcTransport extends HeaderlessTransport {
   override denialError(denial: RateLimitDenial, context: ArgumentsHost): Error {
     const error = denialErrorObject(denial);
     if (!isEventHandler(context)) return new this.RpcException(error);
-    this.eventDrops.dropped(handlerName(context as ExecutionContext), denialNames(denial), denial.retryAfter);
+    this.eventDrops.dropped(
+      handlerName(context as ExecutionContext),
+      denialNames(denial),
+      denial.retryAfter,
+    );
     return new RateLimitedEvent(error.message);
   }
 
@@ -66,7 +74,11 @@ export class RpcTransport extends HeaderlessTransport {
   override filterReply(denial: RateLimitDenial, host: ArgumentsHost): unknown {
     const error = denialErrorObject(denial);
     if (!isEventHandler(host)) return throwError(() => error);
-    this.eventDrops.dropped(handlerName(host as ExecutionContext), denialNames(denial), denial.retryAfter);
+    this.eventDrops.dropped(
+      handlerName(host as ExecutionContext),
+      denialNames(denial),
+      denial.retryAfter,
+    );
     return EMPTY;
   }
 
@@ -102,6 +114,7 @@ function handlerName(context: ExecutionContext): string {
 /** The names of the limits that refused (those whose decision denied). */
 function denialNames(denial: RateLimitDenial): string[] {
   const names: string[] = [];
-  for (let i = 0; i < denial.decisions.length; i++) if (!denial.decisions[i]!.allowed && denial.limits[i]) names.push(denial.limits[i]!.name);
+  for (let i = 0; i < denial.decisions.length; i++)
+    if (!denial.decisions[i]!.allowed && denial.limits[i]) names.push(denial.limits[i]!.name);
   return names;
 }

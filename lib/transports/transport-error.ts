@@ -14,18 +14,27 @@ export interface RateLimitErrorObject {
 }
 
 /** The error object of a denial. */
-export function denialErrorObject(denial: Pick<RateLimitDenial, 'retryAfter'>): RateLimitErrorObject {
+export function denialErrorObject(
+  denial: Pick<RateLimitDenial, 'retryAfter'>,
+): RateLimitErrorObject {
   return {
     status: 'error',
     statusCode: HttpStatus.TOO_MANY_REQUESTS,
-    message: denial.retryAfter === undefined ? 'Request cost exceeds the rate limit burst' : 'Too Many Requests',
+    message:
+      denial.retryAfter === undefined
+        ? 'Request cost exceeds the rate limit burst'
+        : 'Too Many Requests',
     retryAfter: denial.retryAfter ?? null,
   };
 }
 
 /** The error object when the store failed and the fail mode is `'closed'`. */
 export function unavailableErrorObject(): RateLimitErrorObject {
-  return { status: 'error', statusCode: HttpStatus.SERVICE_UNAVAILABLE, message: 'Rate limiting is temporarily unavailable' };
+  return {
+    status: 'error',
+    statusCode: HttpStatus.SERVICE_UNAVAILABLE,
+    message: 'Rate limiting is temporarily unavailable',
+  };
 }
 
 /** The constructor of a transport's exception (`WsException`, `RpcException`), loaded from its optional peer. */

@@ -1,11 +1,20 @@
-import { BadRequestException, HttpStatus, ServiceUnavailableException, type ExecutionContext, type HttpServer } from '@nestjs/common';
+import {
+  BadRequestException,
+  HttpStatus,
+  ServiceUnavailableException,
+  type ExecutionContext,
+  type HttpServer,
+} from '@nestjs/common';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
 import { GraphqlTransport } from './graphql.transport.js';
 import { HeaderlessTransport } from './headerless.transport.js';
 import { HttpTransport } from './http.transport.js';
 
 /** An execution context with just what the transports read. */
-const contextOf = (http: { req?: unknown; res?: unknown }, args: unknown[] = []): ExecutionContext =>
+const contextOf = (
+  http: { req?: unknown; res?: unknown },
+  args: unknown[] = [],
+): ExecutionContext =>
   ({
     switchToHttp: () => ({ getRequest: () => http.req, getResponse: () => http.res }),
     getArgByIndex: (i: number) => args[i],
@@ -13,20 +22,35 @@ const contextOf = (http: { req?: unknown; res?: unknown }, args: unknown[] = [])
 
 describe('transports', () => {
   const headers: [unknown, string, string][] = [];
-  const adapter = { setHeader: (res: unknown, name: string, value: string) => headers.push([res, name, value]) } as unknown as HttpServer;
-  const source = { limits: [{ name: 'a', rate: 1, burst: 2 }], decisions: [{ allowed: false, remaining: 0, retryAfterMs: 1500, resetMs: 2000 }], policy: undefined };
+  const adapter = {
+    setHeader: (res: unknown, name: string, value: string) => headers.push([res, name, value]),
+  } as unknown as HttpServer;
+  const source = {
+    limits: [{ name: 'a', rate: 1, burst: 2 }],
+    decisions: [{ allowed: false, remaining: 0, retryAfterMs: 1500, resetMs: 2000 }],
+    policy: undefined,
+  };
   beforeEach(() => (headers.length = 0));
 
   it('HTTP: request and response from the context, headers through the adapter, 429 and 503', () => {
     const http = new HttpTransport(() => adapter);
     const res = { statusCode: 200 };
-    expect(http.requestResponse(contextOf({ req: 'req', res }))).toEqual({ request: 'req', response: res });
+    expect(http.requestResponse(contextOf({ req: 'req', res }))).toEqual({
+      request: 'req',
+      response: res,
+    });
     http.writeHeaders(res, 'draft', source, 2);
-    expect(headers.map(([, name]) => name)).toEqual(['RateLimit-Policy', 'RateLimit', 'Retry-After']);
+    expect(headers.map(([, name]) => name)).toEqual([
+      'RateLimit-Policy',
+      'RateLimit',
+      'Retry-After',
+    ]);
     const denial = http.denialError({ ...source, retryAfter: 2 });
     expect(denial).toBeInstanceOf(RateLimitExceededException);
     expect((denial as RateLimitExceededException).getStatus()).toBe(HttpStatus.TOO_MANY_REQUESTS);
-    expect((http.denialError({ ...source, retryAfter: undefined }) as Error).message).toBe('Request cost exceeds the rate limit burst');
+    expect((http.denialError({ ...source, retryAfter: undefined }) as Error).message).toBe(
+      'Request cost exceeds the rate limit burst',
+    );
     expect(http.unavailableError()).toBeInstanceOf(ServiceUnavailableException);
   });
 
@@ -51,16 +75,30 @@ describe('transports', () => {
     expect(graphql.type).toBe('graphql');
     // Apollo's default context holds only the request: Express links the response to it.
     const req = { res: 'express-res' };
-    expect(graphql.requestResponse(contextOf({}, [{}, {}, { req }]))).toEqual({ request: req, response: 'express-res' });
-    expect(graphql.requestResponse(contextOf({}, [{}, {}, { req: 'req', res: 'res' }]))).toEqual({ request: 'req', response: 'res' });
-    expect(graphql.requestResponse(contextOf({}, [{}, {}, { request: 'rq', reply: 'rp' }]))).toEqual({ request: 'rq', response: 'rp' });
-    expect(graphql.requestResponse(contextOf({}, []))).toEqual({ request: undefined, response: undefined });
+    expect(graphql.requestResponse(contextOf({}, [{}, {}, { req }]))).toEqual({
+      request: req,
+      response: 'express-res',
+    });
+    expect(graphql.requestResponse(contextOf({}, [{}, {}, { req: 'req', res: 'res' }]))).toEqual({
+      request: 'req',
+      response: 'res',
+    });
+    expect(
+      graphql.requestResponse(contextOf({}, [{}, {}, { request: 'rq', reply: 'rp' }])),
+    ).toEqual({ request: 'rq', response: 'rp' });
+    expect(graphql.requestResponse(contextOf({}, []))).toEqual({
+      request: undefined,
+      response: undefined,
+    });
   });
 
   it('other contexts: no request, no response, no headers', () => {
     const ws = new HeaderlessTransport('ws');
     expect(ws.type).toBe('ws');
-    expect(ws.requestResponse(contextOf({ req: 'req', res: 'res' }))).toEqual({ request: undefined, response: undefined });
+    expect(ws.requestResponse(contextOf({ req: 'req', res: 'res' }))).toEqual({
+      request: undefined,
+      response: undefined,
+    });
     ws.writeHeaders({}, 'draft', source, 1);
     expect(headers).toEqual([]);
   });

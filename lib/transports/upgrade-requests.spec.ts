@@ -6,7 +6,11 @@ import { recordUpgradeRequests, upgradeRequestOf } from './upgrade-requests.js';
 function upgrade(server: Server): Promise<'closed' | 'upgraded'> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve) => {
-    const req = httpRequest({ port, host: '127.0.0.1', headers: { connection: 'Upgrade', upgrade: 'websocket', 'x-forwarded-for': '192.0.2.1' } });
+    const req = httpRequest({
+      port,
+      host: '127.0.0.1',
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'x-forwarded-for': '192.0.2.1' },
+    });
     req.on('upgrade', (_res, socket) => {
       socket.destroy();
       resolve('upgraded');
@@ -32,7 +36,9 @@ describe('recordUpgradeRequests', () => {
     let seen: unknown;
     server.on('upgrade', (_request, socket) => {
       seen = upgradeRequestOf(socket)?.headers['x-forwarded-for'];
-      socket.end('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+      socket.end(
+        'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+      );
     });
     recordUpgradeRequests(server);
     recordUpgradeRequests(server); // once per server

@@ -10,7 +10,10 @@ interface SocketWithRequest {
 
 /** The part of `http.Server` this needs (Express's and Fastify's servers both are one). */
 interface UpgradingServer {
-  prependListener(event: 'upgrade', listener: (request: IncomingMessage, socket: Duplex) => void): unknown;
+  prependListener(
+    event: 'upgrade',
+    listener: (request: IncomingMessage, socket: Duplex) => void,
+  ): unknown;
   listenerCount(event: 'upgrade'): number;
 }
 

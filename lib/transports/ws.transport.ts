@@ -3,7 +3,12 @@ import type { RequestLike } from '../keys/key-strategy.js';
 import { HeaderlessTransport } from './headerless.transport.js';
 import { requestOfSocket } from './socket-request.js';
 import type { RateLimitDenial, RequestResponse } from './rate-limit-transport.interface.js';
-import { denialErrorObject, unavailableErrorObject, type RateLimitErrorObject, type TransportExceptionClass } from './transport-error.js';
+import {
+  denialErrorObject,
+  unavailableErrorObject,
+  type RateLimitErrorObject,
+  type TransportExceptionClass,
+} from './transport-error.js';
 import type { TransportHost } from './transport-host.js';
 import { recordUpgradeRequests, upgradeRequestOf } from './upgrade-requests.js';
 import { acknowledge, sendWsException } from './ws-reply.js';
@@ -43,7 +48,8 @@ export class WsTransport extends HeaderlessTransport {
   /** Loads `WsException` from `@nestjs/websockets` (there is a gateway, so it is installed). */
   static async create(host: TransportHost): Promise<WsTransport> {
     const { WsException } = await import('@nestjs/websockets');
-    const server = host.adapter()?.getHttpServer() as Parameters<typeof recordUpgradeRequests>[0] | undefined;
+    const server = host.adapter()?.getHttpServer() as
+      Parameters<typeof recordUpgradeRequests>[0] | undefined;
     if (typeof server?.prependListener === 'function') recordUpgradeRequests(server);
     return new WsTransport(WsException, host);
   }

@@ -22,7 +22,9 @@ describe('settle', () => {
   });
 
   it('hands a rejection to onError, whose answer (or throw) settles the step', async () => {
-    await expect(settle(Promise.reject(new Error('x')), { calls: 0 }, double, fallback)).resolves.toBe(-'Error: x'.length);
+    await expect(
+      settle(Promise.reject(new Error('x')), { calls: 0 }, double, fallback),
+    ).resolves.toBe(-'Error: x'.length);
     const rethrow = (_s: unknown, error: unknown): number => {
       throw error;
     };
@@ -31,9 +33,14 @@ describe('settle', () => {
 
   it('lets a synchronous step throw synchronously', () => {
     expect(() =>
-      settle(1, {}, () => {
-        throw new Error('denied');
-      }, () => 0),
+      settle(
+        1,
+        {},
+        () => {
+          throw new Error('denied');
+        },
+        () => 0,
+      ),
     ).toThrow('denied');
   });
 });

@@ -27,7 +27,8 @@ describe('RateLimiter.acquire across processes (RedisStore)', () => {
   });
 
   it(`${PROCESSES} processes at ${RATE}/s proceed at most burst + rate x T times, and at least 95 % of it`, async () => {
-    if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
+    if (!existsSync(BUILT))
+      throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
     const env = {
       ...process.env,
       NODE_OPTIONS: '',
@@ -40,7 +41,9 @@ describe('RateLimiter.acquire across processes (RedisStore)', () => {
     };
     for (let i = 0; i < PROCESSES; i++) children.push(fork(WORKER, [], { env, stdio: 'inherit' }));
     await Promise.all(children.map((child) => nextMessage(child, 'ready')));
-    const results = children.map((child) => nextMessage<{ resolvedAt: number[]; errors: number }>(child, 'done'));
+    const results = children.map((child) =>
+      nextMessage<{ resolvedAt: number[]; errors: number }>(child, 'done'),
+    );
     const startMs = Date.now();
     for (const child of children) child.send({ durationMs: DURATION_MS });
     const done = await Promise.all(results);

@@ -6,7 +6,12 @@
  * wait gives its token back.
  */
 import type { INestApplication } from '@nestjs/common';
-import { ManualClock, RateLimiter, RateLimitExceededException, RateLimitModule } from 'nestjs-holdup';
+import {
+  ManualClock,
+  RateLimiter,
+  RateLimitExceededException,
+  RateLimitModule,
+} from 'nestjs-holdup';
 import { RateLimitEngine } from '../../lib/engine/rate-limit-engine.js';
 import { createApp } from '../utils/create-app.js';
 import { ALL_STORES, storesOfKind } from '../utils/stores.js';
@@ -31,7 +36,9 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
   let engine: RateLimitEngine;
   beforeEach(async () => {
     clock = new ManualClock(START);
-    app = await createApp('express', { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`acquire-${kind}`) })] });
+    app = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ clock, store: makeStore(`acquire-${kind}`) })],
+    });
     limiter = app.get(RateLimiter);
     engine = app.get(RateLimitEngine);
   });
@@ -61,7 +68,9 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
     await limiter.acquire('api', PARTNER);
     const waiting = limiter.acquire('api', PARTNER, { maxWaitMs: 100 }); // due in 100 ms
     await until(() => engine.waits.size === 1, 'one caller waits');
-    const refused = await limiter.acquire('api', PARTNER, { maxWaitMs: 150 }).catch((error: unknown) => error);
+    const refused = await limiter
+      .acquire('api', PARTNER, { maxWaitMs: 150 })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RateLimitExceededException);
     expect((refused as RateLimitExceededException).retryAfter).toBe(1); // 50 ms, in whole seconds
     clock.advance(100);
@@ -73,10 +82,12 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
     await expect(next).resolves.toMatchObject({ allowed: true });
   });
 
-  it('an aborted wait rejects with the signal\'s reason and gives its token back', async () => {
+  it("an aborted wait rejects with the signal's reason and gives its token back", async () => {
     await limiter.acquire('api', PARTNER);
     const controller = new AbortController();
-    const aborted = limiter.acquire('api', PARTNER, { signal: controller.signal }).catch((error: unknown) => error);
+    const aborted = limiter
+      .acquire('api', PARTNER, { signal: controller.signal })
+      .catch((error: unknown) => error);
     await until(() => engine.waits.size === 1, 'the caller waits');
     controller.abort(new Error('shutting down'));
     expect(await aborted).toEqual(new Error('shutting down'));
@@ -91,8 +102,14 @@ describe.each(ALL_STORES)('RateLimiter.acquire (%s store)', (kind) => {
   });
 
   it('refuses bad options with a TypeError naming them, and an aborted signal at once', async () => {
-    await expect(limiter.acquire('api', PARTNER, { maxWaitMs: -1 })).rejects.toThrow('RateLimiter.acquire: maxWaitMs must be a number of milliseconds from 0 to 3600000, got -1');
-    await expect(limiter.acquire('api', PARTNER, { cost: 0 })).rejects.toThrow('RateLimiter.acquire: cost must be a positive number, got 0');
-    await expect(limiter.acquire('api', PARTNER, { signal: AbortSignal.abort(new Error('gone')) })).rejects.toThrow('gone');
+    await expect(limiter.acquire('api', PARTNER, { maxWaitMs: -1 })).rejects.toThrow(
+      'RateLimiter.acquire: maxWaitMs must be a number of milliseconds from 0 to 3600000, got -1',
+    );
+    await expect(limiter.acquire('api', PARTNER, { cost: 0 })).rejects.toThrow(
+      'RateLimiter.acquire: cost must be a positive number, got 0',
+    );
+    await expect(
+      limiter.acquire('api', PARTNER, { signal: AbortSignal.abort(new Error('gone')) }),
+    ).rejects.toThrow('gone');
   });
 });

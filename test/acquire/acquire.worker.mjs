@@ -10,7 +10,11 @@ const { REDIS_URL, CLIENT_OPTIONS, KEY_PREFIX, RATE, BURST, CONCURRENCY } = proc
 const client = new Redis(REDIS_URL, { ...JSON.parse(CLIENT_OPTIONS), lazyConnect: true });
 await client.connect();
 const store = new RedisStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000 });
-const limiter = new RateLimiter(store, systemClock, { failMode: 'closed', ipv6Subnet: 64, errorFormat: 'nest' });
+const limiter = new RateLimiter(store, systemClock, {
+  failMode: 'closed',
+  ipv6Subnet: 64,
+  errorFormat: 'nest',
+});
 const limit = { name: 'partner', rate: Number(RATE), burst: Number(BURST) };
 
 process.once('message', async ({ durationMs }) => {

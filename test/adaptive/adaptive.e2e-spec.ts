@@ -10,7 +10,10 @@ describe.each(PLATFORMS)('adaptive limits end to end (%s)', (platform) => {
 
   beforeEach(async () => {
     behaviour.mode = 'ok';
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock })], controllers: [FlakyController] });
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ clock })],
+      controllers: [FlakyController],
+    });
     adaptive = app.get(AdaptiveRateProvider);
   });
   afterEach(() => app.close());
@@ -18,7 +21,8 @@ describe.each(PLATFORMS)('adaptive limits end to end (%s)', (platform) => {
   /** `times` sequential GETs; the status codes, in order. */
   const hit = async (path: string, times: number): Promise<number[]> => {
     const statuses: number[] = [];
-    for (let i = 0; i < times; i++) statuses.push((await request(app.getHttpServer()).get(path)).status);
+    for (let i = 0; i < times; i++)
+      statuses.push((await request(app.getHttpServer()).get(path)).status);
     return statuses;
   };
 
@@ -39,7 +43,9 @@ describe.each(PLATFORMS)('adaptive limits end to end (%s)', (platform) => {
     expect(adaptive.current('flaky')).toBe(80);
     expect(adaptive.effectiveLimit('flaky')).toEqual({ rate: 80, burst: 8 });
     expect(res.headers['ratelimit-policy']).toContain('"flaky";q=8;');
-    expect(changes).toMatchObject([{ name: 'flaky', previousRate: 100, rate: 80, direction: 'decrease' }]);
+    expect(changes).toMatchObject([
+      { name: 'flaky', previousRate: 100, rate: 80, direction: 'decrease' },
+    ]);
   });
 
   it('counts thrown non-HTTP errors as failures and 4xx as successes', async () => {
@@ -64,7 +70,9 @@ describe.each(PLATFORMS)('adaptive limits end to end (%s)', (platform) => {
     for (let i = 0; i < 5; i++) adaptive.report('flaky', 'failure');
     clock.advance(1000);
     expect(adaptive.current('flaky')).toBe(80);
-    expect(() => adaptive.report('flakey', 'failure')).toThrow('Unknown adaptive rate limit "flakey"');
+    expect(() => adaptive.report('flakey', 'failure')).toThrow(
+      'Unknown adaptive rate limit "flakey"',
+    );
   });
 
   it('does not count requests the limiter denied', async () => {

@@ -35,7 +35,10 @@ export interface CapacityPhase {
 
 /** How the downstream answers (see the file comment). */
 export type DownstreamModel =
-  | { readonly kind: 'reject'; /** Bucket size in seconds of capacity. */ readonly burstSeconds: number }
+  | {
+      readonly kind: 'reject';
+      /** Bucket size in seconds of capacity. */ readonly burstSeconds: number;
+    }
   | { readonly kind: 'queue'; readonly baseLatencyMs: number; readonly timeoutMs: number };
 
 export interface SimulationScenario {
@@ -141,7 +144,11 @@ export function simulate(scenario: SimulationScenario, seed = REFERENCE_SEED): S
   let second = { admitted: 0, bad: 0, outcomes: 0, maxLatencyMs: 0 };
 
   const deliver = (upToMs: number): void => {
-    for (let next = pending[pendingHead]; next !== undefined && next.atMs <= upToMs; next = pending[pendingHead]) {
+    for (
+      let next = pending[pendingHead];
+      next !== undefined && next.atMs <= upToMs;
+      next = pending[pendingHead]
+    ) {
       pendingHead += 1;
       record(next.outcome, next.atMs);
     }
@@ -157,7 +164,8 @@ export function simulate(scenario: SimulationScenario, seed = REFERENCE_SEED): S
     if (outcome === 'failure') second.bad += 1;
     if (typeof outcome === 'object') {
       second.maxLatencyMs = Math.max(second.maxLatencyMs, outcome.latencyMs);
-      if (outcome.failed === true || (target !== undefined && outcome.latencyMs > target)) second.bad += 1;
+      if (outcome.failed === true || (target !== undefined && outcome.latencyMs > target))
+        second.bad += 1;
     }
   };
 
@@ -200,7 +208,10 @@ export function simulate(scenario: SimulationScenario, seed = REFERENCE_SEED): S
         const done = Math.max(t, busyUntil) + 1000 / capacity;
         const latencyMs = done - t + model.baseLatencyMs;
         if (latencyMs > model.timeoutMs) {
-          pending.push({ atMs: t + model.timeoutMs, outcome: { latencyMs: model.timeoutMs, failed: true } });
+          pending.push({
+            atMs: t + model.timeoutMs,
+            outcome: { latencyMs: model.timeoutMs, failed: true },
+          });
         } else {
           busyUntil = done;
           pending.push({ atMs: t + latencyMs, outcome: { latencyMs } });

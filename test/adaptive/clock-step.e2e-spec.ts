@@ -12,7 +12,13 @@ const clock = new ManualClock(1_000_000);
 
 @Controller('stepped')
 class SteppedController {
-  @RateLimit({ name: 'stepped', rate: 100, burst: 10, key: 'global', adaptive: { min: 10, max: 100, jitter: 0, minOutcomes: 1 } })
+  @RateLimit({
+    name: 'stepped',
+    rate: 100,
+    burst: 10,
+    key: 'global',
+    adaptive: { min: 10, max: 100, jitter: 0, minOutcomes: 1 },
+  })
   @Get()
   get(): string {
     clock.advance(-5_000); // the clock steps back while the handler runs
@@ -20,17 +26,23 @@ class SteppedController {
   }
 }
 
-describe.each(PLATFORMS)('an adaptive route when the clock steps back mid-request (%s)', (platform) => {
-  let app: INestApplication;
-  beforeEach(async () => {
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock })], controllers: [SteppedController] });
-  });
-  afterEach(() => app.close());
+describe.each(PLATFORMS)(
+  'an adaptive route when the clock steps back mid-request (%s)',
+  (platform) => {
+    let app: INestApplication;
+    beforeEach(async () => {
+      app = await createApp(platform, {
+        imports: [RateLimitModule.forRoot({ clock })],
+        controllers: [SteppedController],
+      });
+    });
+    afterEach(() => app.close());
 
-  it('answers what the handler served, and counts it as a fast success', async () => {
-    const adaptive = app.get(AdaptiveRateProvider);
-    await request(app.getHttpServer()).get('/stepped').expect(200, 'ok');
-    clock.advance(10_000);
-    expect(adaptive.current('stepped')).toBe(100);
-  });
-});
+    it('answers what the handler served, and counts it as a fast success', async () => {
+      const adaptive = app.get(AdaptiveRateProvider);
+      await request(app.getHttpServer()).get('/stepped').expect(200, 'ok');
+      clock.advance(10_000);
+      expect(adaptive.current('stepped')).toBe(100);
+    });
+  },
+);

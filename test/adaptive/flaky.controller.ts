@@ -20,7 +20,13 @@ export class FlakyController {
     return 'ok';
   }
 
-  @RateLimit({ name: 'slow', rate: 100, burst: 10, key: 'global', adaptive: { ...adaptive, latencyTargetMs: 50 } })
+  @RateLimit({
+    name: 'slow',
+    rate: 100,
+    burst: 10,
+    key: 'global',
+    adaptive: { ...adaptive, latencyTargetMs: 50 },
+  })
   @Get('slow')
   slow(): string {
     clock.advance(80); // takes 80 ms of module time, over the 50 ms target

@@ -13,7 +13,13 @@ export const SHARED_RATE = 50;
  */
 @Controller('shared')
 export class KeyShareController {
-  @RateLimit({ name: 'shared', rate: SHARED_RATE, burst: 10, key: 'ip', adaptive: { min: 5, jitter: 0 } })
+  @RateLimit({
+    name: 'shared',
+    rate: SHARED_RATE,
+    burst: 10,
+    key: 'ip',
+    adaptive: { min: 5, jitter: 0 },
+  })
   @Get()
   call(@Query('fail') fail?: string): string {
     if (fail === '1') throw new InternalServerErrorException('failed');

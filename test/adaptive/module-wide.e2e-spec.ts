@@ -4,15 +4,33 @@
  * their outcomes: the module binds it globally in that case (and only then),
  * and a route that also binds it itself reports each outcome once.
  */
-import { Controller, Get, InternalServerErrorException, Logger, type INestApplication, type ModuleMetadata } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  InternalServerErrorException,
+  Logger,
+  type INestApplication,
+  type ModuleMetadata,
+} from '@nestjs/common';
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { AdaptiveRateProvider, RateLimit, RateLimitModule, type RateLimitOptions } from 'nestjs-holdup';
+import {
+  AdaptiveRateProvider,
+  RateLimit,
+  RateLimitModule,
+  type RateLimitOptions,
+} from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { behaviour, clock } from './flaky.controller.js';
 
 const adaptive = { min: 10, max: 100, jitter: 0, minOutcomes: 5 };
-const MODULE_LIMIT: RateLimitOptions = { name: 'module-wide', rate: 100, burst: 10, key: 'global', adaptive };
+const MODULE_LIMIT: RateLimitOptions = {
+  name: 'module-wide',
+  rate: 100,
+  burst: 10,
+  key: 'global',
+  adaptive,
+};
 
 @Controller('plain')
 class PlainController {
@@ -39,8 +57,15 @@ describe.each(PLATFORMS)('module-wide adaptive limits (%s)', (platform) => {
     app = undefined;
   });
 
-  const boot = async (options: { limits?: RateLimitOptions[]; defaults?: RateLimitOptions }, metadata: ModuleMetadata = {}) => {
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, ...options })], controllers: [PlainController], ...metadata });
+  const boot = async (
+    options: { limits?: RateLimitOptions[]; defaults?: RateLimitOptions },
+    metadata: ModuleMetadata = {},
+  ) => {
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ clock, ...options })],
+      controllers: [PlainController],
+      ...metadata,
+    });
     return app.get(AdaptiveRateProvider);
   };
   const fail = async (path: string, times: number) => {
@@ -52,13 +77,16 @@ describe.each(PLATFORMS)('module-wide adaptive limits (%s)', (platform) => {
   it.each([
     ['limits', { limits: [MODULE_LIMIT] }],
     ['defaults', { defaults: MODULE_LIMIT }],
-  ])('reports the outcomes of undecorated routes to an adaptive limit from the module %s', async (_option, options) => {
-    const provider = await boot(options);
-    expect(provider.current('module-wide')).toBe(100); // opens the window
-    await fail('/plain', 6);
-    clock.advance(1000);
-    expect(provider.current('module-wide')).toBe(80);
-  });
+  ])(
+    'reports the outcomes of undecorated routes to an adaptive limit from the module %s',
+    async (_option, options) => {
+      const provider = await boot(options);
+      expect(provider.current('module-wide')).toBe(100); // opens the window
+      await fail('/plain', 6);
+      clock.advance(1000);
+      expect(provider.current('module-wide')).toBe(80);
+    },
+  );
 
   it('reports each outcome once on a route that binds the interceptor too', async () => {
     const provider = await boot({ limits: [MODULE_LIMIT] });
@@ -81,8 +109,12 @@ describe('module-wide adaptive limits with global: false', () => {
         controllers: [PlainController],
       });
       await app.close();
-      const lines = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('RateLimitInterceptor'));
-      expect(lines).toEqual([expect.stringContaining('global is false and the module limits or defaults are adaptive')]);
+      const lines = warn.mock.calls
+        .map(([message]) => String(message))
+        .filter((message) => message.includes('RateLimitInterceptor'));
+      expect(lines).toEqual([
+        expect.stringContaining('global is false and the module limits or defaults are adaptive'),
+      ]);
     } finally {
       warn.mockRestore();
     }

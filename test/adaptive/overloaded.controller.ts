@@ -31,7 +31,8 @@ export class OverloadedController {
   call(): string {
     const now = overloadClock.now();
     while (served.length > 0 && served[0]! <= now - 1000) served.shift();
-    if (served.length >= DOWNSTREAM_CAPACITY) throw new ServiceUnavailableException('downstream overloaded');
+    if (served.length >= DOWNSTREAM_CAPACITY)
+      throw new ServiceUnavailableException('downstream overloaded');
     served.push(now);
     return 'ok';
   }

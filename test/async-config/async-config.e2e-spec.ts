@@ -18,7 +18,12 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
 
   beforeEach(() => {
     clock = new ManualClock(40_000_000);
-    ConfigService.values = { CLOCK: clock, RATE: '1/min', BURST: 2, HEADERS: 'both' satisfies HeadersMode };
+    ConfigService.values = {
+      CLOCK: clock,
+      RATE: '1/min',
+      BURST: 2,
+      HEADERS: 'both' satisfies HeadersMode,
+    };
   });
   afterEach(() => app?.close());
 
@@ -48,7 +53,13 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
       headers: config.get<HeadersMode>('HEADERS'),
     }));
     app = await createApp(platform, {
-      imports: [RateLimitModule.forRootAsync({ imports: [ConfigModule], inject: [ConfigService], useFactory: factory })],
+      imports: [
+        RateLimitModule.forRootAsync({
+          imports: [ConfigModule],
+          inject: [ConfigService],
+          useFactory: factory,
+        }),
+      ],
       controllers: [ConfiguredController],
     });
     expect(factory).toHaveBeenCalledTimes(1);
@@ -61,7 +72,9 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
 
   it('useClass: the options factory class gets its dependencies injected', async () => {
     app = await createApp(platform, {
-      imports: [RateLimitModule.forRootAsync({ imports: [ConfigModule], useClass: RateLimitConfig })],
+      imports: [
+        RateLimitModule.forRootAsync({ imports: [ConfigModule], useClass: RateLimitConfig }),
+      ],
       controllers: [ConfiguredController],
     });
     await expectConfiguredDefaults('/configured');
@@ -102,7 +115,14 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
 
   it('global: false (forRoot): same', async () => {
     app = await createApp(platform, {
-      imports: [RateLimitModule.forRoot({ global: false, clock, defaults: { rate: '1/min', burst: 2 }, headers: 'both' })],
+      imports: [
+        RateLimitModule.forRoot({
+          global: false,
+          clock,
+          defaults: { rate: '1/min', burst: 2 },
+          headers: 'both',
+        }),
+      ],
       controllers: [ConfiguredController, GuardedController],
     });
     for (let i = 0; i < 5; i++) {

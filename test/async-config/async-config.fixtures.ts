@@ -1,5 +1,10 @@
 import { Controller, Get, Injectable, Module, UseGuards } from '@nestjs/common';
-import { RateLimit, RateLimitGuard, type RateLimitModuleOptions, type RateLimitOptionsFactory } from 'nestjs-holdup';
+import {
+  RateLimit,
+  RateLimitGuard,
+  type RateLimitModuleOptions,
+  type RateLimitOptionsFactory,
+} from 'nestjs-holdup';
 
 /** A stand-in for @nestjs/config's ConfigService: values from a plain object. */
 @Injectable()

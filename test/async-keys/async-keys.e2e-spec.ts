@@ -66,7 +66,9 @@ describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
   it('a promised key is awaited: each session has its own bucket (not one "[object Promise]" bucket)', async () => {
     const a = { 'X-Session': 'token-a' };
     const b = { 'X-Session': 'token-b' };
-    expect(await statuses('/async-keys/session', [a, a, a, b, {}])).toEqual([200, 200, 429, 200, 200]);
+    expect(await statuses('/async-keys/session', [a, a, a, b, {}])).toEqual([
+      200, 200, 429, 200, 200,
+    ]);
     expect(store.keys).toEqual([
       ...Array(3).fill(key('session', 'k=alice')),
       key('session', 'k=bob'),
@@ -77,10 +79,16 @@ describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
 
   it('synchronous keys before and after a promised one keep their own keys, in order', async () => {
     const headers = { 'X-Session': 'token-a', 'X-Tenant': 't1' };
-    expect(await statuses('/async-keys/mixed', [headers, headers, headers])).toEqual([200, 200, 429]);
+    expect(await statuses('/async-keys/mixed', [headers, headers, headers])).toEqual([
+      200, 200, 429,
+    ]);
     expect(store.keys).toEqual(
       Array(3)
-        .fill([key('mixed', '127.0.0.1', 'per-ip'), key('mixed', 'k=alice', 'per-session'), key('mixed', 'h=t1', 'per-tenant')])
+        .fill([
+          key('mixed', '127.0.0.1', 'per-ip'),
+          key('mixed', 'k=alice', 'per-session'),
+          key('mixed', 'h=t1', 'per-tenant'),
+        ])
         .flat(),
     );
   });
@@ -95,18 +103,21 @@ describe.each(PLATFORMS)('async key functions (%s)', (platform) => {
   it.each([
     ['object', 'synchronously'],
     ['asyncObject', 'in a promise'],
-  ])('a key function answering an object (%s, %s): 500 naming the route and limit, nothing charged', async (handler) => {
-    const path = `/async-keys/${handler === 'asyncObject' ? 'async-object' : handler}`;
-    expect(await statuses(path, [{}, {}, {}])).toEqual([500, 500, 500]);
-    expect(store.keys).toEqual([]);
-    expect(loggedErrors()).toEqual(
-      Array(3).fill(
-        `TypeError: RateLimit: AsyncKeysController.${handler}, limit "default": the key function returned an object; ` +
-          'it must return a string or a number (undefined, null or an empty string fall back to the client address)',
-      ),
-    );
-    await nextTurn(); // no unhandled rejection (see nextTurn)
-  });
+  ])(
+    'a key function answering an object (%s, %s): 500 naming the route and limit, nothing charged',
+    async (handler) => {
+      const path = `/async-keys/${handler === 'asyncObject' ? 'async-object' : handler}`;
+      expect(await statuses(path, [{}, {}, {}])).toEqual([500, 500, 500]);
+      expect(store.keys).toEqual([]);
+      expect(loggedErrors()).toEqual(
+        Array(3).fill(
+          `TypeError: RateLimit: AsyncKeysController.${handler}, limit "default": the key function returned an object; ` +
+            'it must return a string or a number (undefined, null or an empty string fall back to the client address)',
+        ),
+      );
+      await nextTurn(); // no unhandled rejection (see nextTurn)
+    },
+  );
 });
 
 describe.each(PLATFORMS)('the guard stays synchronous where every key is (%s)', (platform) => {
@@ -120,7 +131,9 @@ describe.each(PLATFORMS)('the guard stays synchronous where every key is (%s)', 
       imports: [RateLimitModule.forRoot({ clock: new ManualClock(10_000_000) })],
       controllers: [AsyncKeysController],
     });
-    expect(app.get<RateLimitStore>(RATE_LIMIT_STORE, { strict: false })).toBeInstanceOf(MemoryStore);
+    expect(app.get<RateLimitStore>(RATE_LIMIT_STORE, { strict: false })).toBeInstanceOf(
+      MemoryStore,
+    );
   });
   afterEach(async () => {
     await app?.close();

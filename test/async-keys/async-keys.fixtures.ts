@@ -2,7 +2,8 @@ import { Controller, Get, type ExecutionContext } from '@nestjs/common';
 import { RateLimit } from 'nestjs-holdup';
 
 type HttpRequest = { headers: Record<string, string | undefined> };
-const headerOf = (context: ExecutionContext, name: string) => context.switchToHttp().getRequest<HttpRequest>().headers[name];
+const headerOf = (context: ExecutionContext, name: string) =>
+  context.switchToHttp().getRequest<HttpRequest>().headers[name];
 
 /** Burst 2, no refill within a test: the third request of one bucket is denied. */
 const LIMIT = { rate: '1/min', burst: 2 } as const;
@@ -13,7 +14,9 @@ const SESSIONS = new Map([
   ['token-b', 'bob'],
 ]);
 export const lookUpSession = (token: string | undefined): Promise<string | undefined> =>
-  new Promise((resolve) => setImmediate(() => resolve(token === undefined ? undefined : SESSIONS.get(token))));
+  new Promise((resolve) =>
+    setImmediate(() => resolve(token === undefined ? undefined : SESSIONS.get(token))),
+  );
 
 /** The user behind `X-Session`, looked up asynchronously (undefined, so the client address, without a session). */
 export const sessionKey = async (context: ExecutionContext): Promise<string | undefined> => {

@@ -1,4 +1,12 @@
-import { Controller, Get, Injectable, UnauthorizedException, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Injectable,
+  UnauthorizedException,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { RateLimit, RateLimitGuard } from 'nestjs-holdup';
 
 /**
@@ -9,7 +17,9 @@ import { RateLimit, RateLimitGuard } from 'nestjs-holdup';
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; user?: object }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: Record<string, string | undefined>; user?: object }>();
     const bearer = /^Bearer (.+)$/.exec(request.headers['authorization'] ?? '');
     if (!bearer) throw new UnauthorizedException();
     request.user = { id: bearer[1] };

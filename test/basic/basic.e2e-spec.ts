@@ -41,14 +41,16 @@ describe.each(STORES)('basic limits on the %s store', (storeKind) => {
 
     it('class and method limits both apply: the method limit (cost 2, burst 4) denies the third request', async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await request(app.getHttpServer()).get('/basic/search')).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await request(app.getHttpServer()).get('/basic/search')).status);
       expect(statuses).toEqual([200, 200, 429]);
       // /basic has its own bucket: untouched by /basic/search
       await request(app.getHttpServer()).get('/basic').expect(200);
     });
 
     it('@SkipRateLimit() routes are never limited', async () => {
-      for (let i = 0; i < 10; i++) await request(app.getHttpServer()).get('/basic/health').expect(200);
+      for (let i = 0; i < 10; i++)
+        await request(app.getHttpServer()).get('/basic/health').expect(200);
     });
   });
 });

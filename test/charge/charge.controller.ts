@@ -1,4 +1,12 @@
-import { Controller, ForbiddenException, Get, HttpException, Post, Query, UnauthorizedException } from '@nestjs/common';
+import {
+  Controller,
+  ForbiddenException,
+  Get,
+  HttpException,
+  Post,
+  Query,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { RateLimit } from 'nestjs-holdup';
 
 /**

@@ -23,7 +23,9 @@ describe.each(ALL_STORES)('charge by outcome (%s store)', (kind) => {
       clock = new ManualClock(1_700_000_000_000);
       gate.entered = 0;
       app = await createApp(platform, {
-        imports: [RateLimitModule.forRoot({ clock, store: makeStore(`charge-${kind}-${platform}`) })],
+        imports: [
+          RateLimitModule.forRoot({ clock, store: makeStore(`charge-${kind}-${platform}`) }),
+        ],
         controllers: [ChargeController],
       });
     });
@@ -33,7 +35,8 @@ describe.each(ALL_STORES)('charge by outcome (%s store)', (kind) => {
       (gate as unknown as { opened: boolean }).opened = false;
     });
 
-    const login = (password: string) => request(app.getHttpServer()).post(`/charge/login?password=${password}`);
+    const login = (password: string) =>
+      request(app.getHttpServer()).post(`/charge/login?password=${password}`);
 
     it("20 concurrent wrong passwords against '5 failures per 15 min': exactly 5 reach the handler", async () => {
       const pending = Array.from({ length: 20 }, () => login('wrong').then((res) => res.status));
@@ -57,18 +60,27 @@ describe.each(ALL_STORES)('charge by outcome (%s store)', (kind) => {
     });
 
     it("charge: 'successes': failed calls give their token back, successes count", async () => {
-      for (let i = 0; i < 5; i++) expect((await request(app.getHttpServer()).get('/charge/export?fail=1')).status).toBe(403);
-      for (let i = 0; i < 3; i++) expect((await request(app.getHttpServer()).get('/charge/export')).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await request(app.getHttpServer()).get('/charge/export?fail=1')).status).toBe(403);
+      for (let i = 0; i < 3; i++)
+        expect((await request(app.getHttpServer()).get('/charge/export')).status).toBe(200);
       expect((await request(app.getHttpServer()).get('/charge/export')).status).toBe(429);
     });
 
     it('isFailure decides what counts: only 409s here; one that throws leaves the request charged', async () => {
-      for (const status of [400, 500, 404]) expect((await request(app.getHttpServer()).get(`/charge/conflict?status=${status}`)).status).toBe(status);
+      for (const status of [400, 500, 404])
+        expect(
+          (await request(app.getHttpServer()).get(`/charge/conflict?status=${status}`)).status,
+        ).toBe(status);
       expect((await request(app.getHttpServer()).get('/charge/conflict')).status).toBe(200);
-      for (let i = 0; i < 2; i++) expect((await request(app.getHttpServer()).get('/charge/conflict?status=409')).status).toBe(409);
+      for (let i = 0; i < 2; i++)
+        expect((await request(app.getHttpServer()).get('/charge/conflict?status=409')).status).toBe(
+          409,
+        );
       expect((await request(app.getHttpServer()).get('/charge/conflict')).status).toBe(429);
 
-      for (let i = 0; i < 2; i++) expect((await request(app.getHttpServer()).get('/charge/broken')).status).toBe(200);
+      for (let i = 0; i < 2; i++)
+        expect((await request(app.getHttpServer()).get('/charge/broken')).status).toBe(200);
       expect((await request(app.getHttpServer()).get('/charge/broken')).status).toBe(429);
     });
 

@@ -24,13 +24,25 @@ describe("charge: 'failures' across processes (RedisStore)", () => {
   });
 
   it(`${PROCESSES * ATTEMPTS_EACH} concurrent wrong passwords from ${PROCESSES} processes: exactly 5 reach a handler`, async () => {
-    if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
-    const env = { ...process.env, NODE_OPTIONS: '', REDIS_URL: sharedRedisUrl(), KEY_PREFIX: uniquePrefix('login-processes') };
+    if (!existsSync(BUILT))
+      throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
+    const env = {
+      ...process.env,
+      NODE_OPTIONS: '',
+      REDIS_URL: sharedRedisUrl(),
+      KEY_PREFIX: uniquePrefix('login-processes'),
+    };
     for (let i = 0; i < PROCESSES; i++) children.push(fork(WORKER, [], { env, stdio: 'inherit' }));
-    const ports = (await Promise.all(children.map((child) => nextMessage<{ port: number }>(child, 'ready')))).map(({ port }) => port);
+    const ports = (
+      await Promise.all(children.map((child) => nextMessage<{ port: number }>(child, 'ready')))
+    ).map(({ port }) => port);
 
     let entered = 0;
-    for (const child of children) child.on('message', (message: { type: string }) => void (message.type === 'entered' && entered++));
+    for (const child of children)
+      child.on(
+        'message',
+        (message: { type: string }) => void (message.type === 'entered' && entered++),
+      );
     let answered = 0;
     const statuses = ports.flatMap((port) =>
       Array.from({ length: ATTEMPTS_EACH }, () =>
@@ -43,7 +55,8 @@ describe("charge: 'failures' across processes (RedisStore)", () => {
       ),
     );
     // Every attempt is either held in a handler or already refused: only then may outcomes exist.
-    while (entered + answered < PROCESSES * ATTEMPTS_EACH) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (entered + answered < PROCESSES * ATTEMPTS_EACH)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     for (const child of children) child.send({ type: 'open' });
     const all = await Promise.all(statuses);
     expect(entered).toBe(5);

@@ -32,7 +32,16 @@ class AuthController {
 const descriptor = Object.getOwnPropertyDescriptor(AuthController.prototype, 'login');
 const decorated = Reflect.decorate(
   // One account under attack from every process: its key is the account, not the caller.
-  [Post('login'), RateLimit({ name: 'login', rate: '5/15min', burst: 5, charge: 'failures', key: () => 'victim@example.com' })],
+  [
+    Post('login'),
+    RateLimit({
+      name: 'login',
+      rate: '5/15min',
+      burst: 5,
+      charge: 'failures',
+      key: () => 'victim@example.com',
+    }),
+  ],
   AuthController.prototype,
   'login',
   descriptor,
@@ -40,11 +49,18 @@ const decorated = Reflect.decorate(
 Object.defineProperty(AuthController.prototype, 'login', decorated ?? descriptor);
 Reflect.decorate([Controller('auth')], AuthController);
 
-const client = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+const client = new Redis(REDIS_URL, {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+});
 await client.connect();
 const store = new RedisStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000 });
 class AppModule {}
-Reflect.decorate([Module({ imports: [RateLimitModule.forRoot({ store })], controllers: [AuthController] })], AppModule);
+Reflect.decorate(
+  [Module({ imports: [RateLimitModule.forRoot({ store })], controllers: [AuthController] })],
+  AppModule,
+);
 const app = await NestFactory.create(AppModule, new ExpressAdapter(), { logger: false });
 await app.listen(0, '127.0.0.1');
 process.send({ type: 'ready', port: app.getHttpServer().address().port });

@@ -41,7 +41,9 @@ UseGuards(BearerGuard)(MeController);
 Controller('me')(MeController);
 
 class AppModule {}
-Module({ imports: [RateLimitModule.forRoot()], controllers: [PingController, MeController] })(AppModule);
+Module({ imports: [RateLimitModule.forRoot()], controllers: [PingController, MeController] })(
+  AppModule,
+);
 
 (async () => {
   const app = await NestFactory.create(AppModule, { logger: false });
@@ -50,15 +52,23 @@ Module({ imports: [RateLimitModule.forRoot()], controllers: [PingController, MeC
   const statuses = [];
   for (let i = 0; i < 3; i++) {
     const res = await fetch(`http://127.0.0.1:${port}/ping`);
-    statuses.push({ status: res.status, retryAfter: res.headers.get('retry-after'), policy: res.headers.get('ratelimit-policy') });
+    statuses.push({
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      policy: res.headers.get('ratelimit-policy'),
+    });
   }
   const users = [];
   for (const user of ['alice', 'alice', 'bob']) {
-    const res = await fetch(`http://127.0.0.1:${port}/me`, { headers: { authorization: `Bearer ${user}` } });
+    const res = await fetch(`http://127.0.0.1:${port}/me`, {
+      headers: { authorization: `Bearer ${user}` },
+    });
     users.push(`${user}:${res.status}`);
   }
   await app.close();
-  process.stdout.write(JSON.stringify({ nest: require('@nestjs/core/package.json').version, statuses, users }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ nest: require('@nestjs/core/package.json').version, statuses, users }) + '\n',
+  );
 })().catch((error) => {
   console.error(error);
   process.exit(1);

@@ -3,7 +3,15 @@
 // type-checks it there (module commonjs, strict, decorators, no
 // moduleResolution). Type-checked only, never run.
 import { Controller, Get, Module } from '@nestjs/common';
-import { MemoryStore, RateLimit, RateLimitModule, RateLimiter, SkipRateLimit, parseRate, type RateLimitStore } from 'nestjs-holdup';
+import {
+  MemoryStore,
+  RateLimit,
+  RateLimitModule,
+  RateLimiter,
+  SkipRateLimit,
+  parseRate,
+  type RateLimitStore,
+} from 'nestjs-holdup';
 import { aimdNext } from 'nestjs-holdup/adaptive';
 import { gcraPeek } from 'nestjs-holdup/algorithms';
 import type { DecisionEvent } from 'nestjs-holdup/observability';
@@ -21,7 +29,11 @@ export class OrdersController {
   @RateLimit({ name: 'search', rate: 5, burst: 10, cost: 2, key: 'header:x-api-key' })
   @Get()
   async search(): Promise<boolean> {
-    const decision = await this.limiter.consume('alice', { name: 'login', rate: '5/min', burst: 5 });
+    const decision = await this.limiter.consume('alice', {
+      name: 'login',
+      rate: '5/min',
+      burst: 5,
+    });
     return decision.allowed;
   }
 
@@ -31,18 +43,30 @@ export class OrdersController {
 }
 
 const twoTier: TwoTierStoreOptions = { client, instances: 4 };
-export const stores: RateLimitStore[] = [new MemoryStore({ maxKeys: 1_000 }), new RedisStore({ client, timeoutMs: 50 }), new TwoTierStore(twoTier)];
+export const stores: RateLimitStore[] = [
+  new MemoryStore({ maxKeys: 1_000 }),
+  new RedisStore({ client, timeoutMs: 50 }),
+  new TwoTierStore(twoTier),
+];
 
 @Module({
-  imports: [RateLimitModule.forRoot({ store: new TwoTierStore(twoTier), failMode: 'local', defaults: { rate: '100/min', burst: 20 } })],
+  imports: [
+    RateLimitModule.forRoot({
+      store: new TwoTierStore(twoTier),
+      failMode: 'local',
+      defaults: { rate: '100/min', burst: 20 },
+    }),
+  ],
   controllers: [OrdersController],
 })
 export class AppModule {}
 
 export const perSecond: number | undefined = parseRate('100/min');
 export const remaining: number = gcraPeek(undefined, 0, { rate: 1, burst: 5 }).remaining;
-export const capacities = (request: ConsumeRequest): number[] => request.checks.map((check) => capacityOf(check.limit));
-export const results = (events: readonly DecisionEvent[]): string[] => events.map((event) => event.result);
+export const capacities = (request: ConsumeRequest): number[] =>
+  request.checks.map((check) => capacityOf(check.limit));
+export const results = (events: readonly DecisionEvent[]): string[] =>
+  events.map((event) => event.result);
 export const step: typeof aimdNext = aimdNext;
 // The contract suite's declarations need no test framework's types (this project has none).
 export const contract: typeof describeStoreContract = describeStoreContract;

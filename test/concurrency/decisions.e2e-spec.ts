@@ -15,7 +15,10 @@ describe('concurrency: decisions on the decision channel', () => {
 
   beforeEach(async () => {
     subscribe('nestjs-holdup:decision', listener);
-    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store: (store = new MemoryStore()) })], controllers: [GenerationsController] });
+    app = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ store: (store = new MemoryStore()) })],
+      controllers: [GenerationsController],
+    });
     await app.listen(0, '127.0.0.1');
     inFlight.reset();
   });
@@ -39,13 +42,29 @@ describe('concurrency: decisions on the decision channel', () => {
     );
     expect((await Promise.all(all)).sort()).toEqual([200, 200, 200, 200, 429, 429]);
     const generations = events.filter((event) => event.limits.join() === 'generations');
-    expect(generations.map((event) => event.result).sort()).toEqual(['admitted', 'admitted', 'admitted', 'admitted', 'denied', 'denied']);
-    expect(generations.every((event) => event.bursts?.[0] === 4 && event.transport === 'http')).toBe(true);
+    expect(generations.map((event) => event.result).sort()).toEqual([
+      'admitted',
+      'admitted',
+      'admitted',
+      'admitted',
+      'denied',
+      'denied',
+    ]);
+    expect(
+      generations.every((event) => event.bursts?.[0] === 4 && event.transport === 'http'),
+    ).toBe(true);
     // The module's own subscribers (metrics, events) keep only their module's messages.
-    const owner = events.find((event) => event.limits.join() !== 'generations')?.owner ?? generations[0]!.owner;
+    const owner =
+      events.find((event) => event.limits.join() !== 'generations')?.owner ?? generations[0]!.owner;
     expect(owner).toBeDefined();
-    expect(generations.every((event) => event.owner === owner && event.checks?.[0]?.key.startsWith('cc|generations|'))).toBe(true);
-    expect(generations.find((event) => event.result === 'denied')!.decisions).toEqual([{ allowed: false, remaining: 0, retryAfterMs: 1000, resetMs: 0, reason: 'limit' }]);
+    expect(
+      generations.every(
+        (event) => event.owner === owner && event.checks?.[0]?.key.startsWith('cc|generations|'),
+      ),
+    ).toBe(true);
+    expect(generations.find((event) => event.result === 'denied')!.decisions).toEqual([
+      { allowed: false, remaining: 0, retryAfterMs: 1000, resetMs: 0, reason: 'limit' },
+    ]);
 
     events.length = 0;
     inFlight.reset();
@@ -66,7 +85,8 @@ describe('concurrency: decisions on the decision channel', () => {
       return acquire(request);
     };
     const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    for (let i = 0; i < 5; i++) expect((await request(url).get('/both').set('x-api-key', 'rate')).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await request(url).get('/both').set('x-api-key', 'rate')).status).toBe(200);
     expect(acquisitions).toBe(5);
     const denied = await request(url).get('/both').set('x-api-key', 'rate');
     expect(denied.status).toBe(429);

@@ -1,4 +1,12 @@
-import { Controller, Get, Query, Sse, UseGuards, type CanActivate, type MessageEvent } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Query,
+  Sse,
+  UseGuards,
+  type CanActivate,
+  type MessageEvent,
+} from '@nestjs/common';
 import { Observable } from 'rxjs';
 import { RateLimit } from 'nestjs-holdup';
 

@@ -22,7 +22,7 @@ const WORKER = fileURLToPath(new URL('./slot-holder.worker.mjs', import.meta.url
  * mid-request). Instance B is refused while A's leases run, and admitted
  * once `leaseTimeout` (1 s, on Redis server time) has passed.
  */
-describe('concurrency: a dead instance\'s slots come back after leaseTimeout (Redis)', () => {
+describe("concurrency: a dead instance's slots come back after leaseTimeout (Redis)", () => {
   let client: Redis;
   let a: INestApplication;
   let b: INestApplication;
@@ -43,20 +43,30 @@ describe('concurrency: a dead instance\'s slots come back after leaseTimeout (Re
     const dying = new RedisStore({ client, keyPrefix, timeoutMs: 5_000 });
     // A crashed process never releases.
     dying.slots.release = () => Promise.resolve();
-    a = await createApp('express', { imports: [RateLimitModule.forRoot({ store: dying })], controllers: [GenerationsController] });
+    a = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ store: dying })],
+      controllers: [GenerationsController],
+    });
     b = await createApp('express', {
-      imports: [RateLimitModule.forRoot({ store: new RedisStore({ client, keyPrefix, timeoutMs: 5_000 }) })],
+      imports: [
+        RateLimitModule.forRoot({ store: new RedisStore({ client, keyPrefix, timeoutMs: 5_000 }) }),
+      ],
       controllers: [GenerationsController],
     });
 
     const takenAt = Date.now();
-    for (let i = 0; i < 2; i++) expect((await request(a.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await request(a.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(
+        200,
+      );
     // Both of 'k's slots are held by A (which is gone, as far as its slots are concerned).
     const refused = await request(b.getHttpServer()).get('/leased').set('x-api-key', 'k');
     expect(refused.status).toBe(429);
     expect(refused.headers['ratelimit']).toBe('"leased";r=0');
     // Another key is not concerned.
-    expect((await request(b.getHttpServer()).get('/leased').set('x-api-key', 'other')).status).toBe(200);
+    expect((await request(b.getHttpServer()).get('/leased').set('x-api-key', 'other')).status).toBe(
+      200,
+    );
 
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, takenAt + 1_150 - Date.now())));
     const back = await request(b.getHttpServer()).get('/leased').set('x-api-key', 'k');
@@ -73,29 +83,55 @@ describe('concurrency: a dead instance\'s slots come back after leaseTimeout (Re
       keys.push(request.key);
       return acquire(request);
     };
-    const app = await createApp('express', { imports: [RateLimitModule.forRoot({ store })], controllers: [GenerationsController] });
+    const app = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ store })],
+      controllers: [GenerationsController],
+    });
     closing.push(app);
     // The key this route uses for 'k' (its slot is released at once).
-    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
-    const env = { ...process.env, NODE_OPTIONS: '', REDIS_URL: sharedRedisUrl(), SCRIPT: ACQUIRE_SLOT_LUA, KEY: redisKey(keyPrefix, keys[0]!), LIMIT: '2', LEASE_MS: '1000', SLOTS: '2' };
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(
+      200,
+    );
+    const env = {
+      ...process.env,
+      NODE_OPTIONS: '',
+      REDIS_URL: sharedRedisUrl(),
+      SCRIPT: ACQUIRE_SLOT_LUA,
+      KEY: redisKey(keyPrefix, keys[0]!),
+      LIMIT: '2',
+      LEASE_MS: '1000',
+      SLOTS: '2',
+    };
     const child = fork(WORKER, [], { env, stdio: 'inherit' });
     await nextMessage(child, 'holding');
     const takenAt = Date.now();
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
-    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(429);
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(
+      429,
+    );
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, takenAt + 1_150 - Date.now())));
-    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(200);
+    expect((await request(app.getHttpServer()).get('/leased').set('x-api-key', 'k')).status).toBe(
+      200,
+    );
   });
 
   it('the sorted set expires with its last lease: nothing is left in Redis', async () => {
     const keyPrefix = uniquePrefix('lease-ttl');
     const store = new RedisStore({ client, keyPrefix, timeoutMs: 5_000 });
     const key = 'cc|leased|r|k=x';
-    expect(await store.slots.acquire({ key, limit: 2, id: 'one', leaseMs: 300, now: 0 })).toEqual({ allowed: true, inFlight: 1 });
-    expect(await store.slots.acquire({ key, limit: 2, id: 'two', leaseMs: 300, now: 0 })).toEqual({ allowed: true, inFlight: 2 });
-    expect(await store.slots.acquire({ key, limit: 2, id: 'three', leaseMs: 300, now: 0 })).toEqual({ allowed: false, inFlight: 2 });
+    expect(await store.slots.acquire({ key, limit: 2, id: 'one', leaseMs: 300, now: 0 })).toEqual({
+      allowed: true,
+      inFlight: 1,
+    });
+    expect(await store.slots.acquire({ key, limit: 2, id: 'two', leaseMs: 300, now: 0 })).toEqual({
+      allowed: true,
+      inFlight: 2,
+    });
+    expect(await store.slots.acquire({ key, limit: 2, id: 'three', leaseMs: 300, now: 0 })).toEqual(
+      { allowed: false, inFlight: 2 },
+    );
     await store.slots.release({ key, id: 'one', now: 0 });
     expect(await store.slots.inFlight(key)).toBe(1);
     const ttl = await client.pttl(`${keyPrefix}{${key}}`);

@@ -1,7 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import http from 'node:http';
 import { MemoryStore, RateLimitModule, type RateLimitStore } from 'nestjs-holdup';
-import type { ConcurrencySlots, SlotAcquireResult } from '../../lib/store/concurrency-slots.interface.js';
+import type {
+  ConcurrencySlots,
+  SlotAcquireResult,
+} from '../../lib/store/concurrency-slots.interface.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { makeStore, type StoreFixture } from '../utils/stores.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
@@ -40,11 +43,20 @@ type Outcome = number | 'aborted';
 /** One request of `mode`; a `slow` one is aborted by the client while its handler runs. */
 function fire(port: number, mode: string, agent: http.Agent): Promise<Outcome> {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, path: `/mixed?mode=${mode}`, headers: { 'x-api-key': 'leak' }, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-      res.on('error', () => resolve('aborted'));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/mixed?mode=${mode}`,
+        headers: { 'x-api-key': 'leak' },
+        agent,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+        res.on('error', () => resolve('aborted'));
+      },
+    );
     req.on('error', () => resolve('aborted'));
     if (mode === 'slow') setTimeout(() => req.destroy(), 10);
     req.end();
@@ -91,10 +103,16 @@ describe.each(CASES)('concurrency: no slot leaks (%s store, %d requests)', (kind
     let ledger: SlotLedger;
 
     beforeEach(async () => {
-      fixture = kind === 'memory' ? { store: new MemoryStore(), release: async () => undefined } : await makeStore(kind, `leak-${platform}`);
+      fixture =
+        kind === 'memory'
+          ? { store: new MemoryStore(), release: async () => undefined }
+          : await makeStore(kind, `leak-${platform}`);
       store = fixture.store;
       ledger = new SlotLedger(store.slots!);
-      app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store })], controllers: [GenerationsController] });
+      app = await createApp(platform, {
+        imports: [RateLimitModule.forRoot({ store })],
+        controllers: [GenerationsController],
+      });
       await app.listen(0, '127.0.0.1');
       port = Number(new URL((await app.getUrl()).replace('[::1]', '127.0.0.1')).port);
       inFlight.reset();
@@ -107,7 +125,12 @@ describe.each(CASES)('concurrency: no slot leaks (%s store, %d requests)', (kind
 
     it('throwing handlers and aborting clients: every slot released exactly once, all free afterwards', async () => {
       const outcomes = await hammer(port, total);
-      expect((outcomes.get(200) ?? 0) + (outcomes.get(500) ?? 0) + (outcomes.get(429) ?? 0) + (outcomes.get('aborted') ?? 0)).toBe(total);
+      expect(
+        (outcomes.get(200) ?? 0) +
+          (outcomes.get(500) ?? 0) +
+          (outcomes.get(429) ?? 0) +
+          (outcomes.get('aborted') ?? 0),
+      ).toBe(total);
       expect(outcomes.get(500)).toBeGreaterThan(0);
       expect(outcomes.get('aborted')).toBeGreaterThan(0);
       // Handlers of aborted requests may still be finishing: their slots were freed when the client left.

@@ -19,7 +19,10 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
 
     beforeEach(async () => {
       fixture = await makeStore(kind, `overlap-${platform}`);
-      app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store: fixture.store })], controllers: [GenerationsController] });
+      app = await createApp(platform, {
+        imports: [RateLimitModule.forRoot({ store: fixture.store })],
+        controllers: [GenerationsController],
+      });
       await app.listen(0, '127.0.0.1');
       url = await app.getUrl();
       url = url.replace('[::1]', '127.0.0.1');
@@ -53,7 +56,9 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
       expect(inFlight.max).toBe(4);
       for (const response of denied) {
         expect(response.headers['retry-after']).toBe('1');
-        expect(response.headers['ratelimit-policy']).toBe('"generations";q=4;qu="concurrent-requests"');
+        expect(response.headers['ratelimit-policy']).toBe(
+          '"generations";q=4;qu="concurrent-requests"',
+        );
         expect(response.headers['ratelimit']).toBe('"generations";r=0');
         expect(response.body).toMatchObject({ statusCode: 429, retryAfter: 1 });
       }
@@ -61,23 +66,37 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
         .filter((r) => r.status === 200)
         .map((r) => r.headers['ratelimit'])
         .sort();
-      expect(remaining).toEqual(['"generations";r=0', '"generations";r=1', '"generations";r=2', '"generations";r=3']);
+      expect(remaining).toEqual([
+        '"generations";r=0',
+        '"generations";r=1',
+        '"generations";r=2',
+        '"generations";r=3',
+      ]);
       // Every slot is back: four more at once are all admitted.
       inFlight.reset();
-      const again = Array.from({ length: 4 }, () => request(url).get('/generate').set('x-api-key', 'k1'));
+      const again = Array.from({ length: 4 }, () =>
+        request(url).get('/generate').set('x-api-key', 'k1'),
+      );
       setTimeout(() => inFlight.release(), 200);
       expect((await Promise.all(again)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
     });
 
     it("a route's own guard that refuses the call: the slot comes back with the response", async () => {
-      for (let i = 0; i < 3; i++) expect((await request(url).get('/forbidden').set('x-api-key', 'g')).status).toBe(403);
+      for (let i = 0; i < 3; i++)
+        expect((await request(url).get('/forbidden').set('x-api-key', 'g')).status).toBe(403);
     });
 
     it('another key has its own slots', async () => {
-      const busy = Array.from({ length: 4 }, () => request(url).get('/generate').set('x-api-key', 'a'));
+      const busy = Array.from({ length: 4 }, () =>
+        request(url).get('/generate').set('x-api-key', 'a'),
+      );
       const started = Promise.all(busy);
       await waitFor(() => inFlight.now === 4);
-      const other = await request(url).get('/generate').set('x-api-key', 'b').timeout(100).catch((error: { timeout?: number }) => error);
+      const other = await request(url)
+        .get('/generate')
+        .set('x-api-key', 'b')
+        .timeout(100)
+        .catch((error: { timeout?: number }) => error);
       // Admitted (it is waiting in the handler, hence the client's timeout), not refused.
       expect((other as { timeout?: number }).timeout).toBe(100);
       inFlight.release();
@@ -85,13 +104,17 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
     });
 
     it('with a rate limit: both in the headers; a refused slot gives the rate token back', async () => {
-      const first = Array.from({ length: 2 }, () => request(url).get('/both').set('x-api-key', 'r'));
+      const first = Array.from({ length: 2 }, () =>
+        request(url).get('/both').set('x-api-key', 'r'),
+      );
       const running = Promise.all(first);
       await waitFor(() => inFlight.now === 2);
       const refused = await request(url).get('/both').set('x-api-key', 'r');
       expect(refused.status).toBe(429);
       expect(refused.headers['retry-after']).toBe('1');
-      expect(refused.headers['ratelimit-policy']).toBe('"per-minute";q=5;w=3, "generations";q=2;qu="concurrent-requests"');
+      expect(refused.headers['ratelimit-policy']).toBe(
+        '"per-minute";q=5;w=3, "generations";q=2;qu="concurrent-requests"',
+      );
       expect(refused.headers['ratelimit']).toMatch(/^"per-minute";r=2;t=\d+, "generations";r=0$/);
       inFlight.release();
       const ok = await running;
@@ -123,7 +146,10 @@ describe('concurrency: overlap (two-tier store, express)', () => {
   });
 
   it('20 at once on concurrency 4: 4 admitted, 16 refused', async () => {
-    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store: makeTwoTier('overlap-two-tier') })], controllers: [GenerationsController] });
+    app = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ store: makeTwoTier('overlap-two-tier') })],
+      controllers: [GenerationsController],
+    });
     await app.listen(0, '127.0.0.1');
     const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     inFlight.max = 0;

@@ -55,10 +55,20 @@ describe('concurrency slots when Redis fails', () => {
     error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     process.on('unhandledRejection', onUnhandled);
     server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
+    client = await connectRedisClient(server.url, {
+      ...RECOMMENDED_OPTIONS,
+      retryStrategy: () => 50,
+    });
     client.on('error', () => undefined);
-    const store = new RedisStore({ client, keyPrefix: uniquePrefix('slot-faults'), timeoutMs: 200 });
-    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store })], controllers: [FaultController] });
+    const store = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('slot-faults'),
+      timeoutMs: 200,
+    });
+    app = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ store })],
+      controllers: [FaultController],
+    });
     gate.reset();
   });
   afterEach(async () => {
@@ -82,7 +92,9 @@ describe('concurrency slots when Redis fails', () => {
       expect((await request(app.getHttpServer()).get('/f/closed')).status).toBe(503);
     }
     // Said once for the burst, not per request.
-    expect(error.mock.calls.filter(([message]) => String(message).includes('Rate-limit store failed'))).toHaveLength(1);
+    expect(
+      error.mock.calls.filter(([message]) => String(message).includes('Rate-limit store failed')),
+    ).toHaveLength(1);
   });
 
   it('a release that fails is said once and never becomes an unhandled rejection', async () => {
@@ -95,7 +107,9 @@ describe('concurrency slots when Redis fails', () => {
     const statuses = (await running).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 429]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const said = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('could not be released'));
+    const said = warn.mock.calls
+      .map(([message]) => String(message))
+      .filter((message) => message.includes('could not be released'));
     expect(said).toHaveLength(1);
     expect(unhandled).toEqual([]);
   });

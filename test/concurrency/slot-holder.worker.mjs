@@ -7,7 +7,14 @@ import { Redis } from 'ioredis';
 const client = new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 1 });
 const slots = Number(process.env.SLOTS);
 for (let i = 0; i < slots; i++) {
-  const [allowed] = await client.eval(process.env.SCRIPT, 1, process.env.KEY, process.env.LIMIT, process.env.LEASE_MS, `worker-${process.pid}-${i}`);
+  const [allowed] = await client.eval(
+    process.env.SCRIPT,
+    1,
+    process.env.KEY,
+    process.env.LIMIT,
+    process.env.LEASE_MS,
+    `worker-${process.pid}-${i}`,
+  );
   if (Number(allowed) !== 1) throw new Error('slot refused');
 }
 process.send({ type: 'holding' });

@@ -20,10 +20,20 @@ import { TcpMessageClient } from '../utils/tcp-message-client.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { makeStore, STORES, type StoreFixture } from '../utils/stores.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
-import { held, WORK_TYPE_DEFS, WorkGateway, WorkMessages, WorkResolver } from './transport-handlers.js';
+import {
+  held,
+  WORK_TYPE_DEFS,
+  WorkGateway,
+  WorkMessages,
+  WorkResolver,
+} from './transport-handlers.js';
 
 const later = (ms: number, action: () => void) => setTimeout(action, ms);
-const outcome = (promise: Promise<unknown>) => promise.then((value) => ({ ok: value }), (error: unknown) => ({ error }));
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    (value) => ({ ok: value }),
+    (error: unknown) => ({ error }),
+  );
 
 async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -42,12 +52,21 @@ afterEach(() => held.release());
 const DRIVERS = [
   {
     name: 'Apollo on Express',
-    graphql: () => GraphQLModule.forRoot<ApolloDriverConfig>({ driver: ApolloDriver, typeDefs: WORK_TYPE_DEFS, includeStacktraceInErrorResponses: false }),
+    graphql: () =>
+      GraphQLModule.forRoot<ApolloDriverConfig>({
+        driver: ApolloDriver,
+        typeDefs: WORK_TYPE_DEFS,
+        includeStacktraceInErrorResponses: false,
+      }),
     adapter: () => new ExpressAdapter(),
   },
   {
     name: 'Mercurius on Fastify',
-    graphql: () => GraphQLModule.forRoot<MercuriusDriverConfig>({ driver: MercuriusDriver, typeDefs: WORK_TYPE_DEFS }),
+    graphql: () =>
+      GraphQLModule.forRoot<MercuriusDriverConfig>({
+        driver: MercuriusDriver,
+        typeDefs: WORK_TYPE_DEFS,
+      }),
     adapter: () => new FastifyAdapter(),
   },
 ] as const;
@@ -55,14 +74,18 @@ const DRIVERS = [
 describe.each(DRIVERS)('concurrency over GraphQL, $name', (driver) => {
   let app: INestApplication;
   beforeEach(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [RateLimitModule.forRoot({ store: new MemoryStore() }), driver.graphql()], providers: [WorkResolver] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot({ store: new MemoryStore() }), driver.graphql()],
+      providers: [WorkResolver],
+    }).compile();
     app = moduleRef.createNestApplication(driver.adapter(), { logger: false });
     await app.init();
     if (driver.name === 'Mercurius on Fastify') await app.getHttpAdapter().getInstance().ready();
   });
   afterEach(() => app?.close());
 
-  const query = (text: string) => request(app.getHttpServer()).post('/graphql').send({ query: text });
+  const query = (text: string) =>
+    request(app.getHttpServer()).post('/graphql').send({ query: text });
 
   it('released on completion and on error; two fields at once: one refused', async () => {
     const first = await query('{ work(mode: "ok") }');
@@ -78,7 +101,10 @@ describe.each(DRIVERS)('concurrency over GraphQL, $name', (driver) => {
     later(200, () => held.release());
     const both = await query('{ a: work(mode: "hold") b: work(mode: "hold") }');
     expect(held.max).toBe(1);
-    const { data, errors } = both.body as { data: Record<string, string | null>; errors: { path: string[]; extensions: { code: string } }[] };
+    const { data, errors } = both.body as {
+      data: Record<string, string | null>;
+      errors: { path: string[]; extensions: { code: string } }[];
+    };
     expect(Object.values(data).sort()).toEqual(['done hold', null]);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.extensions.code).toBe('TOO_MANY_REQUESTS');
@@ -91,7 +117,10 @@ describe('concurrency over a WebSocket gateway (ws)', () => {
   let url: string;
   const sockets: WebSocket[] = [];
   beforeEach(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [RateLimitModule.forRoot({ store: new MemoryStore() })], providers: [WorkGateway] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot({ store: new MemoryStore() })],
+      providers: [WorkGateway],
+    }).compile();
     app = moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
     app.useWebSocketAdapter(new WsAdapter(app));
     await app.listen(0, '127.0.0.1');
@@ -121,7 +150,10 @@ describe('concurrency over a WebSocket gateway (ws)', () => {
     const b = await connect();
     const running = send(a, 'hold');
     await waitFor(() => held.now === 1);
-    expect(await send(b, 'ok')).toEqual({ event: 'exception', data: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter: 1 } });
+    expect(await send(b, 'ok')).toEqual({
+      event: 'exception',
+      data: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter: 1 },
+    });
     held.release();
     expect(await running).toEqual({ event: 'worked', data: 'done hold' });
     expect(await send(b, 'ok')).toEqual({ event: 'worked', data: 'done ok' });
@@ -134,11 +166,20 @@ describe('concurrency over a TCP microservice', () => {
   let microservice: INestMicroservice;
   let client: TcpMessageClient;
   beforeEach(async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [RateLimitModule.forRoot({ store: new MemoryStore() })], controllers: [WorkMessages] }).compile();
-    microservice = moduleRef.createNestMicroservice({ transport: Transport.TCP, options: { host: '127.0.0.1', port: 0 } });
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot({ store: new MemoryStore() })],
+      controllers: [WorkMessages],
+    }).compile();
+    microservice = moduleRef.createNestMicroservice({
+      transport: Transport.TCP,
+      options: { host: '127.0.0.1', port: 0 },
+    });
     microservice.useLogger(false);
     await microservice.listen();
-    client = await TcpMessageClient.connect((microservice.unwrap<Server>().address() as AddressInfo).port, '127.0.0.1');
+    client = await TcpMessageClient.connect(
+      (microservice.unwrap<Server>().address() as AddressInfo).port,
+      '127.0.0.1',
+    );
   });
   afterEach(async () => {
     client?.close();
@@ -148,11 +189,15 @@ describe('concurrency over a TCP microservice', () => {
   it('held while the handler runs, refused meanwhile, released on completion and on error', async () => {
     const running = outcome(client.send('work', 'hold'));
     await waitFor(() => held.now === 1);
-    expect(await outcome(client.send('work', 'ok'))).toEqual({ error: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter: 1 } });
+    expect(await outcome(client.send('work', 'ok'))).toEqual({
+      error: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter: 1 },
+    });
     held.release();
     expect(await running).toEqual({ ok: 'done hold' });
     expect(await outcome(client.send('work', 'ok'))).toEqual({ ok: 'done ok' });
-    expect(await outcome(client.send('work', 'fail'))).toEqual({ error: { status: 'error', message: 'work failed' } });
+    expect(await outcome(client.send('work', 'fail'))).toEqual({
+      error: { status: 'error', message: 'work failed' },
+    });
     expect(await outcome(client.send('work', 'ok'))).toEqual({ ok: 'done ok' });
   });
 });
@@ -165,7 +210,10 @@ describe.each(SSE_CASES)('concurrency over server-sent events (%s, %s store)', (
   let fixture: StoreFixture;
   beforeEach(async () => {
     fixture = await makeStore(kind, `sse-${platform}`);
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store: fixture.store })], controllers: [GenerationsController] });
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ store: fixture.store })],
+      controllers: [GenerationsController],
+    });
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     inFlight.reset();

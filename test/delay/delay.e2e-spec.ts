@@ -38,9 +38,14 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
       clock = new ManualClock(START);
       clockRef.clock = clock;
       served.length = 0;
-      app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`delay-${kind}-${platform}`) })], controllers: [DelayController] });
+      app = await createApp(platform, {
+        imports: [
+          RateLimitModule.forRoot({ clock, store: makeStore(`delay-${kind}-${platform}`) }),
+        ],
+        controllers: [DelayController],
+      });
       await app.listen(0, '127.0.0.1');
-    engine = app.get(RateLimitEngine);
+      engine = app.get(RateLimitEngine);
     });
     afterEach(() => app.close());
 
@@ -53,7 +58,11 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
         const response = request(app.getHttpServer()).get(path).set('x-n', String(n));
         responses.push(response.then((res) => (answered++, res)));
         const before = answered;
-        await until(() => engine.waits.size > waitingBefore || answered > before || served.some((s) => s.n === n), `request ${n} is decided`);
+        await until(
+          () =>
+            engine.waits.size > waitingBefore || answered > before || served.some((s) => s.n === n),
+          `request ${n} is decided`,
+        );
       }
       return responses;
     }
@@ -75,7 +84,10 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
       expect(engine.waits.size).toBe(10);
       clock.advance(1_000);
       const results = await Promise.all(responses);
-      expect(results.map((res) => res.status)).toEqual([...Array(11).fill(200), ...Array(9).fill(429)]);
+      expect(results.map((res) => res.status)).toEqual([
+        ...Array(11).fill(200),
+        ...Array(9).fill(429),
+      ]);
       // Refused: could be queued in 100 ms (when the first waiting one proceeds).
       expect(results[11]!.headers['retry-after']).toBe('1');
     });
@@ -87,7 +99,10 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
         await until(() => served.length === step + 1, `request ${step} is served`);
       }
       const results = await Promise.all(responses);
-      expect(results.map((res) => res.status)).toEqual([...Array(4).fill(200), ...Array(16).fill(429)]);
+      expect(results.map((res) => res.status)).toEqual([
+        ...Array(4).fill(200),
+        ...Array(16).fill(429),
+      ]);
       expect(served.map((s) => s.at - START)).toEqual([0, 100, 200, 300]);
     });
 
@@ -95,14 +110,22 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
       const port = (app.getHttpServer().address() as AddressInfo).port;
       const first = request(app.getHttpServer()).get('/smooth/slow').set('x-n', '0');
       await first; // served at once
-      const leaving = http.get({ host: '127.0.0.1', port, path: '/smooth/slow', headers: { 'x-n': '1' } });
+      const leaving = http.get({
+        host: '127.0.0.1',
+        port,
+        path: '/smooth/slow',
+        headers: { 'x-n': '1' },
+      });
       leaving.on('error', () => undefined);
       await until(() => engine.waits.size === 1, 'request 1 waits');
       leaving.destroy();
       await until(() => engine.waits.size === 0, 'request 1 stops waiting');
       // Its token (due at +1 s) is free again: request 2 gets it, not the one after.
       // (supertest sends a request when it is awaited or then'd)
-      const next = request(app.getHttpServer()).get('/smooth/slow').set('x-n', '2').then((res) => res);
+      const next = request(app.getHttpServer())
+        .get('/smooth/slow')
+        .set('x-n', '2')
+        .then((res) => res);
       await until(() => engine.waits.size === 1, 'request 2 waits');
       clock.advance(1_000);
       expect((await next).status).toBe(200);
@@ -116,12 +139,23 @@ describe.each(ALL_STORES)('maxDelay (%s store)', (kind) => {
 
 describe('maxDelay: start-up validation', () => {
   it.each([
-    [{ rate: 10, maxDelay: '2 fortnights' }, `maxDelay must be a positive number of milliseconds or a duration such as '500ms', got "2 fortnights"`],
+    [
+      { rate: 10, maxDelay: '2 fortnights' },
+      `maxDelay must be a positive number of milliseconds or a duration such as '500ms', got "2 fortnights"`,
+    ],
     [{ rate: 10, maxDelay: '2h' }, 'maxDelay (7200000 ms) must be at most 3600000 ms (one hour)'],
     [{ rate: 10, maxDelay: 500, shadow: true }, 'maxDelay means nothing on a shadow limit'],
-    [{ rate: () => 10, maxDelay: 500 }, 'maxDelay cannot be combined with a rate or burst function'],
+    [
+      { rate: () => 10, maxDelay: 500 },
+      'maxDelay cannot be combined with a rate or burst function',
+    ],
     [{ rate: 10, maxDelay: -5 }, 'maxDelay must be a positive number of milliseconds'],
   ])('%j', async (limit, message) => {
-    await expect(createApp('express', { imports: [RateLimitModule.forRoot({ limits: [limit as never] })], controllers: [DelayController] })).rejects.toThrow(message);
+    await expect(
+      createApp('express', {
+        imports: [RateLimitModule.forRoot({ limits: [limit as never] })],
+        controllers: [DelayController],
+      }),
+    ).rejects.toThrow(message);
   });
 });

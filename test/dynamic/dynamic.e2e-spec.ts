@@ -21,23 +21,50 @@ describe.each(ALL_STORES)('dynamic limits (%s store)', (storeKind) => {
 
     const boot = async (options: RateLimitModuleOptions = {}) => {
       clock = new ManualClock(1_700_000_000_000);
-      app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock, store: makeStore(`dynamic-${storeKind}-${platform}`), ...options })], controllers: [PlansController] });
+      app = await createApp(platform, {
+        imports: [
+          RateLimitModule.forRoot({
+            clock,
+            store: makeStore(`dynamic-${storeKind}-${platform}`),
+            ...options,
+          }),
+        ],
+        controllers: [PlansController],
+      });
     };
     afterEach(async () => {
       await app?.close();
       app = undefined;
     });
     const get = (path: string, plan?: string, from = '203.0.113.1') =>
-      request(app!.getHttpServer()).get(path).set({ 'x-forwarded-for': from, ...(plan ? { 'x-plan': plan } : {}) });
-    const seen = (res: request.Response) => [res.status, res.headers['ratelimit-policy'], res.headers['ratelimit']];
+      request(app!.getHttpServer())
+        .get(path)
+        .set({ 'x-forwarded-for': from, ...(plan ? { 'x-plan': plan } : {}) });
+    const seen = (res: request.Response) => [
+      res.status,
+      res.headers['ratelimit-policy'],
+      res.headers['ratelimit'],
+    ];
 
     it.each(['sync', 'async'])('%s: each plan its own quota, in the headers too', async (kind) => {
       await boot({ trustProxy: true });
-      expect(seen(await get(`/plans/${kind}`, 'free'))).toEqual([200, '"api";q=2;w=60', '"api";r=1;t=30']);
-      expect(seen(await get(`/plans/${kind}`, 'free'))).toEqual([200, '"api";q=2;w=60', '"api";r=0;t=30']);
+      expect(seen(await get(`/plans/${kind}`, 'free'))).toEqual([
+        200,
+        '"api";q=2;w=60',
+        '"api";r=1;t=30',
+      ]);
+      expect(seen(await get(`/plans/${kind}`, 'free'))).toEqual([
+        200,
+        '"api";q=2;w=60',
+        '"api";r=0;t=30',
+      ]);
       expect((await get(`/plans/${kind}`, 'free')).status).toBe(429);
       // Another caller on the pro plan.
-      expect(seen(await get(`/plans/${kind}`, 'pro', '203.0.113.2'))).toEqual([200, '"api";q=10;w=60', '"api";r=9;t=6']);
+      expect(seen(await get(`/plans/${kind}`, 'pro', '203.0.113.2'))).toEqual([
+        200,
+        '"api";q=10;w=60',
+        '"api";r=9;t=6',
+      ]);
     });
 
     it('a plan change takes effect on the next call and keeps what was consumed (as time to refill)', async () => {
@@ -48,14 +75,24 @@ describe.each(ALL_STORES)('dynamic limits (%s store)', (storeKind) => {
       const upgraded = await get('/plans/sync', 'pro');
       expect([upgraded.status, upgraded.headers['retry-after']]).toEqual([429, '6']);
       clock.advance(6000);
-      expect(seen(await get('/plans/sync', 'pro'))).toEqual([200, '"api";q=10;w=60', '"api";r=0;t=6']);
+      expect(seen(await get('/plans/sync', 'pro'))).toEqual([
+        200,
+        '"api";q=10;w=60',
+        '"api";r=0;t=6',
+      ]);
     });
 
     it("a bad value is decided by the fail mode ('open' admits that call), and said once", async () => {
       await boot({ trustProxy: true });
       for (let i = 0; i < 3; i++) expect((await get('/plans/sync', 'platinum')).status).toBe(200);
-      const lines = logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('rate or burst function failed'));
-      expect(lines).toEqual([expect.stringContaining('the rate function produced a bad value: rate must be a positive number')]);
+      const lines = logs.warn.mock.calls
+        .map(([message]) => String(message))
+        .filter((message) => message.includes('rate or burst function failed'));
+      expect(lines).toEqual([
+        expect.stringContaining(
+          'the rate function produced a bad value: rate must be a positive number',
+        ),
+      ]);
       // The plans that exist are still limited.
       await get('/plans/sync', 'free');
       await get('/plans/sync', 'free');
@@ -72,8 +109,11 @@ describe.each(ALL_STORES)('dynamic limits (%s store)', (storeKind) => {
 describe('dynamic limits: start-up validation', () => {
   it('a rate function with adaptive is refused, naming the limit', async () => {
     const limits = [{ name: 'mixed', rate: () => 10, adaptive: { min: 1, max: 20 } }];
-    await expect(createApp('express', { imports: [RateLimitModule.forRoot({ limits })], controllers: [PlansController] })).rejects.toThrow(
-      'limit "mixed": adaptive cannot be combined with a rate or burst function',
-    );
+    await expect(
+      createApp('express', {
+        imports: [RateLimitModule.forRoot({ limits })],
+        controllers: [PlansController],
+      }),
+    ).rejects.toThrow('limit "mixed": adaptive cannot be combined with a rate or burst function');
   });
 });

@@ -1,5 +1,11 @@
 import { Controller, Get, Headers } from '@nestjs/common';
-import { RateLimit, RateLimitExceededException, RateLimiter, SkipRateLimit, type RateLimitDecision } from 'nestjs-holdup';
+import {
+  RateLimit,
+  RateLimitExceededException,
+  RateLimiter,
+  SkipRateLimit,
+  type RateLimitDecision,
+} from 'nestjs-holdup';
 
 /** The same limit, enforced by the guard and from application code. */
 export const SEARCH = { name: 'search', rate: 1, burst: 2 };

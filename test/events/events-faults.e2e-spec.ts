@@ -27,9 +27,14 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
 
   beforeEach(async () => {
     // The store's own failure and recovery lines: expected here.
-    silenced = (['error', 'log', 'warn'] as const).map((level) => jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined));
+    silenced = (['error', 'log', 'warn'] as const).map((level) =>
+      jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined),
+    );
     server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
+    client = await connectRedisClient(server.url, {
+      ...RECOMMENDED_OPTIONS,
+      retryStrategy: () => 50,
+    });
     client.on('error', () => undefined);
   });
   afterEach(async () => {
@@ -41,24 +46,35 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
   });
 
   const start = async (store: RateLimitStore, failMode: 'open' | 'local') => {
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store, clock: new ManualClock(1_700_000_000_000), failMode })], controllers: [EventsController] });
+    app = await createApp(platform, {
+      imports: [
+        RateLimitModule.forRoot({ store, clock: new ManualClock(1_700_000_000_000), failMode }),
+      ],
+      controllers: [EventsController],
+    });
     return app.get(RateLimitEvents);
   };
-  const get = (status: number) => request(app!.getHttpServer()).get('/events/limited').expect(status);
+  const get = (status: number) =>
+    request(app!.getHttpServer()).get('/events/limited').expect(status);
   const restart = async () => {
     await server.restart();
     await until(() => client.status === 'ready', 10_000);
   };
 
   it('a RedisStore: store-failure for each failed decision, then store-recovered once Redis answers', async () => {
-    const events = await start(new RedisStore({ client, keyPrefix: uniquePrefix('ev-redis'), timeoutMs: 100 }), 'open');
+    const events = await start(
+      new RedisStore({ client, keyPrefix: uniquePrefix('ev-redis'), timeoutMs: 100 }),
+      'open',
+    );
     const { seen } = record(events, 'store-failure', 'store-recovered');
     await get(200);
     await server.kill();
     await get(200); // failMode 'open'
     await get(200);
     await until(() => seen.length === 2);
-    expect(seen.map((s) => [s.type, (s.event as { consecutiveFailures: number }).consecutiveFailures])).toEqual([
+    expect(
+      seen.map((s) => [s.type, (s.event as { consecutiveFailures: number }).consecutiveFailures]),
+    ).toEqual([
       ['store-failure', 1],
       ['store-failure', 2],
     ]);
@@ -73,7 +89,14 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
   });
 
   it('a TwoTierStore with failMode local: fallback-entered on the first failure, fallback-left when Redis is back', async () => {
-    const store = new TwoTierStore({ client, keyPrefix: uniquePrefix('ev-tt'), time: 'client', timeoutMs: 100, instances: 2, probeIntervalMs: 50 });
+    const store = new TwoTierStore({
+      client,
+      keyPrefix: uniquePrefix('ev-tt'),
+      time: 'client',
+      timeoutMs: 100,
+      instances: 2,
+      probeIntervalMs: 50,
+    });
     const events = await start(store, 'local');
     const { seen } = record(events, 'fallback-entered', 'fallback-left', 'store-failure');
     await get(200);
@@ -81,7 +104,9 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
     await get(200); // decided by the local share (burst 2 / 2 instances = 1)
     await get(429);
     await until(() => seen.some((s) => s.type === 'fallback-entered'));
-    expect(seen.filter((s) => s.type !== 'store-failure')).toEqual([{ type: 'fallback-entered', event: { active: true } }]);
+    expect(seen.filter((s) => s.type !== 'store-failure')).toEqual([
+      { type: 'fallback-entered', event: { active: true } },
+    ]);
 
     await restart();
     // No request: the fallback's probes find Redis and end it.

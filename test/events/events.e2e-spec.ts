@@ -12,12 +12,28 @@ import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { Registry } from 'prom-client';
 import request from 'supertest';
-import { AdaptiveRateProvider, ManualClock, RateLimitEvents, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
+import {
+  AdaptiveRateProvider,
+  ManualClock,
+  RateLimitEvents,
+  RateLimitModule,
+  type RateLimitModuleOptions,
+} from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { EventsController, record, settled, until } from './events.fixtures.js';
 
-const appWith = (platform: (typeof PLATFORMS)[number], options: RateLimitModuleOptions = {}, imports: never[] = []) =>
-  createApp(platform, { imports: [...imports, RateLimitModule.forRoot({ clock: new ManualClock(1_000_000), ...options })], controllers: [EventsController] });
+const appWith = (
+  platform: (typeof PLATFORMS)[number],
+  options: RateLimitModuleOptions = {},
+  imports: never[] = [],
+) =>
+  createApp(platform, {
+    imports: [
+      ...imports,
+      RateLimitModule.forRoot({ clock: new ManualClock(1_000_000), ...options }),
+    ],
+    controllers: [EventsController],
+  });
 
 describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
   let app: INestApplication;
@@ -33,11 +49,15 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
 
   it('sends a denial with the limit that denied and its bucket key, once per denied request', async () => {
     const { seen } = record(events, 'denied', 'shadow-denied');
-    for (const status of [200, 200, 429, 429]) await request(app.getHttpServer()).get('/events/limited').expect(status);
+    for (const status of [200, 200, 429, 429])
+      await request(app.getHttpServer()).get('/events/limited').expect(status);
     await until(() => seen.length === 2);
     await settled();
     expect(seen).toHaveLength(2);
-    expect(seen[0]).toMatchObject({ type: 'denied', event: { route: 'EventsController.limited:events/limited', transport: 'http' } });
+    expect(seen[0]).toMatchObject({
+      type: 'denied',
+      event: { route: 'EventsController.limited:events/limited', transport: 'http' },
+    });
     const [verdict] = seen[0]!.event.verdicts;
     expect(verdict).toMatchObject({ limit: 'tight', decision: { allowed: false, remaining: 0 } });
     expect(verdict!.key).toContain('tight');
@@ -46,7 +66,8 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
 
   it('sends a shadow denial for a request the shadow limit would have denied, which is admitted', async () => {
     const { seen } = record(events, 'denied', 'shadow-denied');
-    for (const status of [200, 200]) await request(app.getHttpServer()).get('/events/shadowed').expect(status);
+    for (const status of [200, 200])
+      await request(app.getHttpServer()).get('/events/shadowed').expect(status);
     await until(() => seen.length === 1);
     await settled();
     expect(seen.map((s) => s.type)).toEqual(['shadow-denied']);
@@ -56,10 +77,19 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
 
   it('sends a penalty when a denial blocks the key, with its duration', async () => {
     const { seen } = record(events, 'penalty', 'denied');
-    for (const status of [200, 200, 429]) await request(app.getHttpServer()).get('/events/penalized').expect(status);
+    for (const status of [200, 200, 429])
+      await request(app.getHttpServer()).get('/events/penalized').expect(status);
     await until(() => seen.length === 2);
-    const penalty = seen.find((s) => s.type === 'penalty')!.event as { limit: string; key: string; durationMs: number };
-    expect(penalty).toMatchObject({ limit: 'abuse', durationMs: 15 * 60_000, route: 'EventsController.penalized:events/penalized' });
+    const penalty = seen.find((s) => s.type === 'penalty')!.event as {
+      limit: string;
+      key: string;
+      durationMs: number;
+    };
+    expect(penalty).toMatchObject({
+      limit: 'abuse',
+      durationMs: 15 * 60_000,
+      route: 'EventsController.penalized:events/penalized',
+    });
     expect(penalty.key).toContain('abuse');
     // Blocked already: a later denial blocks nothing more.
     await request(app.getHttpServer()).get('/events/penalized').expect(429);
@@ -76,7 +106,12 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
     clock.advance(1000);
     adaptive.current('tuned');
     await until(() => seen.length === 1);
-    expect(seen[0]!.event).toMatchObject({ name: 'tuned', previousRate: 100, rate: 80, direction: 'decrease' });
+    expect(seen[0]!.event).toMatchObject({
+      name: 'tuned',
+      previousRate: 100,
+      rate: 80,
+      direction: 'decrease',
+    });
     expect(seen[0]!.event).not.toHaveProperty('owner');
   });
 
@@ -95,10 +130,13 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
         calls++;
         throw new Error('async listener bug');
       });
-      for (const status of [200, 200, 429, 429, 429]) await request(app.getHttpServer()).get('/events/limited').expect(status);
+      for (const status of [200, 200, 429, 429, 429])
+        await request(app.getHttpServer()).get('/events/limited').expect(status);
       await until(() => calls === 6);
       await settled();
-      const said = error.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('RateLimitEvents'));
+      const said = error.mock.calls
+        .map(([message]) => String(message))
+        .filter((message) => message.includes('RateLimitEvents'));
       expect(said).toHaveLength(2);
       expect(said.join('\n')).toContain('listener bug');
       expect(said.join('\n')).toContain('async listener bug');
@@ -112,7 +150,8 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
   it('an unsubscribed listener hears nothing more, and the decision channel is released', async () => {
     const { seen, stop } = record(events, 'denied');
     stop();
-    for (const status of [200, 200, 429]) await request(app.getHttpServer()).get('/events/limited').expect(status);
+    for (const status of [200, 200, 429])
+      await request(app.getHttpServer()).get('/events/limited').expect(status);
     await settled();
     expect(seen).toEqual([]);
     const { channel } = await import('node:diagnostics_channel');
@@ -120,13 +159,17 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
   });
 
   it('refuses an unknown event type', () => {
-    expect(() => events.on('deny' as never, () => undefined)).toThrow('RateLimitEvents.on: unknown event type "deny"');
+    expect(() => events.on('deny' as never, () => undefined)).toThrow(
+      'RateLimitEvents.on: unknown event type "deny"',
+    );
   });
 });
 
 describe.each(PLATFORMS)('forwarding to @nestjs/event-emitter (%s)', (platform) => {
   it('emits rate-limit.<type> on the application EventEmitter2', async () => {
-    const app = await appWith(platform, { events: { eventEmitter: true } }, [EventEmitterModule.forRoot() as never]);
+    const app = await appWith(platform, { events: { eventEmitter: true } }, [
+      EventEmitterModule.forRoot() as never,
+    ]);
     try {
       const emitter = app.get(EventEmitter2);
       const denied: unknown[] = [];
@@ -136,12 +179,19 @@ describe.each(PLATFORMS)('forwarding to @nestjs/event-emitter (%s)', (platform) 
       });
       const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       try {
-        for (const status of [200, 200, 429]) await request(app.getHttpServer()).get('/events/limited').expect(status);
-        for (const status of [200, 200, 429]) await request(app.getHttpServer()).get('/events/penalized').expect(status);
+        for (const status of [200, 200, 429])
+          await request(app.getHttpServer()).get('/events/limited').expect(status);
+        for (const status of [200, 200, 429])
+          await request(app.getHttpServer()).get('/events/penalized').expect(status);
         await until(() => denied.length === 2);
         await settled();
-        expect(denied[0]).toMatchObject({ route: 'EventsController.limited:events/limited', verdicts: [{ limit: 'tight' }] });
-        expect(error.mock.calls.filter(([message]) => String(message).includes('emitter listener bug'))).toHaveLength(1);
+        expect(denied[0]).toMatchObject({
+          route: 'EventsController.limited:events/limited',
+          verdicts: [{ limit: 'tight' }],
+        });
+        expect(
+          error.mock.calls.filter(([message]) => String(message).includes('emitter listener bug')),
+        ).toHaveLength(1);
       } finally {
         error.mockRestore();
       }
@@ -151,7 +201,9 @@ describe.each(PLATFORMS)('forwarding to @nestjs/event-emitter (%s)', (platform) 
   });
 
   it('fails the bootstrap with a clear message when the application has no EventEmitterModule', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [RateLimitModule.forRoot({ events: { eventEmitter: true } })] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot({ events: { eventEmitter: true } })],
+    }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     try {
       await expect(app.init()).rejects.toThrow(
@@ -166,16 +218,21 @@ describe.each(PLATFORMS)('forwarding to @nestjs/event-emitter (%s)', (platform) 
 describe.each(PLATFORMS)('two applications in one process (%s)', (platform) => {
   it('each sees only its own events and counts only its own decisions', async () => {
     const registries = [new Registry(), new Registry()];
-    const apps = await Promise.all(registries.map((registry) => appWith(platform, { metrics: { prometheus: { registry } } })));
+    const apps = await Promise.all(
+      registries.map((registry) => appWith(platform, { metrics: { prometheus: { registry } } })),
+    );
     try {
       const [a, b] = apps.map((app) => record(app.get(RateLimitEvents), 'denied'));
-      for (const status of [200, 200, 429, 429]) await request(apps[1]!.getHttpServer()).get('/events/limited').expect(status);
+      for (const status of [200, 200, 429, 429])
+        await request(apps[1]!.getHttpServer()).get('/events/limited').expect(status);
       await until(() => b!.seen.length === 2);
       await request(apps[0]!.getHttpServer()).get('/events/limited').expect(200);
       await settled();
       expect(a!.seen).toEqual([]);
       const counted = async (registry: Registry) => {
-        const requests = (await registry.getMetricsAsJSON()).find((m) => m.name === 'rate_limiting_requests_total');
+        const requests = (await registry.getMetricsAsJSON()).find(
+          (m) => m.name === 'rate_limiting_requests_total',
+        );
         return Object.fromEntries(requests!.values.map((v) => [String(v.labels.result), v.value]));
       };
       expect(await counted(registries[0]!)).toEqual({ admitted: 1 });

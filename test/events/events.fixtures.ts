@@ -1,5 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { RateLimit, type RateLimitEventMap, type RateLimitEvents, type RateLimitEventType } from 'nestjs-holdup';
+import {
+  RateLimit,
+  type RateLimitEventMap,
+  type RateLimitEvents,
+  type RateLimitEventType,
+} from 'nestjs-holdup';
 
 /** One route per event the module sends on a request. */
 @Controller('events')
@@ -26,7 +31,13 @@ export class EventsController {
   }
 
   /** An adaptive limit the test moves through AdaptiveRateProvider. */
-  @RateLimit({ name: 'tuned', rate: 100, burst: 10, key: 'global', adaptive: { min: 10, max: 100, jitter: 0, minOutcomes: 1 } })
+  @RateLimit({
+    name: 'tuned',
+    rate: 100,
+    burst: 10,
+    key: 'global',
+    adaptive: { min: 10, max: 100, jitter: 0, minOutcomes: 1 },
+  })
   @Get('tuned')
   tuned(): string {
     return 'ok';
@@ -34,7 +45,10 @@ export class EventsController {
 }
 
 /** Records the events of the given types, in order. */
-export function record<T extends RateLimitEventType>(events: RateLimitEvents, ...types: T[]): { seen: { type: T; event: RateLimitEventMap[T] }[]; stop(): void } {
+export function record<T extends RateLimitEventType>(
+  events: RateLimitEvents,
+  ...types: T[]
+): { seen: { type: T; event: RateLimitEventMap[T] }[]; stop(): void } {
   const seen: { type: T; event: RateLimitEventMap[T] }[] = [];
   const stops = types.map((type) => events.on(type, (event) => void seen.push({ type, event })));
   return { seen, stop: () => stops.forEach((stop) => stop()) };

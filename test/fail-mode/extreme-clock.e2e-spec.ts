@@ -13,7 +13,11 @@ class ClockController {
   }
 }
 
-const UNAVAILABLE = { statusCode: 503, message: 'Rate limiting is temporarily unavailable', error: 'Service Unavailable' };
+const UNAVAILABLE = {
+  statusCode: 503,
+  message: 'Rate limiting is temporarily unavailable',
+  error: 'Service Unavailable',
+};
 
 /**
  * Issue 15, item 7: a clock that reads NaN, a negative time or one beyond
@@ -35,7 +39,10 @@ describe.each(PLATFORMS)('extreme clocks (%s)', (platform) => {
   const get = () => request(app.getHttpServer()).get('/clock');
   const logged = (spy: typeof logs.error) =>
     spy.mock.calls
-      .filter((_call, i) => (spy.mock.contexts[i] as unknown as { context?: string }).context === 'RateLimit')
+      .filter(
+        (_call, i) =>
+          (spy.mock.contexts[i] as unknown as { context?: string }).context === 'RateLimit',
+      )
       .map((call) => String(call[0]));
 
   afterEach(async () => {

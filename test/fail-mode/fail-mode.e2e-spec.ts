@@ -5,7 +5,11 @@ import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { FailModeController, FlakyStore, type StoreBehaviour } from './fail-mode.fixtures.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
-const UNAVAILABLE = { statusCode: 503, message: 'Rate limiting is temporarily unavailable', error: 'Service Unavailable' };
+const UNAVAILABLE = {
+  statusCode: 503,
+  message: 'Rate limiting is temporarily unavailable',
+  error: 'Service Unavailable',
+};
 
 /** Let every pending promise job and I/O callback run, so a stray rejection would surface in this test. */
 const settle = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
@@ -18,7 +22,13 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
   const boot = async (failMode?: FailMode) => {
     store = new FlakyStore();
     app = await createApp(platform, {
-      imports: [RateLimitModule.forRoot({ store, clock: new ManualClock(30_000_000), ...(failMode ? { failMode } : {}) })],
+      imports: [
+        RateLimitModule.forRoot({
+          store,
+          clock: new ManualClock(30_000_000),
+          ...(failMode ? { failMode } : {}),
+        }),
+      ],
       controllers: [FailModeController],
     });
   };
@@ -27,7 +37,10 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
   /** Messages logged by the rate limiter's own logger (context "RateLimit"). */
   const logged = (spy: typeof logs.error) =>
     spy.mock.calls
-      .filter((_call, i) => (spy.mock.contexts[i] as unknown as { context?: string }).context === 'RateLimit')
+      .filter(
+        (_call, i) =>
+          (spy.mock.contexts[i] as unknown as { context?: string }).context === 'RateLimit',
+      )
       .map((call) => call[0]);
 
   afterEach(async () => {
@@ -70,22 +83,30 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
       ['closed', '/fm/mixed', 503],
       ['closed', '/fm/open-and-module', 503],
       ['closed', '/fm/skipped', 200],
-    ] as const)("module failMode '%s': %s answers %i (per-limit override, strictest limit wins)", async (failMode, path, status) => {
-      await boot(failMode);
-      store.behaviour = behaviour;
-      const res = await get(path);
-      expect(res.status).toBe(status);
-      expect(res.body).toEqual(status === 200 ? { ok: true } : UNAVAILABLE);
-      // A skipped route never asks the store.
-      expect(store.consumeCalls).toBe(path === '/fm/skipped' ? 0 : 1);
-    });
+    ] as const)(
+      "module failMode '%s': %s answers %i (per-limit override, strictest limit wins)",
+      async (failMode, path, status) => {
+        await boot(failMode);
+        store.behaviour = behaviour;
+        const res = await get(path);
+        expect(res.status).toBe(status);
+        expect(res.body).toEqual(status === 200 ? { ok: true } : UNAVAILABLE);
+        // A skipped route never asks the store.
+        expect(store.consumeCalls).toBe(path === '/fm/skipped' ? 0 : 1);
+      },
+    );
 
     it("a call that skips the 'closed' limit is decided by the fail modes of the limits it keeps", async () => {
       await boot('open');
       store.behaviour = behaviour;
       expect((await get('/fm/mixed-skippable')).status).toBe(503);
-      const internal = await request(app.getHttpServer()).get('/fm/mixed-skippable').set('x-internal', 'yes');
-      expect({ status: internal.status, body: internal.body }).toEqual({ status: 200, body: { ok: true } });
+      const internal = await request(app.getHttpServer())
+        .get('/fm/mixed-skippable')
+        .set('x-internal', 'yes');
+      expect({ status: internal.status, body: internal.body }).toEqual({
+        status: 200,
+        body: { ok: true },
+      });
       expect(store.consumeCalls).toBe(2);
     });
 
@@ -94,7 +115,9 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
       store.behaviour = behaviour;
       for (let i = 0; i < 3; i++) await get('/fm/module').expect(200);
       await get('/fm/closed').expect(503);
-      expect(logged(logs.error)).toEqual([`Rate-limit store failed; applying failMode until it recovers: ${behaviour === 'throw' ? 'store exploded' : 'store unreachable'}`]);
+      expect(logged(logs.error)).toEqual([
+        `Rate-limit store failed; applying failMode until it recovers: ${behaviour === 'throw' ? 'store exploded' : 'store unreachable'}`,
+      ]);
       expect(logged(logs.log)).toEqual([]);
 
       store.behaviour = 'ok';
@@ -140,18 +163,21 @@ describe.each(PLATFORMS)('store failures (%s)', (platform) => {
     ]);
   });
 
-  it.each<FailMode>(['open', 'closed'])("no unhandled rejection when the store rejects (failMode '%s')", async (failMode) => {
-    await boot(failMode);
-    store.behaviour = 'reject';
-    for (let i = 0; i < 5; i++) {
-      await get('/fm/module').expect(failMode === 'open' ? 200 : 503);
-      await get('/fm/mixed').expect(503);
-    }
-    await settle();
-    // Jest fails the running test on an unhandled rejection (its own handler on the real
-    // process; a listener on the sandboxed `process` never sees them), and settle() gives
-    // one the time to surface here. Checking the promises themselves as well:
-    expect(store.rejections).toHaveLength(10);
-    expect(store.rejections.every((rejection) => rejection.handled)).toBe(true);
-  });
+  it.each<FailMode>(['open', 'closed'])(
+    "no unhandled rejection when the store rejects (failMode '%s')",
+    async (failMode) => {
+      await boot(failMode);
+      store.behaviour = 'reject';
+      for (let i = 0; i < 5; i++) {
+        await get('/fm/module').expect(failMode === 'open' ? 200 : 503);
+        await get('/fm/mixed').expect(503);
+      }
+      await settle();
+      // Jest fails the running test on an unhandled rejection (its own handler on the real
+      // process; a listener on the sandboxed `process` never sees them), and settle() gives
+      // one the time to surface here. Checking the promises themselves as well:
+      expect(store.rejections).toHaveLength(10);
+      expect(store.rejections.every((rejection) => rejection.handled)).toBe(true);
+    },
+  );
 });

@@ -6,7 +6,12 @@ import {
   SkipRateLimit,
   type RateLimitStore,
 } from 'nestjs-holdup';
-import type { BucketsRequest, ConsumeRequest, ConsumeResult, RefundRequest } from 'nestjs-holdup/store';
+import type {
+  BucketsRequest,
+  ConsumeRequest,
+  ConsumeResult,
+  RefundRequest,
+} from 'nestjs-holdup/store';
 
 export type StoreBehaviour = 'ok' | 'throw' | 'reject' | 'throw-wrapped';
 
@@ -27,7 +32,9 @@ export class FlakyStore implements RateLimitStore {
       case 'throw':
         throw new Error('store exploded');
       case 'throw-wrapped':
-        throw new RateLimitStoreError('Redis timed out', { cause: new Error('ETIMEDOUT 10.0.0.7:6379') });
+        throw new RateLimitStoreError('Redis timed out', {
+          cause: new Error('ETIMEDOUT 10.0.0.7:6379'),
+        });
       case 'reject':
         return this.rejected(new Error('store unreachable'));
       default:
@@ -110,7 +117,12 @@ export class FailModeController {
   /** The closed limit skipped by internal calls: those fail open, with the lenient limit alone. */
   @RateLimit([
     { name: 'lenient', ...LIMIT, failMode: 'open' },
-    { name: 'strict', ...LIMIT, failMode: 'closed', skip: (ctx) => ctx.switchToHttp().getRequest().headers['x-internal'] === 'yes' },
+    {
+      name: 'strict',
+      ...LIMIT,
+      failMode: 'closed',
+      skip: (ctx) => ctx.switchToHttp().getRequest().headers['x-internal'] === 'yes',
+    },
   ])
   @Get('mixed-skippable')
   mixedSkippable() {

@@ -6,7 +6,12 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { ManualClock, RateLimitGuard, RateLimitModule } from 'nestjs-holdup';
 import { PLATFORMS, type Platform } from '../utils/create-app.js';
-import { BoundController, BoundTwiceController, FreeController, PlainController } from './guard-binding.fixtures.js';
+import {
+  BoundController,
+  BoundTwiceController,
+  FreeController,
+  PlainController,
+} from './guard-binding.fixtures.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 interface Setup {
@@ -19,11 +24,16 @@ interface Setup {
 
 async function boot(platform: Platform, setup: Setup): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
-    imports: [RateLimitModule.forRoot({ global: setup.global, clock: new ManualClock(10_000_000) })],
+    imports: [
+      RateLimitModule.forRoot({ global: setup.global, clock: new ManualClock(10_000_000) }),
+    ],
     controllers: setup.controllers,
     providers: setup.providers ?? [],
   }).compile();
-  const app = moduleRef.createNestApplication(platform === 'express' ? new ExpressAdapter() : new FastifyAdapter(), { logger: false });
+  const app = moduleRef.createNestApplication(
+    platform === 'express' ? new ExpressAdapter() : new FastifyAdapter(),
+    { logger: false },
+  );
   setup.beforeInit?.(app);
   await app.init();
   if (platform === 'fastify') await app.getHttpAdapter().getInstance().ready();
@@ -36,11 +46,14 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
 
   const statuses = async (path: string, times: number) => {
     const out: number[] = [];
-    for (let i = 0; i < times; i++) out.push((await request(app!.getHttpServer()).get(path)).status);
+    for (let i = 0; i < times; i++)
+      out.push((await request(app!.getHttpServer()).get(path)).status);
     return out;
   };
   const unguardedWarnings = () =>
-    logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('no RateLimitGuard runs'));
+    logs.warn.mock.calls
+      .map(([message]) => String(message))
+      .filter((message) => message.includes('no RateLimitGuard runs'));
 
   afterEach(async () => {
     await app?.close();
@@ -59,7 +72,10 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
     });
 
     it('globally twice (the module, and an APP_GUARD of the application)', async () => {
-      app = await boot(platform, { controllers: [PlainController], providers: [{ provide: APP_GUARD, useExisting: RateLimitGuard }] });
+      app = await boot(platform, {
+        controllers: [PlainController],
+        providers: [{ provide: APP_GUARD, useExisting: RateLimitGuard }],
+      });
       expect(await statuses('/plain', 3)).toEqual([200, 200, 429]);
     });
 
@@ -75,7 +91,9 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
       app = await boot(platform, { global: false, controllers: [PlainController, FreeController] });
       const said = unguardedWarnings();
       expect(said).toHaveLength(1);
-      expect(said[0]).toContain('no RateLimitGuard runs for 2 route(s) with limits: PlainController.index, PlainController.other');
+      expect(said[0]).toContain(
+        'no RateLimitGuard runs for 2 route(s) with limits: PlainController.index, PlainController.other',
+      );
       expect(said[0]).toContain('@UseGuards(RateLimitGuard)');
       expect(said[0]).not.toContain('FreeController');
       expect(await statuses('/plain', 3)).toEqual([200, 200, 200]);
@@ -88,7 +106,11 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
     });
 
     it('the guard as an APP_GUARD of the application: no warning, limited', async () => {
-      app = await boot(platform, { global: false, controllers: [PlainController], providers: [{ provide: APP_GUARD, useExisting: RateLimitGuard }] });
+      app = await boot(platform, {
+        global: false,
+        controllers: [PlainController],
+        providers: [{ provide: APP_GUARD, useExisting: RateLimitGuard }],
+      });
       expect(unguardedWarnings()).toEqual([]);
       expect(await statuses('/plain', 3)).toEqual([200, 200, 429]);
     });
@@ -104,7 +126,10 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
     });
 
     it('only some routes guarded: the warning names the others', async () => {
-      app = await boot(platform, { global: false, controllers: [BoundController, PlainController] });
+      app = await boot(platform, {
+        global: false,
+        controllers: [BoundController, PlainController],
+      });
       const said = unguardedWarnings();
       expect(said).toHaveLength(1);
       expect(said[0]).toContain('for 2 route(s)');

@@ -6,7 +6,11 @@
  */
 import { Controller, Get } from '@nestjs/common';
 import { RateLimit } from 'nestjs-holdup';
-import { createGuardHarness, type GuardHarness, type GuardOutcome } from '../utils/guard-harness.js';
+import {
+  createGuardHarness,
+  type GuardHarness,
+  type GuardOutcome,
+} from '../utils/guard-harness.js';
 
 @Controller('penalty')
 class PenaltyController {
@@ -15,7 +19,11 @@ class PenaltyController {
   guarded() {}
 }
 
-const seen = (outcome: GuardOutcome) => [outcome.status, outcome.headers['retry-after'], outcome.headers['ratelimit']];
+const seen = (outcome: GuardOutcome) => [
+  outcome.status,
+  outcome.headers['retry-after'],
+  outcome.headers['ratelimit'],
+];
 
 describe('guard: blockDuration', () => {
   let h: GuardHarness;

@@ -8,7 +8,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { Subject } from 'rxjs';
 import { RateLimit } from 'nestjs-holdup';
-import { createGuardHarness, fakeRequest, FakeResponse, type GuardHarness } from '../utils/guard-harness.js';
+import {
+  createGuardHarness,
+  fakeRequest,
+  FakeResponse,
+  type GuardHarness,
+} from '../utils/guard-harness.js';
 
 @Controller()
 class GenerationsController {
@@ -37,15 +42,29 @@ describe('guard and interceptor: concurrency', () => {
     const first = key('k1');
     const second = key('k1');
     const a = await h.canActivate('generate', first);
-    expect([a.status, a.headers['ratelimit-policy'], a.headers['ratelimit']]).toEqual([200, '"generations";q=2;qu="concurrent-requests"', '"generations";r=1']);
-    expect((await h.canActivate('generate', second)).headers['ratelimit']).toBe('"generations";r=0');
+    expect([a.status, a.headers['ratelimit-policy'], a.headers['ratelimit']]).toEqual([
+      200,
+      '"generations";q=2;qu="concurrent-requests"',
+      '"generations";r=1',
+    ]);
+    expect((await h.canActivate('generate', second)).headers['ratelimit']).toBe(
+      '"generations";r=0',
+    );
     const refused = await h.canActivate('generate', key('k1'));
-    expect([refused.status, refused.headers['retry-after'], refused.headers['ratelimit']]).toEqual([429, '1', '"generations";r=0']);
+    expect([refused.status, refused.headers['retry-after'], refused.headers['ratelimit']]).toEqual([
+      429,
+      '1',
+      '"generations";r=0',
+    ]);
     expect((await h.canActivate('generate', key('k2'))).status).toBe(200); // another key has its own slots
 
     // The first handler completes: its slot is free again, once.
-    expect((await h.intercept('generate', () => ({ done: true }), first)).value).toEqual({ done: true });
-    expect((await h.canActivate('generate', key('k1'))).headers['ratelimit']).toBe('"generations";r=0');
+    expect((await h.intercept('generate', () => ({ done: true }), first)).value).toEqual({
+      done: true,
+    });
+    expect((await h.canActivate('generate', key('k1'))).headers['ratelimit']).toBe(
+      '"generations";r=0',
+    );
     expect((await h.canActivate('generate', key('k1'))).status).toBe(429);
   });
 
@@ -54,7 +73,17 @@ describe('guard and interceptor: concurrency', () => {
     const streaming = key('k1');
     await h.canActivate('generate', throwing);
     await h.canActivate('generate', streaming);
-    expect((await h.intercept('generate', () => { throw new Error('generation failed'); }, throwing)).error).toEqual(new Error('generation failed'));
+    expect(
+      (
+        await h.intercept(
+          'generate',
+          () => {
+            throw new Error('generation failed');
+          },
+          throwing,
+        )
+      ).error,
+    ).toEqual(new Error('generation failed'));
     const stream = new Subject<string>();
     const streamed = h.intercept('generate', () => stream, streaming);
     // One slot back (the thrown one); the stream still holds the other.
@@ -88,6 +117,8 @@ describe('guard and interceptor: concurrency', () => {
     }
     await h.intercept('both', () => 'done', holder);
     // The three refusals cost nothing: the rate bucket has 4 left, as after the first call.
-    expect((await h.canActivate('both', key('k1'))).headers['ratelimit']).toBe('"per-minute";r=3;t=1, "generations";r=0');
+    expect((await h.canActivate('both', key('k1'))).headers['ratelimit']).toBe(
+      '"per-minute";r=3;t=1, "generations";r=0',
+    );
   });
 });

@@ -7,7 +7,13 @@
 import { Controller, Get, UnauthorizedException, UseGuards } from '@nestjs/common';
 import { RateLimit, RateLimitGuard, SkipRateLimit } from 'nestjs-holdup';
 import { lastValueFrom, of } from 'rxjs';
-import { createGuardHarness, fakeRequest, FakeResponse, httpContext, type GuardHarness } from '../utils/guard-harness.js';
+import {
+  createGuardHarness,
+  fakeRequest,
+  FakeResponse,
+  httpContext,
+  type GuardHarness,
+} from '../utils/guard-harness.js';
 
 @UseGuards(RateLimitGuard)
 @RateLimit({ rate: '1/min', burst: 2 })
@@ -24,7 +30,12 @@ class BoundTwiceController {
 }
 
 /** What Nest's guards consumer does: every guard of the call with one context. */
-async function runGuards(h: GuardHarness, handler: string, times: number, response = new FakeResponse()) {
+async function runGuards(
+  h: GuardHarness,
+  handler: string,
+  times: number,
+  response = new FakeResponse(),
+) {
   const context = httpContext(BoundTwiceController, handler, fakeRequest(), response);
   const answers: boolean[] = [];
   for (let i = 0; i < times; i++) answers.push(await h.guard.canActivate(context));
@@ -57,10 +68,16 @@ describe('guard bound twice', () => {
 
   it('the interceptor bound twice on one call gives a refund once', async () => {
     // A failure: stays charged (1 token left).
-    expect((await h.call('login', () => Promise.reject(new UnauthorizedException()))).headers['ratelimit']).toBe('"login";r=1;t=60');
+    expect(
+      (await h.call('login', () => Promise.reject(new UnauthorizedException()))).headers[
+        'ratelimit'
+      ],
+    ).toBe('"login";r=1;t=60');
     const request = fakeRequest();
     const response = new FakeResponse();
-    expect(await h.guard.canActivate(httpContext(BoundTwiceController, 'login', request, response))).toBe(true);
+    expect(
+      await h.guard.canActivate(httpContext(BoundTwiceController, 'login', request, response)),
+    ).toBe(true);
     // Nest builds one context for the interceptors of a call: both bindings see it.
     const context = httpContext(BoundTwiceController, 'login', request, response);
     const inner = { handle: () => of('ok') };
@@ -68,7 +85,11 @@ describe('guard bound twice', () => {
     expect(await lastValueFrom(h.interceptor.intercept(context, outer))).toBe('ok');
     expect(response.headers['ratelimit']).toBe('"login";r=0;t=60');
     // A success under 'failures', refunded once: one token left again (twice would be two).
-    expect((await h.call('login', () => Promise.reject(new UnauthorizedException()))).headers['ratelimit']).toBe('"login";r=0;t=60');
+    expect(
+      (await h.call('login', () => Promise.reject(new UnauthorizedException()))).headers[
+        'ratelimit'
+      ],
+    ).toBe('"login";r=0;t=60');
     expect((await h.call('login')).status).toBe(429);
   });
 });

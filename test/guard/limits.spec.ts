@@ -6,7 +6,11 @@
  */
 import { Controller, Get } from '@nestjs/common';
 import { RateLimit, RateLimitExceededException, SkipRateLimit } from 'nestjs-holdup';
-import { createGuardHarness, type GuardHarness, type GuardOutcome } from '../utils/guard-harness.js';
+import {
+  createGuardHarness,
+  type GuardHarness,
+  type GuardOutcome,
+} from '../utils/guard-harness.js';
 
 @RateLimit({ rate: '1/s', burst: 3 })
 @Controller('basic')
@@ -32,7 +36,11 @@ class LimitsController {
   pair() {}
 }
 
-const seen = (outcome: GuardOutcome) => [outcome.status, outcome.headers['ratelimit'], outcome.headers['retry-after']];
+const seen = (outcome: GuardOutcome) => [
+  outcome.status,
+  outcome.headers['ratelimit'],
+  outcome.headers['retry-after'],
+];
 
 describe('guard: plain limits', () => {
   let h: GuardHarness;
@@ -53,7 +61,11 @@ describe('guard: plain limits', () => {
     expect(seen(denied)).toEqual([429, '"default";r=0;t=1', '1']);
     expect(denied.headers['ratelimit-policy']).toBe('"default";q=3;w=3');
     expect(denied.error).toBeInstanceOf(RateLimitExceededException);
-    expect((denied.error as RateLimitExceededException).getResponse()).toEqual({ statusCode: 429, message: 'Too Many Requests', retryAfter: 1 });
+    expect((denied.error as RateLimitExceededException).getResponse()).toEqual({
+      statusCode: 429,
+      message: 'Too Many Requests',
+      retryAfter: 1,
+    });
     h.clock.advance(999);
     expect((await h.canActivate('index')).status).toBe(429);
     h.clock.advance(1);
@@ -61,9 +73,14 @@ describe('guard: plain limits', () => {
   });
 
   it('buckets are per client address and per route', async () => {
-    for (let i = 0; i < 3; i++) expect((await h.canActivate('index', { ip: '198.51.100.1' })).allowed).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect((await h.canActivate('index', { ip: '198.51.100.1' })).allowed).toBe(true);
     expect((await h.canActivate('index', { ip: '198.51.100.1' })).status).toBe(429);
-    expect(seen(await h.canActivate('index', { ip: '198.51.100.2' }))).toEqual([200, '"default";r=2;t=1', undefined]);
+    expect(seen(await h.canActivate('index', { ip: '198.51.100.2' }))).toEqual([
+      200,
+      '"default";r=2;t=1',
+      undefined,
+    ]);
     expect((await h.canActivate('pair', { ip: '198.51.100.1' })).allowed).toBe(true);
   });
 
@@ -75,7 +92,8 @@ describe('guard: plain limits', () => {
   });
 
   it('@SkipRateLimit() routes are never limited and get no headers', async () => {
-    for (let i = 0; i < 10; i++) expect(await h.canActivate('health')).toMatchObject({ allowed: true, headers: {} });
+    for (let i = 0; i < 10; i++)
+      expect(await h.canActivate('health')).toMatchObject({ allowed: true, headers: {} });
   });
 });
 
@@ -91,14 +109,22 @@ describe('guard: several limits on one route (all or nothing)', () => {
     const first = await h.canActivate('pair');
     expect(seen(first)).toEqual([200, '"slow";r=4;t=60, "fast";r=1;t=1', undefined]);
     expect(first.headers['ratelimit-policy']).toBe(policy);
-    expect(seen(await h.canActivate('pair'))).toEqual([200, '"slow";r=3;t=60, "fast";r=0;t=1', undefined]);
+    expect(seen(await h.canActivate('pair'))).toEqual([
+      200,
+      '"slow";r=3;t=60, "fast";r=0;t=1',
+      undefined,
+    ]);
     for (let i = 0; i < 3; i++) {
       const denied = await h.canActivate('pair');
       expect(seen(denied)).toEqual([429, '"slow";r=3;t=60, "fast";r=0;t=1', '1']);
       expect(denied.headers['ratelimit-policy']).toBe(policy);
     }
     h.clock.advance(1000);
-    expect(seen(await h.canActivate('pair'))).toEqual([200, '"slow";r=2;t=59, "fast";r=0;t=1', undefined]);
+    expect(seen(await h.canActivate('pair'))).toEqual([
+      200,
+      '"slow";r=2;t=59, "fast";r=0;t=1',
+      undefined,
+    ]);
   });
 
   it('a request denied by the first limit is not charged to the second', async () => {
@@ -106,12 +132,22 @@ describe('guard: several limits on one route (all or nothing)', () => {
     await h.canActivate('pair');
     for (const r of [2, 1, 0]) {
       h.clock.advance(1000);
-      expect((await h.canActivate('pair')).headers['ratelimit']).toBe(`"slow";r=${r};t=${59 - (2 - r)}, "fast";r=0;t=1`);
+      expect((await h.canActivate('pair')).headers['ratelimit']).toBe(
+        `"slow";r=${r};t=${59 - (2 - r)}, "fast";r=0;t=1`,
+      );
     }
     h.clock.advance(1000);
     // Denied by "slow" while "fast" has a token: "fast" keeps it.
-    expect(seen(await h.canActivate('pair'))).toEqual([429, '"slow";r=0;t=56, "fast";r=1;t=1', '56']);
+    expect(seen(await h.canActivate('pair'))).toEqual([
+      429,
+      '"slow";r=0;t=56, "fast";r=1;t=1',
+      '56',
+    ]);
     h.clock.advance(1000);
-    expect(seen(await h.canActivate('pair'))).toEqual([429, '"slow";r=0;t=55, "fast";r=2;t=1', '55']);
+    expect(seen(await h.canActivate('pair'))).toEqual([
+      429,
+      '"slow";r=0;t=55, "fast";r=2;t=1',
+      '55',
+    ]);
   });
 });

@@ -8,7 +8,13 @@
  */
 import { Controller, Get } from '@nestjs/common';
 import { RateLimit } from 'nestjs-holdup';
-import { createGuardHarness, FakeResponse, flushPromises, type GuardHarness, type GuardOutcome } from '../utils/guard-harness.js';
+import {
+  createGuardHarness,
+  FakeResponse,
+  flushPromises,
+  type GuardHarness,
+  type GuardOutcome,
+} from '../utils/guard-harness.js';
 
 @Controller('smooth')
 class DelayController {
@@ -84,7 +90,10 @@ describe('guard: maxDelay', () => {
       await flushPromises();
     }
     const results = await Promise.all(outcomes);
-    expect(results.map((outcome) => outcome.status)).toEqual([...Array(4).fill(200), ...Array(4).fill(429)]);
+    expect(results.map((outcome) => outcome.status)).toEqual([
+      ...Array(4).fill(200),
+      ...Array(4).fill(429),
+    ]);
     expect(settledAt.slice(0, 4).map((at) => at! - t0)).toEqual([0, 100, 200, 300]);
     expect(results[4]!.headers['retry-after']).toBe('1');
   });

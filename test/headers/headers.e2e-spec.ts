@@ -1,11 +1,22 @@
 import request from 'supertest';
 import type { INestApplication, Provider } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
-import { ManualClock, RateLimitInterceptor, RateLimitModule, type HeadersMode } from 'nestjs-holdup';
+import {
+  ManualClock,
+  RateLimitInterceptor,
+  RateLimitModule,
+  type HeadersMode,
+} from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { HeadersController, InterceptedController } from './headers.controller.js';
 
-const RATE_LIMIT_HEADERS = ['ratelimit', 'ratelimit-policy', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+const RATE_LIMIT_HEADERS = [
+  'ratelimit',
+  'ratelimit-policy',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+];
 
 interface Seen {
   status: number;
@@ -41,16 +52,26 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
     return { status, headers };
   };
   /** How many times a header name appears in the raw response (case-insensitive). */
-  const rawCount = (raw: string[], name: string) => raw.filter((entry, i) => i % 2 === 0 && entry.toLowerCase() === name).length;
+  const rawCount = (raw: string[], name: string) =>
+    raw.filter((entry, i) => i % 2 === 0 && entry.toLowerCase() === name).length;
 
   describe("headers: 'draft' (the default)", () => {
     beforeEach(() => boot(undefined));
 
     it('one limit: exact RateLimit-Policy and RateLimit on 200 and 429', async () => {
       const policy = '"default";q=3;w=3';
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=1' } });
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=1;t=1' } });
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' } });
+      expect(await seen('/h/one')).toEqual({
+        status: 200,
+        headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=1' },
+      });
+      expect(await seen('/h/one')).toEqual({
+        status: 200,
+        headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=1;t=1' },
+      });
+      expect(await seen('/h/one')).toEqual({
+        status: 200,
+        headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' },
+      });
       expect(await seen('/h/one')).toEqual({
         status: 429,
         headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1', 'retry-after': '1' },
@@ -63,11 +84,20 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       });
       clock.advance(1100);
       // 1.5 tokens: one taken, 0.5 left.
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' } });
+      expect(await seen('/h/one')).toEqual({
+        status: 200,
+        headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' },
+      });
       clock.advance(500);
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' } });
+      expect(await seen('/h/one')).toEqual({
+        status: 200,
+        headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=0;t=1' },
+      });
       clock.advance(10_000);
-      expect(await seen('/h/one')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=1' } });
+      expect(await seen('/h/one')).toEqual({
+        status: 200,
+        headers: { 'ratelimit-policy': policy, ratelimit: '"default";r=2;t=1' },
+      });
     });
 
     it('two limits: one member each, in declaration order, on 200 and 429', async () => {
@@ -79,11 +109,18 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
         '"minute";r=1;t=6, "second";r=0;t=1',
       ];
       for (const ratelimit of expected) {
-        expect(await seen('/h/two')).toEqual({ status: 200, headers: { 'ratelimit-policy': policy, ratelimit } });
+        expect(await seen('/h/two')).toEqual({
+          status: 200,
+          headers: { 'ratelimit-policy': policy, ratelimit },
+        });
       }
       expect(await seen('/h/two')).toEqual({
         status: 429,
-        headers: { 'ratelimit-policy': policy, ratelimit: '"minute";r=1;t=6, "second";r=0;t=1', 'retry-after': '1' },
+        headers: {
+          'ratelimit-policy': policy,
+          ratelimit: '"minute";r=1;t=6, "second";r=0;t=1',
+          'retry-after': '1',
+        },
       });
       clock.advance(500);
       expect(await seen('/h/two')).toEqual({
@@ -93,7 +130,11 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       clock.advance(1000);
       expect(await seen('/h/two')).toEqual({
         status: 429,
-        headers: { 'ratelimit-policy': policy, ratelimit: '"minute";r=0;t=5, "second";r=2;t=1', 'retry-after': '5' },
+        headers: {
+          'ratelimit-policy': policy,
+          ratelimit: '"minute";r=0;t=5, "second";r=2;t=1',
+          'retry-after': '5',
+        },
       });
     });
 
@@ -117,7 +158,10 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       expect(await seen('/h/one')).toEqual({ status: 200, headers: legacy(2, 1) });
       expect(await seen('/h/one')).toEqual({ status: 200, headers: legacy(1, 2) });
       expect(await seen('/h/one')).toEqual({ status: 200, headers: legacy(0, 3) });
-      expect(await seen('/h/one')).toEqual({ status: 429, headers: { ...legacy(0, 3), 'retry-after': '1' } });
+      expect(await seen('/h/one')).toEqual({
+        status: 429,
+        headers: { ...legacy(0, 3), 'retry-after': '1' },
+      });
       clock.advance(1500);
       // Full again in 2.5 s, rounded up.
       expect(await seen('/h/one')).toEqual({ status: 200, headers: legacy(0, 3) });
@@ -136,13 +180,19 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
       await seen('/h/two');
       await seen('/h/two');
       expect(await seen('/h/two')).toEqual({ status: 200, headers: legacy(4, 0, 2) });
-      expect(await seen('/h/two')).toEqual({ status: 429, headers: { ...legacy(4, 0, 2), 'retry-after': '1' } });
+      expect(await seen('/h/two')).toEqual({
+        status: 429,
+        headers: { ...legacy(4, 0, 2), 'retry-after': '1' },
+      });
       clock.advance(500);
       // Both empty: "minute" takes 29.5 s to refill, "second" 2 s.
       expect(await seen('/h/two')).toEqual({ status: 200, headers: legacy(5, 0, 30) });
       clock.advance(1000);
       // Denied by "minute" (Retry-After 4.5 s -> 5); "second" has 2 left, "minute" 0.
-      expect(await seen('/h/two')).toEqual({ status: 429, headers: { ...legacy(5, 0, 29), 'retry-after': '5' } });
+      expect(await seen('/h/two')).toEqual({
+        status: 429,
+        headers: { ...legacy(5, 0, 29), 'retry-after': '5' },
+      });
     });
   });
 
@@ -184,9 +234,11 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
     beforeEach(() => boot(false));
 
     it('no rate-limit headers on 200; only Retry-After on 429', async () => {
-      for (let i = 0; i < 3; i++) expect(await seen('/h/one')).toEqual({ status: 200, headers: {} });
+      for (let i = 0; i < 3; i++)
+        expect(await seen('/h/one')).toEqual({ status: 200, headers: {} });
       expect(await seen('/h/one')).toEqual({ status: 429, headers: { 'retry-after': '1' } });
-      for (let i = 0; i < 4; i++) expect(await seen('/h/two')).toEqual({ status: 200, headers: {} });
+      for (let i = 0; i < 4; i++)
+        expect(await seen('/h/two')).toEqual({ status: 200, headers: {} });
       expect(await seen('/h/two')).toEqual({ status: 429, headers: { 'retry-after': '1' } });
       expect(await seen('/h/intercepted')).toEqual({ status: 200, headers: {} });
     });
@@ -194,31 +246,39 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
 
   describe('RateLimitInterceptor bound explicitly', () => {
     const expectOnce = (raw: string[], names: string[]) => {
-      for (const name of RATE_LIMIT_HEADERS) expect([name, rawCount(raw, name)]).toEqual([name, names.includes(name) ? 1 : 0]);
+      for (const name of RATE_LIMIT_HEADERS)
+        expect([name, rawCount(raw, name)]).toEqual([name, names.includes(name) ? 1 : 0]);
       expect(rawCount(raw, 'retry-after')).toBeLessThanOrEqual(1);
     };
 
     it.each([
       ['route-level', '/h/intercepted'],
       ['class-level', '/hi'],
-    ])('%s: the same headers as the guard writes, exactly once, on 200 and 429', async (_where, path) => {
-      await boot(undefined);
-      for (const ratelimit of ['"default";r=2;t=1', '"default";r=1;t=1', '"default";r=0;t=1']) {
-        const res = await hit(path);
-        expect({ status: res.status, headers: res.headers }).toEqual({
-          status: 200,
-          headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit },
+    ])(
+      '%s: the same headers as the guard writes, exactly once, on 200 and 429',
+      async (_where, path) => {
+        await boot(undefined);
+        for (const ratelimit of ['"default";r=2;t=1', '"default";r=1;t=1', '"default";r=0;t=1']) {
+          const res = await hit(path);
+          expect({ status: res.status, headers: res.headers }).toEqual({
+            status: 200,
+            headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit },
+          });
+          expectOnce(res.raw, ['ratelimit', 'ratelimit-policy']);
+        }
+        const denied = await hit(path);
+        expect({ status: denied.status, headers: denied.headers }).toEqual({
+          status: 429,
+          headers: {
+            'ratelimit-policy': '"default";q=3;w=3',
+            ratelimit: '"default";r=0;t=1',
+            'retry-after': '1',
+          },
         });
-        expectOnce(res.raw, ['ratelimit', 'ratelimit-policy']);
-      }
-      const denied = await hit(path);
-      expect({ status: denied.status, headers: denied.headers }).toEqual({
-        status: 429,
-        headers: { 'ratelimit-policy': '"default";q=3;w=3', ratelimit: '"default";r=0;t=1', 'retry-after': '1' },
-      });
-      expectOnce(denied.raw, ['ratelimit', 'ratelimit-policy']);
-      expect(rawCount(denied.raw, 'retry-after')).toBe(1);
-    });
+        expectOnce(denied.raw, ['ratelimit', 'ratelimit-policy']);
+        expect(rawCount(denied.raw, 'retry-after')).toBe(1);
+      },
+    );
 
     it('two limits, headers: both: one member per limit, every header once', async () => {
       await boot('both');

@@ -18,75 +18,122 @@ import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis
 import { until } from '../events/events.fixtures.js';
 import { healthApp } from './health.fixtures.js';
 
-describe.each(PLATFORMS)('RateLimitHealthIndicator with Redis killed and restarted (%s)', (platform) => {
-  let server: RedisServer;
-  let client: Redis;
-  let app: INestApplication | undefined;
-  let silenced: { mockRestore(): void }[];
+describe.each(PLATFORMS)(
+  'RateLimitHealthIndicator with Redis killed and restarted (%s)',
+  (platform) => {
+    let server: RedisServer;
+    let client: Redis;
+    let app: INestApplication | undefined;
+    let silenced: { mockRestore(): void }[];
 
-  beforeEach(async () => {
-    silenced = (['error', 'log', 'warn'] as const).map((level) => jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined));
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
-    client.on('error', () => undefined);
-  });
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    client.disconnect();
-    await server.stop();
-    for (const spy of silenced) spy.mockRestore();
-  });
+    beforeEach(async () => {
+      silenced = (['error', 'log', 'warn'] as const).map((level) =>
+        jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined),
+      );
+      server = await startRedisServer();
+      client = await connectRedisClient(server.url, {
+        ...RECOMMENDED_OPTIONS,
+        retryStrategy: () => 50,
+      });
+      client.on('error', () => undefined);
+    });
+    afterEach(async () => {
+      await app?.close();
+      app = undefined;
+      client.disconnect();
+      await server.stop();
+      for (const spy of silenced) spy.mockRestore();
+    });
 
-  const health = () => request(app!.getHttpServer()).get('/health');
-  const restart = async () => {
-    await server.restart();
-    await until(() => client.status === 'ready', 10_000);
-  };
+    const health = () => request(app!.getHttpServer()).get('/health');
+    const restart = async () => {
+      await server.restart();
+      await until(() => client.status === 'ready', 10_000);
+    };
 
-  it('a RedisStore: up with its latency, down (503) with Redis dead, up again after the restart', async () => {
-    app = await healthApp(platform, { store: new RedisStore({ client, keyPrefix: uniquePrefix('health'), timeoutMs: 100 }) });
-    const up = await health().expect(200);
-    expect(up.body).toMatchObject({ status: 'ok', info: { 'rate-limit': { status: 'up', store: 'redis', latencyMs: expect.any(Number) } } });
+    it('a RedisStore: up with its latency, down (503) with Redis dead, up again after the restart', async () => {
+      app = await healthApp(platform, {
+        store: new RedisStore({ client, keyPrefix: uniquePrefix('health'), timeoutMs: 100 }),
+      });
+      const up = await health().expect(200);
+      expect(up.body).toMatchObject({
+        status: 'ok',
+        info: { 'rate-limit': { status: 'up', store: 'redis', latencyMs: expect.any(Number) } },
+      });
 
-    await server.kill();
-    const started = performance.now();
-    const down = await health().expect(503);
-    expect(performance.now() - started).toBeLessThan(2_000); // the PING's timeout (200 ms), or the client's fast failure
-    expect(down.body).toMatchObject({ status: 'error', error: { 'rate-limit': { status: 'down', store: 'redis', error: expect.stringContaining('RedisStore: PING') } } });
-    expect(JSON.stringify(down.body)).not.toContain(String(server.port)); // no connection details
+      await server.kill();
+      const started = performance.now();
+      const down = await health().expect(503);
+      expect(performance.now() - started).toBeLessThan(2_000); // the PING's timeout (200 ms), or the client's fast failure
+      expect(down.body).toMatchObject({
+        status: 'error',
+        error: {
+          'rate-limit': {
+            status: 'down',
+            store: 'redis',
+            error: expect.stringContaining('RedisStore: PING'),
+          },
+        },
+      });
+      expect(JSON.stringify(down.body)).not.toContain(String(server.port)); // no connection details
 
-    await restart();
-    await health().expect(200);
-  });
+      await restart();
+      await health().expect(200);
+    });
 
-  it('a TwoTierStore with failMode open: down (503) with Redis dead, since nothing decides in its place', async () => {
-    const store = new TwoTierStore({ client, keyPrefix: uniquePrefix('health-tt-open'), time: 'client', timeoutMs: 100 });
-    app = await healthApp(platform, { store });
-    await health().expect(200);
-    await server.kill();
-    const down = await health().expect(503);
-    expect(down.body.error['rate-limit']).toMatchObject({ status: 'down', store: 'two-tier' });
-  });
+    it('a TwoTierStore with failMode open: down (503) with Redis dead, since nothing decides in its place', async () => {
+      const store = new TwoTierStore({
+        client,
+        keyPrefix: uniquePrefix('health-tt-open'),
+        time: 'client',
+        timeoutMs: 100,
+      });
+      app = await healthApp(platform, { store });
+      await health().expect(200);
+      await server.kill();
+      const down = await health().expect(503);
+      expect(down.body.error['rate-limit']).toMatchObject({ status: 'down', store: 'two-tier' });
+    });
 
-  it('a TwoTierStore with failMode local: degraded while its fallback decides, up once Redis is back', async () => {
-    const store = new TwoTierStore({ client, keyPrefix: uniquePrefix('health-tt'), time: 'client', timeoutMs: 100, instances: 2, probeIntervalMs: 50 });
-    app = await healthApp(platform, { store, failMode: 'local' });
-    await request(app.getHttpServer()).get('/limited').expect(200);
-    expect((await health().expect(200)).body.details['rate-limit']).toMatchObject({ status: 'up', store: 'two-tier' });
+    it('a TwoTierStore with failMode local: degraded while its fallback decides, up once Redis is back', async () => {
+      const store = new TwoTierStore({
+        client,
+        keyPrefix: uniquePrefix('health-tt'),
+        time: 'client',
+        timeoutMs: 100,
+        instances: 2,
+        probeIntervalMs: 50,
+      });
+      app = await healthApp(platform, { store, failMode: 'local' });
+      await request(app.getHttpServer()).get('/limited').expect(200);
+      expect((await health().expect(200)).body.details['rate-limit']).toMatchObject({
+        status: 'up',
+        store: 'two-tier',
+      });
 
-    await server.kill();
-    // Redis dead, the fallback not yet in use (no request since): degraded all the same, since the
-    // module's failMode is 'local' and the next request will be decided by the fallback.
-    const beforeFallback = await health().expect(200);
-    expect(beforeFallback.body.details['rate-limit']).toMatchObject({ status: 'degraded', store: 'two-tier', error: expect.stringContaining('RedisStore: PING') });
-    await request(app.getHttpServer()).get('/limited').expect(200); // decided by the fallback
-    expect(store.degraded).toBe(true);
-    const degraded = await health().expect(200);
-    expect(degraded.body).toMatchObject({ status: 'degraded', details: { 'rate-limit': { status: 'degraded', store: 'two-tier' } } });
+      await server.kill();
+      // Redis dead, the fallback not yet in use (no request since): degraded all the same, since the
+      // module's failMode is 'local' and the next request will be decided by the fallback.
+      const beforeFallback = await health().expect(200);
+      expect(beforeFallback.body.details['rate-limit']).toMatchObject({
+        status: 'degraded',
+        store: 'two-tier',
+        error: expect.stringContaining('RedisStore: PING'),
+      });
+      await request(app.getHttpServer()).get('/limited').expect(200); // decided by the fallback
+      expect(store.degraded).toBe(true);
+      const degraded = await health().expect(200);
+      expect(degraded.body).toMatchObject({
+        status: 'degraded',
+        details: { 'rate-limit': { status: 'degraded', store: 'two-tier' } },
+      });
 
-    await restart();
-    await until(() => !store.degraded, 10_000);
-    expect((await health().expect(200)).body).toMatchObject({ status: 'ok', details: { 'rate-limit': { status: 'up', store: 'two-tier' } } });
-  });
-});
+      await restart();
+      await until(() => !store.degraded, 10_000);
+      expect((await health().expect(200)).body).toMatchObject({
+        status: 'ok',
+        details: { 'rate-limit': { status: 'up', store: 'two-tier' } },
+      });
+    });
+  },
+);

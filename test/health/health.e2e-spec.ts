@@ -32,7 +32,10 @@ describe.each(PLATFORMS)('RateLimitHealthIndicator without Redis (%s)', (platfor
   it('a memory store is up', async () => {
     app = await healthApp(platform, {});
     const res = await request(app.getHttpServer()).get('/health').expect(200);
-    expect(res.body).toMatchObject({ status: 'ok', details: { 'rate-limit': { status: 'up', store: 'memory' } } });
+    expect(res.body).toMatchObject({
+      status: 'ok',
+      details: { 'rate-limit': { status: 'up', store: 'memory' } },
+    });
   });
 
   it('a custom store without health() is up', async () => {
@@ -42,8 +45,13 @@ describe.each(PLATFORMS)('RateLimitHealthIndicator without Redis (%s)', (platfor
   });
 
   it('a custom store whose health() rejects is down (503), with why', async () => {
-    app = await healthApp(platform, { store: customStore(() => Promise.reject(new Error('backend unreachable'))) });
+    app = await healthApp(platform, {
+      store: customStore(() => Promise.reject(new Error('backend unreachable'))),
+    });
     const res = await request(app.getHttpServer()).get('/health').expect(503);
-    expect(res.body).toMatchObject({ status: 'error', details: { 'rate-limit': { status: 'down', error: 'backend unreachable' } } });
+    expect(res.body).toMatchObject({
+      status: 'error',
+      details: { 'rate-limit': { status: 'down', error: 'backend unreachable' } },
+    });
   });
 });

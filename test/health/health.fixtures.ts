@@ -1,6 +1,12 @@
 import { Controller, Get, Module, type INestApplication } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, TerminusModule } from '@nestjs/terminus';
-import { ManualClock, RateLimit, RateLimitModule, SkipRateLimit, type RateLimitModuleOptions } from 'nestjs-holdup';
+import {
+  ManualClock,
+  RateLimit,
+  RateLimitModule,
+  SkipRateLimit,
+  type RateLimitModuleOptions,
+} from 'nestjs-holdup';
 import { RateLimitHealthIndicator, RateLimitHealthModule } from 'nestjs-holdup/terminus';
 import { createApp, type Platform } from '../utils/create-app.js';
 
@@ -30,13 +36,22 @@ export class LimitedController {
   }
 }
 
-@Module({ imports: [TerminusModule.forRoot({ logger: false }), RateLimitHealthModule], controllers: [HealthController] })
+@Module({
+  imports: [TerminusModule.forRoot({ logger: false }), RateLimitHealthModule],
+  controllers: [HealthController],
+})
 export class HealthModule {}
 
 /** An application with RateLimitModule (these options) and the health module. */
-export function healthApp(platform: Platform, options: RateLimitModuleOptions): Promise<INestApplication> {
+export function healthApp(
+  platform: Platform,
+  options: RateLimitModuleOptions,
+): Promise<INestApplication> {
   return createApp(platform, {
-    imports: [RateLimitModule.forRoot({ clock: new ManualClock(1_700_000_000_000), ...options }), HealthModule],
+    imports: [
+      RateLimitModule.forRoot({ clock: new ManualClock(1_700_000_000_000), ...options }),
+      HealthModule,
+    ],
     controllers: [LimitedController],
   });
 }

@@ -2,14 +2,26 @@ import { networkInterfaces } from 'node:os';
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ManualClock, RateLimitGuard, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
+import {
+  ManualClock,
+  RateLimitGuard,
+  RateLimitModule,
+  type RateLimitModuleOptions,
+} from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { FakeAuthGuard, KeysController, RecordingStore, UserKeyController } from './keys.fixtures.js';
+import {
+  FakeAuthGuard,
+  KeysController,
+  RecordingStore,
+  UserKeyController,
+} from './keys.fixtures.js';
 
 const DIGEST = '[A-Za-z0-9_-]{43}'; // sha256, base64url
 
 /** The IPv6 loopback tests need an IPv6 loopback interface. */
-const HAS_IPV6_LOOPBACK = Object.values(networkInterfaces()).some((list) => list?.some((nic) => nic.address === '::1'));
+const HAS_IPV6_LOOPBACK = Object.values(networkInterfaces()).some((list) =>
+  list?.some((nic) => nic.address === '::1'),
+);
 const itIpv6 = HAS_IPV6_LOOPBACK ? it : it.skip;
 
 describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
@@ -41,16 +53,27 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('trustProxy false (default): a spoofed X-Forwarded-For is ignored, all requests share the socket bucket', async () => {
       await boot();
       const xff = (ip: string) => ({ 'X-Forwarded-For': ip });
-      expect(await statuses('/keys/ip', [xff('203.0.113.1'), xff('203.0.113.2'), xff('203.0.113.3'), {}])).toEqual([200, 200, 429, 429]);
+      expect(
+        await statuses('/keys/ip', [
+          xff('203.0.113.1'),
+          xff('203.0.113.2'),
+          xff('203.0.113.3'),
+          {},
+        ]),
+      ).toEqual([200, 200, 429, 429]);
       // The socket address is 127.0.0.1 or ::ffff:127.0.0.1 depending on the listener: both are one client.
-      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|127.0.0.1']));
+      expect(new Set(store.keys)).toEqual(
+        new Set(['tb|default|KeysController.ip:keys/ip|127.0.0.1']),
+      );
     });
 
     it('trustProxy true: the left-most forwarded address is the client', async () => {
       await boot({ trustProxy: true });
       const a = { 'X-Forwarded-For': '203.0.113.1, 10.0.0.1' };
       const b = { 'X-Forwarded-For': '203.0.113.2, 10.0.0.1' };
-      expect(await statuses('/keys/ip', [a, a, a, b, b, b, {}])).toEqual([200, 200, 429, 200, 200, 429, 200]);
+      expect(await statuses('/keys/ip', [a, a, a, b, b, b, {}])).toEqual([
+        200, 200, 429, 200, 200, 429, 200,
+      ]);
       expect(store.keys).toEqual([
         ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.1'),
         ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.2'),
@@ -61,9 +84,13 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('trustProxy true: IPv6 clients are grouped by /64, and a non-address is skipped', async () => {
       await boot({ trustProxy: true });
       const xff = (ip: string) => ({ 'X-Forwarded-For': ip });
-      expect(await statuses('/keys/ip', [xff('2001:db8:1:2::1'), xff('2001:DB8:1:2:ffff::9'), xff('[2001:db8:1:2::7]:443')])).toEqual([
-        200, 200, 429,
-      ]);
+      expect(
+        await statuses('/keys/ip', [
+          xff('2001:db8:1:2::1'),
+          xff('2001:DB8:1:2:ffff::9'),
+          xff('[2001:db8:1:2::7]:443'),
+        ]),
+      ).toEqual([200, 200, 429]);
       expect(await statuses('/keys/ip', [xff('2001:db8:1:3::1')])).toEqual([200]);
       expect(await statuses('/keys/ip', [xff('not-an-ip, 198.51.100.4')])).toEqual([200]);
       expect(store.keys).toEqual([
@@ -76,8 +103,12 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('trustProxy 1 (hop count): the address the nearest proxy saw is the client, whatever the client wrote further left', async () => {
       await boot({ trustProxy: 1 });
       const spoofed = (left: string) => ({ 'X-Forwarded-For': `${left}, 203.0.113.7` });
-      expect(await statuses('/keys/ip', [spoofed('1.1.1.1'), spoofed('2.2.2.2'), spoofed('3.3.3.3')])).toEqual([200, 200, 429]);
-      expect(await statuses('/keys/ip', [{ 'X-Forwarded-For': '203.0.113.8' }, {}])).toEqual([200, 200]);
+      expect(
+        await statuses('/keys/ip', [spoofed('1.1.1.1'), spoofed('2.2.2.2'), spoofed('3.3.3.3')]),
+      ).toEqual([200, 200, 429]);
+      expect(await statuses('/keys/ip', [{ 'X-Forwarded-For': '203.0.113.8' }, {}])).toEqual([
+        200, 200,
+      ]);
       expect(store.keys).toEqual([
         ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.7'),
         'tb|default|KeysController.ip:keys/ip|203.0.113.8',
@@ -88,15 +119,27 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('trustProxy 2 (hop count): two proxies are trusted', async () => {
       await boot({ trustProxy: 2 });
       await get('/keys/ip', { 'X-Forwarded-For': '198.51.100.1, 203.0.113.7' }).expect(200);
-      await get('/keys/ip', { 'X-Forwarded-For': '6.6.6.6, 198.51.100.1, 203.0.113.7' }).expect(200);
-      await get('/keys/ip', { 'X-Forwarded-For': '7.7.7.7, 198.51.100.1, 203.0.113.7' }).expect(429);
-      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.ip:keys/ip|198.51.100.1'));
+      await get('/keys/ip', { 'X-Forwarded-For': '6.6.6.6, 198.51.100.1, 203.0.113.7' }).expect(
+        200,
+      );
+      await get('/keys/ip', { 'X-Forwarded-For': '7.7.7.7, 198.51.100.1, 203.0.113.7' }).expect(
+        429,
+      );
+      expect(store.keys).toEqual(
+        Array(3).fill('tb|default|KeysController.ip:keys/ip|198.51.100.1'),
+      );
     });
 
     it('trustProxy list with every loopback form: the right-most untrusted forwarded address is the client', async () => {
       await boot({ trustProxy: ['127.0.0.1', '::1', '::ffff:127.0.0.1'] });
       const xff = (value: string) => ({ 'X-Forwarded-For': value });
-      expect(await statuses('/keys/ip', [xff('203.0.113.9'), xff('192.0.2.1, 203.0.113.9'), xff('203.0.113.9')])).toEqual([200, 200, 429]);
+      expect(
+        await statuses('/keys/ip', [
+          xff('203.0.113.9'),
+          xff('192.0.2.1, 203.0.113.9'),
+          xff('203.0.113.9'),
+        ]),
+      ).toEqual([200, 200, 429]);
       expect(await statuses('/keys/ip', [xff('203.0.113.10')])).toEqual([200]);
       expect(store.keys).toEqual([
         ...Array(3).fill('tb|default|KeysController.ip:keys/ip|203.0.113.9'),
@@ -121,8 +164,12 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('trustProxy list not containing the socket address: X-Forwarded-For is ignored', async () => {
       await boot({ trustProxy: ['::1', '10.0.0.0/8'] });
       const xff = (value: string) => ({ 'X-Forwarded-For': value });
-      expect(await statuses('/keys/ip', [xff('203.0.113.1'), xff('203.0.113.2'), xff('203.0.113.3')])).toEqual([200, 200, 429]);
-      expect(new Set(store.keys)).toEqual(new Set(['tb|default|KeysController.ip:keys/ip|127.0.0.1']));
+      expect(
+        await statuses('/keys/ip', [xff('203.0.113.1'), xff('203.0.113.2'), xff('203.0.113.3')]),
+      ).toEqual([200, 200, 429]);
+      expect(new Set(store.keys)).toEqual(
+        new Set(['tb|default|KeysController.ip:keys/ip|127.0.0.1']),
+      );
     });
   });
 
@@ -134,15 +181,21 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       return `http://${connectTo}:${port}`;
     };
 
-    itIpv6('IPv4-mapped (dual-stack listener, client on 127.0.0.1): one client, trusted by a 127.0.0.1 entry', async () => {
-      await boot({ trustProxy: ['127.0.0.1'] });
-      const url = await listen('::', '127.0.0.1');
-      const socket = await request(url).get('/keys/socket').expect(200);
-      expect(socket.body).toEqual({ remoteAddress: '::ffff:127.0.0.1' });
-      await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.20').expect(200);
-      await request(url).get('/keys/ip').expect(200);
-      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|203.0.113.20', 'tb|default|KeysController.ip:keys/ip|127.0.0.1']);
-    });
+    itIpv6(
+      'IPv4-mapped (dual-stack listener, client on 127.0.0.1): one client, trusted by a 127.0.0.1 entry',
+      async () => {
+        await boot({ trustProxy: ['127.0.0.1'] });
+        const url = await listen('::', '127.0.0.1');
+        const socket = await request(url).get('/keys/socket').expect(200);
+        expect(socket.body).toEqual({ remoteAddress: '::ffff:127.0.0.1' });
+        await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.20').expect(200);
+        await request(url).get('/keys/ip').expect(200);
+        expect(store.keys).toEqual([
+          'tb|default|KeysController.ip:keys/ip|203.0.113.20',
+          'tb|default|KeysController.ip:keys/ip|127.0.0.1',
+        ]);
+      },
+    );
 
     itIpv6('IPv6 loopback (::1): grouped by /64; trusted only when listed', async () => {
       await boot({ trustProxy: ['::1'] });
@@ -151,7 +204,10 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       expect(socket.body).toEqual({ remoteAddress: '::1' });
       await request(url).get('/keys/ip').set('X-Forwarded-For', '203.0.113.21').expect(200);
       await request(url).get('/keys/ip').expect(200);
-      expect(store.keys).toEqual(['tb|default|KeysController.ip:keys/ip|203.0.113.21', 'tb|default|KeysController.ip:keys/ip|0:0:0:0::/64']);
+      expect(store.keys).toEqual([
+        'tb|default|KeysController.ip:keys/ip|203.0.113.21',
+        'tb|default|KeysController.ip:keys/ip|0:0:0:0::/64',
+      ]);
     });
 
     itIpv6('IPv6 loopback not listed: X-Forwarded-For ignored', async () => {
@@ -164,7 +220,10 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
 
   describe('module defaults.key', () => {
     it('is the key of every limit that names none (route and module-wide limits)', async () => {
-      await boot({ defaults: { rate: 1, key: 'header:x-api-key' }, limits: [{ name: 'cap', rate: '1/min', burst: 3 }] });
+      await boot({
+        defaults: { rate: 1, key: 'header:x-api-key' },
+        limits: [{ name: 'cap', rate: '1/min', burst: 3 }],
+      });
       const k = { 'x-api-key': 'k1' };
       expect(await statuses('/keys/default-key', [k, k, k])).toEqual([200, 200, 429]);
       expect(store.keys).toEqual([
@@ -177,7 +236,10 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       ]);
       // A limit naming its own key keeps it.
       await get('/keys/global', k).expect(200);
-      expect(store.last(2)).toEqual(['tb|cap|KeysController.global:keys/global|h=k1', 'tb|default|KeysController.global:keys/global|global']);
+      expect(store.last(2)).toEqual([
+        'tb|cap|KeysController.global:keys/global|h=k1',
+        'tb|default|KeysController.global:keys/global|global',
+      ]);
     });
   });
 
@@ -187,7 +249,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('one bucket per header value (header name matched case-insensitively)', async () => {
       const k1 = { 'x-api-key': 'key-1' };
       const k2 = { 'X-API-KEY': 'key-2' };
-      expect(await statuses('/keys/header', [k1, k1, k1, k2, k2, k2])).toEqual([200, 200, 429, 200, 200, 429]);
+      expect(await statuses('/keys/header', [k1, k1, k1, k2, k2, k2])).toEqual([
+        200, 200, 429, 200, 200, 429,
+      ]);
       expect(store.keys).toEqual([
         ...Array(3).fill('tb|default|KeysController.header:keys/header|h=key-1'),
         ...Array(3).fill('tb|default|KeysController.header:keys/header|h=key-2'),
@@ -195,9 +259,16 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     });
 
     it('falls back to the client address when the header is absent or empty, in a bucket no header value can reach', async () => {
-      expect(await statuses('/keys/header', [{}, { 'x-api-key': '' }, {}])).toEqual([200, 200, 429]);
+      expect(await statuses('/keys/header', [{}, { 'x-api-key': '' }, {}])).toEqual([
+        200, 200, 429,
+      ]);
       // A header value equal to the address (or to the whole fallback identity) is another bucket.
-      expect(await statuses('/keys/header', [{ 'x-api-key': '127.0.0.1' }, { 'x-api-key': 'ip=127.0.0.1' }])).toEqual([200, 200]);
+      expect(
+        await statuses('/keys/header', [
+          { 'x-api-key': '127.0.0.1' },
+          { 'x-api-key': 'ip=127.0.0.1' },
+        ]),
+      ).toEqual([200, 200]);
       expect(store.keys).toEqual([
         ...Array(3).fill('tb|default|KeysController.header:keys/header|127.0.0.1'),
         'tb|default|KeysController.header:keys/header|h=127.0.0.1',
@@ -215,7 +286,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
         { 'X-Forwarded-For': '203.0.113.3' },
       ]);
       expect(results).toEqual([200, 200, 429]);
-      expect(store.keys).toEqual(Array(3).fill('tb|default|KeysController.global:keys/global|global'));
+      expect(store.keys).toEqual(
+        Array(3).fill('tb|default|KeysController.global:keys/global|global'),
+      );
     });
   });
 
@@ -226,7 +299,10 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const a = { 'x-tenant': 'tenant-a' };
       const b = { 'x-tenant': 'tenant-b' };
       expect(await statuses('/keys/fn', [a, a, a, b])).toEqual([200, 200, 429, 200]);
-      expect(store.keys).toEqual([...Array(3).fill('tb|default|KeysController.fn:keys/fn|k=tenant-a'), 'tb|default|KeysController.fn:keys/fn|k=tenant-b']);
+      expect(store.keys).toEqual([
+        ...Array(3).fill('tb|default|KeysController.fn:keys/fn|k=tenant-a'),
+        'tb|default|KeysController.fn:keys/fn|k=tenant-b',
+      ]);
     });
 
     it('undefined or null falls back to the client address; 0 is a real key', async () => {
@@ -251,7 +327,13 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('a 1 MB header value is a bounded, distinct bucket', async () => {
       const huge = 'a'.repeat(1_000_000);
       const other = `${'a'.repeat(999_999)}b`;
-      expect(await statuses('/keys/header', [{ 'x-api-key': huge }, { 'x-api-key': huge }, { 'x-api-key': huge }])).toEqual([200, 200, 429]);
+      expect(
+        await statuses('/keys/header', [
+          { 'x-api-key': huge },
+          { 'x-api-key': huge },
+          { 'x-api-key': huge },
+        ]),
+      ).toEqual([200, 200, 429]);
       expect(await statuses('/keys/header', [{ 'x-api-key': other }])).toEqual([200]);
       const prefix = 'tb|default|KeysController.header:keys/header|h#';
       for (const key of store.keys) {
@@ -268,12 +350,25 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('a 2 MB identity returned by a key function is bounded too', async () => {
       expect(await statuses('/keys/computed?big=ab', [{}, {}, {}])).toEqual([200, 200, 429]);
       await get('/keys/computed?big=ac').expect(200);
-      for (const key of store.keys) expect(key).toMatch(new RegExp(`^tb\\|default\\|KeysController\\.computed:keys\\/computed\\|k#${DIGEST}$`));
+      for (const key of store.keys)
+        expect(key).toMatch(
+          new RegExp(`^tb\\|default\\|KeysController\\.computed:keys\\/computed\\|k#${DIGEST}$`),
+        );
       expect(new Set(store.keys).size).toBe(2);
     });
 
     it('NUL bytes, unicode, spaces and separators give distinct, bounded buckets', async () => {
-      const values = ['a\u0000b', 'a\u0000c', '\u{1F600}', '\u00e9', 'e\u0301', 'a b', 'a|b', '#abc', '=abc'];
+      const values = [
+        'a\u0000b',
+        'a\u0000c',
+        '\u{1F600}',
+        '\u00e9',
+        'e\u0301',
+        'a b',
+        'a|b',
+        '#abc',
+        '=abc',
+      ];
       for (const value of values) {
         const path = `/keys/raw?k=${encodeURIComponent(value)}`;
         expect(await statuses(path, [{}, {}, {}])).toEqual([200, 200, 429]);
@@ -281,7 +376,11 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
       const distinct = [...new Set(store.keys)];
       expect(distinct).toHaveLength(values.length);
       for (const key of distinct) {
-        expect(key).toMatch(new RegExp(`^tb\\|default\\|KeysController\\.raw:keys\\/raw\\|k(#${DIGEST}|=[\\x21-\\x7e]{1,128})$`));
+        expect(key).toMatch(
+          new RegExp(
+            `^tb\\|default\\|KeysController\\.raw:keys\\/raw\\|k(#${DIGEST}|=[\\x21-\\x7e]{1,128})$`,
+          ),
+        );
       }
       // Short printable ASCII (no space) is kept readable, '=' marked; everything else is digested ('#'),
       // so '#abc' or '=abc' sent raw cannot pose as a digest.
@@ -295,7 +394,9 @@ describe.each(PLATFORMS)('key strategies (%s)', (platform) => {
     it('a latin-1 header value (non-ASCII) is digested, not stored raw', async () => {
       await get('/keys/header', { 'x-api-key': 'caf\u00e9' }).expect(200);
       await get('/keys/header', { 'x-api-key': 'cafe' }).expect(200);
-      expect(store.keys[0]).toMatch(new RegExp(`^tb\\|default\\|KeysController\\.header:keys\\/header\\|h#${DIGEST}$`));
+      expect(store.keys[0]).toMatch(
+        new RegExp(`^tb\\|default\\|KeysController\\.header:keys\\/header\\|h#${DIGEST}$`),
+      );
       expect(store.keys[1]).toBe('tb|default|KeysController.header:keys/header|h=cafe');
     });
   });
@@ -308,7 +409,9 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
   beforeEach(async () => {
     store = new RecordingStore();
     app = await createApp(platform, {
-      imports: [RateLimitModule.forRoot({ global: false, store, clock: new ManualClock(10_000_000) })],
+      imports: [
+        RateLimitModule.forRoot({ global: false, store, clock: new ManualClock(10_000_000) }),
+      ],
       controllers: [UserKeyController],
       // Global guards run in registration order: authentication first.
       providers: [

@@ -24,7 +24,10 @@ export class RecordingStore extends MemoryStore {
   }
 }
 
-type HttpRequest = { headers: Record<string, string | undefined>; query: Record<string, string | undefined> };
+type HttpRequest = {
+  headers: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+};
 const requestOf = (context: ExecutionContext) => context.switchToHttp().getRequest<HttpRequest>();
 
 const LIMIT = { rate: '1/min', burst: 2 } as const;

@@ -20,16 +20,26 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
   let app: INestApplication;
   let clock: ManualClock;
 
-  const boot = async (options: RateLimitModuleOptions, controllers: NonNullable<Parameters<typeof createApp>[1]['controllers']>) => {
+  const boot = async (
+    options: RateLimitModuleOptions,
+    controllers: NonNullable<Parameters<typeof createApp>[1]['controllers']>,
+  ) => {
     clock = new ManualClock(T0);
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ ...options, clock })], controllers });
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ ...options, clock })],
+      controllers,
+    });
   };
   const get = (path: string) => request(app.getHttpServer()).get(path);
 
   /** Sends one request and checks status and both draft headers exactly. */
   const expectHit = async (path: string, status: number, policy: string, rateLimit: string) => {
     const res = await get(path);
-    expect({ status: res.status, policy: res.headers['ratelimit-policy'], rateLimit: res.headers['ratelimit'] }).toEqual({
+    expect({
+      status: res.status,
+      policy: res.headers['ratelimit-policy'],
+      rateLimit: res.headers['ratelimit'],
+    }).toEqual({
       status,
       policy,
       rateLimit,
@@ -86,13 +96,23 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
       await expectHit('/classy/add', 200, policy, '"default";r=2;t=60, "extra";r=1;t=1');
       await expectHit('/classy/add', 200, policy, '"default";r=1;t=60, "extra";r=0;t=1');
       // Denied by "extra": "default" is not charged.
-      const deniedByExtra = await expectHit('/classy/add', 429, policy, '"default";r=1;t=60, "extra";r=0;t=1');
+      const deniedByExtra = await expectHit(
+        '/classy/add',
+        429,
+        policy,
+        '"default";r=1;t=60, "extra";r=0;t=1',
+      );
       expect(deniedByExtra.headers['retry-after']).toBe('1');
       clock.advance(1000);
       await expectHit('/classy/add', 200, policy, '"default";r=0;t=59, "extra";r=0;t=1');
       clock.advance(1000);
       // Denied by "default" (the class limit) although "extra" has a token.
-      const deniedByClass = await expectHit('/classy/add', 429, policy, '"default";r=0;t=58, "extra";r=1;t=1');
+      const deniedByClass = await expectHit(
+        '/classy/add',
+        429,
+        policy,
+        '"default";r=0;t=58, "extra";r=1;t=1',
+      );
       expect(deniedByClass.headers['retry-after']).toBe('58');
     });
 
@@ -171,7 +191,12 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
       const policy = '"cap";q=10;w=600, "default";q=2;w=2';
       await expectHit('/plain/undecorated', 200, policy, '"cap";r=9;t=60, "default";r=1;t=1');
       await expectHit('/plain/undecorated', 200, policy, '"cap";r=8;t=60, "default";r=0;t=1');
-      const denied = await expectHit('/plain/undecorated', 429, policy, '"cap";r=8;t=60, "default";r=0;t=1');
+      const denied = await expectHit(
+        '/plain/undecorated',
+        429,
+        policy,
+        '"cap";r=8;t=60, "default";r=0;t=1',
+      );
       expect(denied.headers['retry-after']).toBe('1');
       // Route-scoped: another undecorated route has fresh buckets for both.
       await expectHit('/plain/undecorated-too', 200, policy, '"cap";r=9;t=60, "default";r=1;t=1');
@@ -179,7 +204,12 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
 
     it('a route limit with the module limit name replaces it, and defaults do not apply to decorated routes', async () => {
       await expectHit('/plain/cap-replaced', 200, '"cap";q=1;w=60', '"cap";r=0;t=60');
-      const denied = await expectHit('/plain/cap-replaced', 429, '"cap";q=1;w=60', '"cap";r=0;t=60');
+      const denied = await expectHit(
+        '/plain/cap-replaced',
+        429,
+        '"cap";q=1;w=60',
+        '"cap";r=0;t=60',
+      );
       expect(denied.headers['retry-after']).toBe('60');
     });
 
@@ -189,7 +219,12 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
     });
 
     it('module limits apply on top of class limits; defaults do not', async () => {
-      await expectHit('/classy/inherit', 200, '"cap";q=10;w=600, "default";q=3;w=180', '"cap";r=9;t=60, "default";r=2;t=60');
+      await expectHit(
+        '/classy/inherit',
+        200,
+        '"cap";q=10;w=600, "default";q=3;w=180',
+        '"cap";r=9;t=60, "default";r=2;t=60',
+      );
       await expectHit(
         '/classy/add',
         200,
@@ -224,9 +259,18 @@ describe.each(PLATFORMS)('limit merging (%s)', (platform) => {
       for (let i = 9; i >= 0; i--) {
         await expectHit('/plain/no-defaults', 200, '"cap";q=10;w=600', `"cap";r=${i};t=60`);
       }
-      const denied = await expectHit('/plain/no-defaults', 429, '"cap";q=10;w=600', '"cap";r=0;t=60');
+      const denied = await expectHit(
+        '/plain/no-defaults',
+        429,
+        '"cap";q=10;w=600',
+        '"cap";r=0;t=60',
+      );
       expect(denied.headers['retry-after']).toBe('60');
-      expect(denied.body).toEqual({ statusCode: 429, message: 'Too Many Requests', retryAfter: 60 });
+      expect(denied.body).toEqual({
+        statusCode: 429,
+        message: 'Too Many Requests',
+        retryAfter: 60,
+      });
     });
   });
 });

@@ -49,7 +49,12 @@ export class OrdersController {
 /** A transport without peer addresses needs a key function. */
 @Controller()
 export class KeyedController {
-  @RateLimit({ name: 'keyed', rate: '1/min', burst: 1, key: (ctx) => String(ctx.switchToRpc().getData<{ tenant: string }>().tenant) })
+  @RateLimit({
+    name: 'keyed',
+    rate: '1/min',
+    burst: 1,
+    key: (ctx) => String(ctx.switchToRpc().getData<{ tenant: string }>().tenant),
+  })
   @MessagePattern('keyed')
   keyed(@Payload() data: { tenant: string }) {
     return data.tenant;

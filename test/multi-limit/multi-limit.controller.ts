@@ -3,7 +3,9 @@ import { RateLimit } from 'nestjs-holdup';
 
 /** Cost from `?cost=<n>`, 1 when absent: shows the cost function sees the request. */
 export const costFromQuery = (context: ExecutionContext): number => {
-  const query = context.switchToHttp().getRequest<{ query: Record<string, string | undefined> }>().query;
+  const query = context
+    .switchToHttp()
+    .getRequest<{ query: Record<string, string | undefined> }>().query;
   return query.cost === undefined ? 1 : Number(query.cost);
 };
 

@@ -6,13 +6,12 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import {
-  AdaptiveRateProvider,
-  ManualClock,
-  RateLimit,
-  RateLimitModule,
-} from 'nestjs-holdup';
-import type { DecisionEvent, RateLimitChannelEvents, StoreFailureEvent } from 'nestjs-holdup/observability';
+import { AdaptiveRateProvider, ManualClock, RateLimit, RateLimitModule } from 'nestjs-holdup';
+import type {
+  DecisionEvent,
+  RateLimitChannelEvents,
+  StoreFailureEvent,
+} from 'nestjs-holdup/observability';
 import { FlakyStore } from '../fail-mode/fail-mode.fixtures.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 
@@ -24,7 +23,13 @@ class ObservedController {
     return 'ok';
   }
 
-  @RateLimit({ name: 'tuned', rate: 100, burst: 10, key: 'global', adaptive: { min: 10, max: 100, jitter: 0, minOutcomes: 1 } })
+  @RateLimit({
+    name: 'tuned',
+    rate: 100,
+    burst: 10,
+    key: 'global',
+    adaptive: { min: 10, max: 100, jitter: 0, minOutcomes: 1 },
+  })
   @Get('tuned')
   tuned(): string {
     return 'ok';
@@ -32,7 +37,10 @@ class ObservedController {
 }
 
 /** Collects what one channel publishes while `run` runs. */
-async function collect<N extends keyof RateLimitChannelEvents>(name: N, run: () => Promise<void>): Promise<RateLimitChannelEvents[N][]> {
+async function collect<N extends keyof RateLimitChannelEvents>(
+  name: N,
+  run: () => Promise<void>,
+): Promise<RateLimitChannelEvents[N][]> {
   const events: RateLimitChannelEvents[N][] = [];
   const listener = (message: unknown) => events.push(message as RateLimitChannelEvents[N]);
   subscribe(name, listener);
@@ -50,7 +58,10 @@ describe.each(PLATFORMS)('diagnostics channels (%s)', (platform) => {
   const clock = new ManualClock(1_000_000);
 
   beforeAll(async () => {
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store, clock })], controllers: [ObservedController] });
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ store, clock })],
+      controllers: [ObservedController],
+    });
   });
   afterAll(() => app.close());
   afterEach(() => {
@@ -59,11 +70,22 @@ describe.each(PLATFORMS)('diagnostics channels (%s)', (platform) => {
 
   it('publishes one decision per request: admitted, then denied, with route and limit names but no caller identity', async () => {
     const events = await collect('nestjs-holdup:decision', async () => {
-      for (const status of [200, 200, 429]) await request(app.getHttpServer()).get('/observed').expect(status);
+      for (const status of [200, 200, 429])
+        await request(app.getHttpServer()).get('/observed').expect(status);
     });
-    expect(events.map((event: DecisionEvent) => event.result)).toEqual(['admitted', 'admitted', 'denied']);
-    expect(events[0]).toMatchObject({ route: 'ObservedController.get:observed', transport: 'http', limits: ['observed'] });
-    expect(events[2]!.decisions).toEqual([expect.objectContaining({ allowed: false, remaining: 0 })]);
+    expect(events.map((event: DecisionEvent) => event.result)).toEqual([
+      'admitted',
+      'admitted',
+      'denied',
+    ]);
+    expect(events[0]).toMatchObject({
+      route: 'ObservedController.get:observed',
+      transport: 'http',
+      limits: ['observed'],
+    });
+    expect(events[2]!.decisions).toEqual([
+      expect.objectContaining({ allowed: false, remaining: 0 }),
+    ]);
     expect(JSON.stringify(events)).not.toContain('127.0.0.1');
     clock.advance(2000);
   });
@@ -76,7 +98,14 @@ describe.each(PLATFORMS)('diagnostics channels (%s)', (platform) => {
         await request(app.getHttpServer()).get('/observed').expect(200);
       });
     });
-    expect(failures).toEqual([{ error: expect.any(Error), failMode: 'open', consecutiveFailures: 1, owner: expect.objectContaining({ id: expect.any(Number) }) }]);
+    expect(failures).toEqual([
+      {
+        error: expect.any(Error),
+        failMode: 'open',
+        consecutiveFailures: 1,
+        owner: expect.objectContaining({ id: expect.any(Number) }),
+      },
+    ]);
     expect(decisions.map((event) => event.result)).toEqual(['fail-open']);
   });
 
@@ -88,6 +117,8 @@ describe.each(PLATFORMS)('diagnostics channels (%s)', (platform) => {
       clock.advance(1000);
       adaptive.current('tuned');
     });
-    expect(changes).toMatchObject([{ name: 'tuned', previousRate: 100, rate: 80, direction: 'decrease' }]);
+    expect(changes).toMatchObject([
+      { name: 'tuned', previousRate: 100, rate: 80, direction: 'decrease' },
+    ]);
   });
 });

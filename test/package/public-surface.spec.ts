@@ -57,10 +57,14 @@ const SURFACE: Record<string, { values: string[]; types: string[] }> = {
       gcraConsume gcraPeek gcraRefund gcraBlock emissionIntervalMs nextTokenMs
       fixedWindowBounds fixedWindowConsume fixedWindowPeek slidingWaitMs slidingWindowConsume slidingWindowPeek
       calendarBoundaries calendarWindow windowRefund TOKEN_EPSILON`),
-    types: words('BucketLimit GcraOutcome DenyReason RateLimitDecision WindowBounds WindowOutcome WindowState'),
+    types: words(
+      'BucketLimit GcraOutcome DenyReason RateLimitDecision WindowBounds WindowOutcome WindowState',
+    ),
   },
   './adaptive': {
-    values: words('AdaptiveController aimdNext classifyWindow effectiveBucket ADAPTIVE_DEFAULTS resolveAdaptiveOptions seededRandom'),
+    values: words(
+      'AdaptiveController aimdNext classifyWindow effectiveBucket ADAPTIVE_DEFAULTS resolveAdaptiveOptions seededRandom',
+    ),
     types: words('AimdParams AimdState WindowStats WindowVerdict AdaptiveConfig'),
   },
   './observability': {
@@ -74,8 +78,14 @@ const SURFACE: Record<string, { values: string[]; types: string[] }> = {
     values: words('RedisStore DEFAULT_REDIS_TIMEOUT_MS'),
     types: words('RedisStoreOptions LeaseCheck LeaseRequest LeaseResult RedisClient'),
   },
-  './two-tier': { values: words('TwoTierStore'), types: words('TwoTierStoreOptions TwoTierStoreStats') },
-  './terminus': { values: words('RateLimitHealthIndicator RateLimitHealthModule'), types: words('RateLimitHealthOptions StoreHealth HealthRequest') },
+  './two-tier': {
+    values: words('TwoTierStore'),
+    types: words('TwoTierStoreOptions TwoTierStoreStats'),
+  },
+  './terminus': {
+    values: words('RateLimitHealthIndicator RateLimitHealthModule'),
+    types: words('RateLimitHealthOptions StoreHealth HealthRequest'),
+  },
 };
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -87,18 +97,30 @@ describe('the public surface', () => {
   let report: Record<string, EntryReport>;
 
   beforeAll(() => {
-    report = JSON.parse(execFileSync(process.execPath, ['scripts/count-exports.mjs', '--json'], { cwd: root, encoding: 'utf8' })) as Record<string, EntryReport>;
+    report = JSON.parse(
+      execFileSync(process.execPath, ['scripts/count-exports.mjs', '--json'], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    ) as Record<string, EntryReport>;
   }, 60_000);
 
   it('is, name by name, the documented one for every entry point', () => {
-    const found = Object.fromEntries(Object.entries(report).map(([entry, { values, types }]) => [entry, { values: [...values].sort(), types: [...types].sort() }]));
+    const found = Object.fromEntries(
+      Object.entries(report).map(([entry, { values, types }]) => [
+        entry,
+        { values: [...values].sort(), types: [...types].sort() },
+      ]),
+    );
     expect(found).toEqual(SURFACE);
   });
 
   it('exports every function, class and constant as a value (none as a type only)', () => {
-    expect(Object.fromEntries(Object.entries(report).map(([entry, { typeOnlyValues }]) => [entry, typeOnlyValues]))).toEqual(
-      Object.fromEntries(Object.keys(SURFACE).map((entry) => [entry, []])),
-    );
+    expect(
+      Object.fromEntries(
+        Object.entries(report).map(([entry, { typeOnlyValues }]) => [entry, typeOnlyValues]),
+      ),
+    ).toEqual(Object.fromEntries(Object.keys(SURFACE).map((entry) => [entry, []])));
   });
 
   it('keeps the root to what an application needs (a budget: raise it deliberately)', () => {
@@ -117,11 +139,16 @@ describe('the public surface', () => {
       // A fresh process: what requiring the entry point loads, from the module cache.
       const script = `require(${JSON.stringify(join(root, target.require.default))});
         process.stdout.write(JSON.stringify(Object.keys(require.cache)));`;
-      const loaded = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' })) as string[];
-      const peers = optional.filter((name) => loaded.some((file) => file.includes(`/node_modules/${name}/`)));
+      const loaded = JSON.parse(
+        execFileSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' }),
+      ) as string[];
+      const peers = optional.filter((name) =>
+        loaded.some((file) => file.includes(`/node_modules/${name}/`)),
+      );
       expect(peers).toEqual([]);
       // The check can see a dependency: @nestjs/common is loaded by every one of these but the pure ones.
-      if (entry === '.') expect(loaded.some((file) => file.includes('/node_modules/@nestjs/common/'))).toBe(true);
+      if (entry === '.')
+        expect(loaded.some((file) => file.includes('/node_modules/@nestjs/common/'))).toBe(true);
     },
     30_000,
   );

@@ -14,14 +14,21 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { ManualClock, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
 import { RecordingStore } from '../keys/keys.fixtures.js';
-import { createApp, expressSet, platformTrustProxy, PLATFORMS, type CreateAppOptions } from '../utils/create-app.js';
+import {
+  createApp,
+  expressSet,
+  platformTrustProxy,
+  PLATFORMS,
+  type CreateAppOptions,
+} from '../utils/create-app.js';
 import { ProxiedController } from './proxies.fixtures.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 const KEY = 'tb|default|ProxiedController.ip:proxied/ip|';
 /** The platform trusts the proxy the test client stands for (it connects from 127.0.0.1). */
 const PROXY = 'loopback';
-const UNTRUSTED = /^RateLimitModule: a request from \S+ carried X-Forwarded-For, which is not trusted/;
+const UNTRUSTED =
+  /^RateLimitModule: a request from \S+ carried X-Forwarded-For, which is not trusted/;
 
 describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
   let app: INestApplication | undefined;
@@ -33,11 +40,19 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
     app = undefined;
   });
 
-  const boot = async (options: Omit<RateLimitModuleOptions, 'store' | 'clock'> = {}, platformOptions: CreateAppOptions = {}) => {
+  const boot = async (
+    options: Omit<RateLimitModuleOptions, 'store' | 'clock'> = {},
+    platformOptions: CreateAppOptions = {},
+  ) => {
     store = new RecordingStore();
     app = await createApp(
       platform,
-      { imports: [RateLimitModule.forRoot({ ...options, store, clock: new ManualClock(10_000_000) })], controllers: [ProxiedController] },
+      {
+        imports: [
+          RateLimitModule.forRoot({ ...options, store, clock: new ManualClock(10_000_000) }),
+        ],
+        controllers: [ProxiedController],
+      },
       platformOptions,
     );
   };
@@ -52,28 +67,46 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
     return out;
   };
   /** The warnings about an untrusted X-Forwarded-For. */
-  const untrustedWarnings = () => logs.warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('X-Forwarded-For'));
+  const untrustedWarnings = () =>
+    logs.warn.mock.calls
+      .map(([message]) => String(message))
+      .filter((message) => message.includes('X-Forwarded-For'));
 
   describe("the platform's trust-proxy setting (module trustProxy not set)", () => {
     it("trusting the proxy's address: two clients behind it get their own buckets, whatever they wrote further left", async () => {
       await boot({}, platformTrustProxy(PROXY));
       const a = '203.0.113.1';
       const b = '203.0.113.2';
-      expect(await statuses([a, `198.51.100.66, ${a}`, a, b, b])).toEqual([200, 200, 429, 200, 200]);
-      expect(store.keys).toEqual([...Array(3).fill(`${KEY}203.0.113.1`), ...Array(2).fill(`${KEY}203.0.113.2`)]);
+      expect(await statuses([a, `198.51.100.66, ${a}`, a, b, b])).toEqual([
+        200, 200, 429, 200, 200,
+      ]);
+      expect(store.keys).toEqual([
+        ...Array(3).fill(`${KEY}203.0.113.1`),
+        ...Array(2).fill(`${KEY}203.0.113.2`),
+      ]);
       // The address was the proxy's to give: nothing to logs.warn about.
       expect(untrustedWarnings()).toEqual([]);
     });
 
     it('trusting every hop: the left-most forwarded address is the client', async () => {
       await boot({}, platformTrustProxy(true));
-      expect(await statuses(['203.0.113.1, 10.0.0.1', '203.0.113.2, 10.0.0.1', '203.0.113.1, 10.0.0.2', '203.0.113.1'])).toEqual([
-        200, 200, 200, 429,
+      expect(
+        await statuses([
+          '203.0.113.1, 10.0.0.1',
+          '203.0.113.2, 10.0.0.1',
+          '203.0.113.1, 10.0.0.2',
+          '203.0.113.1',
+        ]),
+      ).toEqual([200, 200, 200, 429]);
+      expect(store.keys).toEqual([
+        `${KEY}203.0.113.1`,
+        `${KEY}203.0.113.2`,
+        `${KEY}203.0.113.1`,
+        `${KEY}203.0.113.1`,
       ]);
-      expect(store.keys).toEqual([`${KEY}203.0.113.1`, `${KEY}203.0.113.2`, `${KEY}203.0.113.1`, `${KEY}203.0.113.1`]);
     });
 
-    it('trusting nothing (the platforms\' default): every request is the socket\'s, one bucket', async () => {
+    it("trusting nothing (the platforms' default): every request is the socket's, one bucket", async () => {
       await boot();
       expect(await statuses(['203.0.113.1', '203.0.113.2', undefined])).toEqual([200, 200, 429]);
       expect(new Set(store.keys)).toEqual(new Set([`${KEY}127.0.0.1`]));
@@ -83,22 +116,37 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
   describe("the module's trustProxy overrides the platform's", () => {
     it('platform trusts the proxy, module trustProxy: false: one bucket for everyone, and no warning', async () => {
       await boot({ trustProxy: false }, platformTrustProxy(PROXY));
-      expect(await statuses(['203.0.113.1', '203.0.113.2', '203.0.113.3'])).toEqual([200, 200, 429]);
+      expect(await statuses(['203.0.113.1', '203.0.113.2', '203.0.113.3'])).toEqual([
+        200, 200, 429,
+      ]);
       expect(new Set(store.keys)).toEqual(new Set([`${KEY}127.0.0.1`]));
       expect(untrustedWarnings()).toEqual([]);
     });
 
     it('platform trusts nothing, module trustProxy: 1: a bucket per client', async () => {
       await boot({ trustProxy: 1 });
-      expect(await statuses(['203.0.113.1', '203.0.113.2', '198.51.100.66, 203.0.113.1', '203.0.113.1'])).toEqual([200, 200, 200, 429]);
-      expect(store.keys).toEqual([`${KEY}203.0.113.1`, `${KEY}203.0.113.2`, `${KEY}203.0.113.1`, `${KEY}203.0.113.1`]);
+      expect(
+        await statuses(['203.0.113.1', '203.0.113.2', '198.51.100.66, 203.0.113.1', '203.0.113.1']),
+      ).toEqual([200, 200, 200, 429]);
+      expect(store.keys).toEqual([
+        `${KEY}203.0.113.1`,
+        `${KEY}203.0.113.2`,
+        `${KEY}203.0.113.1`,
+        `${KEY}203.0.113.1`,
+      ]);
       expect(untrustedWarnings()).toEqual([]);
     });
 
     it('platform trusts every hop, module trustProxy: 1: only the nearest hop is believed', async () => {
       await boot({ trustProxy: 1 }, platformTrustProxy(true));
       // The platform alone would take the left-most entry, which the client wrote itself.
-      expect(await statuses(['198.51.100.1, 203.0.113.7', '198.51.100.2, 203.0.113.7', '198.51.100.3, 203.0.113.7'])).toEqual([200, 200, 429]);
+      expect(
+        await statuses([
+          '198.51.100.1, 203.0.113.7',
+          '198.51.100.2, 203.0.113.7',
+          '198.51.100.3, 203.0.113.7',
+        ]),
+      ).toEqual([200, 200, 429]);
       expect(store.keys).toEqual(Array(3).fill(`${KEY}203.0.113.7`));
     });
   });
@@ -129,12 +177,16 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
 
     it('is not said with an explicit trustProxy: false (the application says there is no proxy), where it is otherwise', async () => {
       await boot({ trustProxy: false });
-      expect(await statuses(['203.0.113.1', '203.0.113.2', '203.0.113.3'])).toEqual([200, 200, 429]);
+      expect(await statuses(['203.0.113.1', '203.0.113.2', '203.0.113.3'])).toEqual([
+        200, 200, 429,
+      ]);
       expect(logs.warn).not.toHaveBeenCalled();
       // The same requests to an application that said nothing are warned about.
       await app!.close();
       await boot();
-      expect(await statuses(['203.0.113.1', '203.0.113.2', '203.0.113.3'])).toEqual([200, 200, 429]);
+      expect(await statuses(['203.0.113.1', '203.0.113.2', '203.0.113.3'])).toEqual([
+        200, 200, 429,
+      ]);
       expect(untrustedWarnings()).toEqual([expect.stringMatching(UNTRUSTED)]);
     });
 
@@ -156,10 +208,14 @@ describe("behind a proxy (express, app.set('trust proxy', 1): a hop count)", () 
     const store = new RecordingStore();
     app = await createApp(
       'express',
-      { imports: [RateLimitModule.forRoot({ store, clock: new ManualClock(10_000_000) })], controllers: [ProxiedController] },
+      {
+        imports: [RateLimitModule.forRoot({ store, clock: new ManualClock(10_000_000) })],
+        controllers: [ProxiedController],
+      },
       { beforeInit: (created) => expressSet(created, 'trust proxy', 1) },
     );
-    const get = (forwardedFor: string) => request(app!.getHttpServer()).get('/proxied/ip').set('X-Forwarded-For', forwardedFor);
+    const get = (forwardedFor: string) =>
+      request(app!.getHttpServer()).get('/proxied/ip').set('X-Forwarded-For', forwardedFor);
     await get('203.0.113.1').expect(200);
     await get('198.51.100.66, 203.0.113.1').expect(200);
     await get('203.0.113.1').expect(429);

@@ -2,7 +2,8 @@ import { Controller, Get, type ExecutionContext } from '@nestjs/common';
 import { clientAddress, RateLimit } from 'nestjs-holdup';
 
 type HttpRequest = { headers: Record<string, string | undefined> };
-const headerOf = (context: ExecutionContext, name: string) => context.switchToHttp().getRequest<HttpRequest>().headers[name];
+const headerOf = (context: ExecutionContext, name: string) =>
+  context.switchToHttp().getRequest<HttpRequest>().headers[name];
 
 /** Burst 2, no refill within a test: the third request of one bucket is denied. */
 const LIMIT = { rate: '1/min', burst: 2 } as const;
@@ -38,7 +39,10 @@ export class ProxiedController {
   }
 
   /** The client address first, then a tenant (`X-Tenant`): one bucket per tenant and address. */
-  @RateLimit({ ...LIMIT, key: (context) => `${clientAddress(context)}:${headerOf(context, 'x-tenant')}` })
+  @RateLimit({
+    ...LIMIT,
+    key: (context) => `${clientAddress(context)}:${headerOf(context, 'x-tenant')}`,
+  })
   @Get('address-tenant')
   addressTenant() {
     return { ok: true };

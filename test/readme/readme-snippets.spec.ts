@@ -14,7 +14,12 @@ import ts from 'typescript';
  */
 const root = resolve(import.meta.dirname, '../..');
 /** README.md, and the docs pages with snippets of their own. */
-const DOCUMENTS = ['README.md', 'docs/events-and-health.md', 'docs/concurrency.md', 'docs/algorithms.md'];
+const DOCUMENTS = [
+  'README.md',
+  'docs/events-and-health.md',
+  'docs/concurrency.md',
+  'docs/algorithms.md',
+];
 
 interface Snippet {
   /** 1-based line of the opening fence in the document. */
@@ -34,7 +39,9 @@ function extractTsSnippets(markdown: string): Snippet[] {
     let end = i + 1;
     while (end < lines.length && !close.test(lines[end]!)) end++;
     if (/^(ts|typescript)$/i.test(lang)) {
-      const body = lines.slice(i + 1, end).map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line.trimStart()));
+      const body = lines
+        .slice(i + 1, end)
+        .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line.trimStart()));
       snippets.push({ fenceLine: i + 1, code: body.join('\n') + '\n' });
     }
     i = end; // skip the block, whatever its language: a fence inside it is not a block
@@ -62,7 +69,9 @@ describe.each(DOCUMENTS)('%s TypeScript snippets', (DOCUMENT) => {
   const snippets = extractTsSnippets(markdown);
 
   it('finds the blocks (fence parsing sanity check)', () => {
-    const tsFences = markdown.split(/\r?\n/).filter((line) => /^ {0,3}(`{3,}|~{3,})\s*(ts|typescript)(\s.*)?$/i.test(line)).length;
+    const tsFences = markdown
+      .split(/\r?\n/)
+      .filter((line) => /^ {0,3}(`{3,}|~{3,})\s*(ts|typescript)(\s.*)?$/i.test(line)).length;
     expect(snippets.length).toBeGreaterThan(0);
     expect(snippets).toHaveLength(tsFences);
   });
@@ -75,7 +84,10 @@ describe.each(DOCUMENTS)('%s TypeScript snippets', (DOCUMENT) => {
     const dir = join(root, '.tmp/readme-snippets', DOCUMENT.replace(/[^a-z0-9]+/gi, '-'));
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(join(dir, 'node_modules'), { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'readme-snippets', private: true, type: 'module' }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'readme-snippets', private: true, type: 'module' }),
+    );
     symlinkSync(root, join(dir, 'node_modules/nestjs-holdup'), 'dir');
 
     const files = new Map<string, Snippet>();
@@ -91,14 +103,25 @@ describe.each(DOCUMENTS)('%s TypeScript snippets', (DOCUMENT) => {
       if (!diagnostic.file || diagnostic.start === undefined) return { at: 0, text: message };
       const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
       const snippet = files.get(resolve(diagnostic.file.fileName));
-      if (!snippet) return { at: 0, text: `${diagnostic.file.fileName}:${line + 1}:${character + 1}: ${message}` };
+      if (!snippet)
+        return {
+          at: 0,
+          text: `${diagnostic.file.fileName}:${line + 1}:${character + 1}: ${message}`,
+        };
       const at = snippet.fenceLine + line + 1;
-      return { at, text: `${DOCUMENT}:${at}:${character + 1} (in the snippet opened at line ${snippet.fenceLine}): ${message}` };
+      return {
+        at,
+        text: `${DOCUMENT}:${at}:${character + 1} (in the snippet opened at line ${snippet.fenceLine}): ${message}`,
+      };
     });
     expect(failures.sort((a, b) => a.at - b.at).map((failure) => failure.text)).toEqual([]);
     // The snippets saw the built package's declarations, not the sources.
     const seen = program.getSourceFiles().map((file) => resolve(file.fileName));
     expect(seen.filter((name) => name.startsWith(join(root, 'dist/esm/')))).not.toEqual([]);
-    expect(seen.filter((name) => name.startsWith(join(root, 'lib/')) || name.startsWith(join(root, 'adapters/')))).toEqual([]);
+    expect(
+      seen.filter(
+        (name) => name.startsWith(join(root, 'lib/')) || name.startsWith(join(root, 'adapters/')),
+      ),
+    ).toEqual([]);
   }, 60_000);
 });

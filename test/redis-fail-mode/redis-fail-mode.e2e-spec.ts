@@ -35,10 +35,16 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
 
   const boot = async (failMode: FailMode) => {
     server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 });
+    client = await connectRedisClient(server.url, {
+      ...RECOMMENDED_OPTIONS,
+      retryStrategy: () => 50,
+    });
     client.on('error', () => undefined);
     const store = new RedisStore({ client, keyPrefix: uniquePrefix('fail-mode'), timeoutMs: 100 });
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store, failMode })], controllers: [GuardedController] });
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ store, failMode })],
+      controllers: [GuardedController],
+    });
   };
   afterEach(async () => {
     await app.close();
@@ -82,7 +88,9 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
       expect(ms).toBeLessThan(100 + 400);
     }
     await server.restart();
-    await new Promise((resolve) => client.status === 'ready' ? resolve(undefined) : client.once('ready', resolve));
+    await new Promise((resolve) =>
+      client.status === 'ready' ? resolve(undefined) : client.once('ready', resolve),
+    );
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await timed('/guarded')).status);
     expect(statuses).toEqual([200, 200, 429]);

@@ -33,60 +33,77 @@ describe('RedisStore under faults, in a plain Node process', () => {
   it.each([
     ['ioredis defaults', {}],
     ['recommended options', RECOMMENDED_OPTIONS],
-  ])('with %s: settles every call, leaks no rejection, recovers and lets the process exit', async (_label, clientOptions) => {
-    if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
-    server = await startRedisServer();
-    const worker = fork(WORKER, [], {
-      env: {
-        ...process.env,
-        NODE_OPTIONS: '',
-        REDIS_URL: server.url,
-        KEY_PREFIX: uniquePrefix('faults-e2e'),
-        TIMEOUT_MS: String(TIMEOUT_MS),
-        CLIENT_OPTIONS: JSON.stringify(clientOptions),
-      },
-      stdio: 'inherit',
-    });
-    child = worker;
-    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
-    const message = (type: string) =>
-      new Promise<Record<string, unknown>>((resolve, reject) => {
-        worker.on('message', (m: Record<string, unknown>) => m.type === type && resolve(m));
-        worker.once('exit', (code) => reject(new Error(`worker exited (${code}) before "${type}"`)));
+  ])(
+    'with %s: settles every call, leaks no rejection, recovers and lets the process exit',
+    async (_label, clientOptions) => {
+      if (!existsSync(BUILT))
+        throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
+      server = await startRedisServer();
+      const worker = fork(WORKER, [], {
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '',
+          REDIS_URL: server.url,
+          KEY_PREFIX: uniquePrefix('faults-e2e'),
+          TIMEOUT_MS: String(TIMEOUT_MS),
+          CLIENT_OPTIONS: JSON.stringify(clientOptions),
+        },
+        stdio: 'inherit',
       });
+      child = worker;
+      const exited = new Promise<number | null>((resolve) =>
+        worker.once('exit', (code) => resolve(code)),
+      );
+      const message = (type: string) =>
+        new Promise<Record<string, unknown>>((resolve, reject) => {
+          worker.on('message', (m: Record<string, unknown>) => m.type === type && resolve(m));
+          worker.once('exit', (code) =>
+            reject(new Error(`worker exited (${code}) before "${type}"`)),
+          );
+        });
 
-    await message('ready');
-    const done = message('done');
-    await sleep(200);
-    server.pause();
-    await sleep(400);
-    server.resume();
-    await sleep(200);
-    // Killed while frozen: commands already timed out now fail (or are
-    // resent), long after their caller got its answer.
-    server.pause();
-    await sleep(300);
-    await server.kill();
-    await sleep(300);
-    await server.restart();
-    await sleep(300);
-    worker.send('stop');
-    const summary = await done;
-    const exitedInTime = await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)]);
-    if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(summary));
+      await message('ready');
+      const done = message('done');
+      await sleep(200);
+      server.pause();
+      await sleep(400);
+      server.resume();
+      await sleep(200);
+      // Killed while frozen: commands already timed out now fail (or are
+      // resent), long after their caller got its answer.
+      server.pause();
+      await sleep(300);
+      await server.kill();
+      await sleep(300);
+      await server.restart();
+      await sleep(300);
+      worker.send('stop');
+      const summary = await done;
+      const exitedInTime = await Promise.race([
+        exited.then(() => true),
+        sleep(5_000).then(() => false),
+      ]);
+      if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(summary));
 
-    expect(summary).toMatchObject({ unhandledRejections: 0, uncaughtExceptions: 0, otherErrors: 0, recovered: true });
-    expect(summary.slowestMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
-    expect(summary.timeouts).toBeGreaterThan(0); // the freeze was seen
-    expect(summary.storeErrors).toBeGreaterThan(0);
-    expect(summary.answered).toBeGreaterThan(10);
-    expect(summary.exact).toEqual([
-      { allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 1_000 },
-      { allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 2_000 },
-      { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3_000 },
-      { allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 3_000, reason: 'limit' },
-    ]);
-    expect(exitedInTime).toBe(true);
-    expect(await exited).toBe(0);
-  }, 30_000);
+      expect(summary).toMatchObject({
+        unhandledRejections: 0,
+        uncaughtExceptions: 0,
+        otherErrors: 0,
+        recovered: true,
+      });
+      expect(summary.slowestMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
+      expect(summary.timeouts).toBeGreaterThan(0); // the freeze was seen
+      expect(summary.storeErrors).toBeGreaterThan(0);
+      expect(summary.answered).toBeGreaterThan(10);
+      expect(summary.exact).toEqual([
+        { allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 1_000 },
+        { allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 2_000 },
+        { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3_000 },
+        { allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 3_000, reason: 'limit' },
+      ]);
+      expect(exitedInTime).toBe(true);
+      expect(await exited).toBe(0);
+    },
+    30_000,
+  );
 });

@@ -13,10 +13,20 @@ process.on('uncaughtException', () => uncaughtExceptions++);
 
 const { REDIS_URL, KEY_PREFIX, TIMEOUT_MS, CLIENT_OPTIONS } = process.env;
 const timeoutMs = Number(TIMEOUT_MS);
-const client = new Redis(REDIS_URL, { retryStrategy: () => 50, lazyConnect: true, ...JSON.parse(CLIENT_OPTIONS) });
+const client = new Redis(REDIS_URL, {
+  retryStrategy: () => 50,
+  lazyConnect: true,
+  ...JSON.parse(CLIENT_OPTIONS),
+});
 client.on('error', () => {});
 await client.connect();
-const store = new RedisStore({ client, keyPrefix: KEY_PREFIX, time: 'client', timeoutMs, expiryPaddingMs: 60_000 });
+const store = new RedisStore({
+  client,
+  keyPrefix: KEY_PREFIX,
+  time: 'client',
+  timeoutMs,
+  expiryPaddingMs: 60_000,
+});
 
 let stopped = false;
 let now = 0;
@@ -26,7 +36,12 @@ const loops = Array.from({ length: 3 }, async () => {
   while (!stopped) {
     const started = performance.now();
     try {
-      await store.consume({ checks: [{ key: 'load', limit: { algorithm: 'token-bucket', rate: 1e6, burst: 1e6 }, cost: 1 }], now: now++ });
+      await store.consume({
+        checks: [
+          { key: 'load', limit: { algorithm: 'token-bucket', rate: 1e6, burst: 1e6 }, cost: 1 },
+        ],
+        now: now++,
+      });
       calls.answered++;
     } catch (error) {
       if (error?.name === 'RateLimitStoreError') calls.storeErrors++;
@@ -44,7 +59,10 @@ process.once('message', async () => {
   let recovered = false;
   for (let i = 0; i < 500 && !recovered; i++) {
     try {
-      await store.peek({ checks: [{ key: 'probe', limit: { algorithm: 'token-bucket', rate: 1, burst: 1 } }], now: 0 });
+      await store.peek({
+        checks: [{ key: 'probe', limit: { algorithm: 'token-bucket', rate: 1, burst: 1 } }],
+        now: 0,
+      });
       recovered = true;
     } catch {
       await sleep(20);
@@ -53,10 +71,18 @@ process.once('message', async () => {
   // Exactness through a patient store on the same client: on a loaded
   // machine a 100 ms call may time out yet be applied, which would make the
   // sequence unprovable. (The store under test recovering is shown above.)
-  const patient = new RedisStore({ client, keyPrefix: KEY_PREFIX, time: 'client', timeoutMs: 5_000 });
+  const patient = new RedisStore({
+    client,
+    keyPrefix: KEY_PREFIX,
+    time: 'client',
+    timeoutMs: 5_000,
+  });
   const exact = [];
   for (let i = 0; i < 4; i++) {
-    const { decisions } = await patient.consume({ checks: [{ key: 'exact', limit: { algorithm: 'token-bucket', rate: 1, burst: 3 }, cost: 1 }], now: 10_000 });
+    const { decisions } = await patient.consume({
+      checks: [{ key: 'exact', limit: { algorithm: 'token-bucket', rate: 1, burst: 3 }, cost: 1 }],
+      now: 10_000,
+    });
     exact.push(decisions[0]);
   }
   // Late replies of frozen or resent commands have had time to arrive.

@@ -37,7 +37,8 @@ describe('RedisStore across processes', () => {
   });
 
   it(`admits at most burst + rate x T, and at least 95 % of it, from ${PROCESSES} processes`, async () => {
-    if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
+    if (!existsSync(BUILT))
+      throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
     const env = {
       ...process.env,
       NODE_OPTIONS: '',
@@ -58,10 +59,21 @@ describe('RedisStore across processes', () => {
     const admitted = done.reduce((sum, d) => sum + d.admitted, 0);
     const calls = done.reduce((sum, d) => sum + d.admitted + d.denied + d.errors, 0);
     const errors = done.reduce((sum, d) => sum + d.errors, 0);
-    const seconds = (Math.max(...done.map((d) => d.endMs)) - Math.min(...done.map((d) => d.startMs))) / 1000;
+    const seconds =
+      (Math.max(...done.map((d) => d.endMs)) - Math.min(...done.map((d) => d.startMs))) / 1000;
     const bound = Math.floor(BURST + RATE * seconds);
     if (process.env.HOLDUP_REPORT) {
-      console.log(JSON.stringify({ admitted, bound, ratio: admitted / bound, seconds, calls, errors, perProcess: done.map((d) => d.admitted) }));
+      console.log(
+        JSON.stringify({
+          admitted,
+          bound,
+          ratio: admitted / bound,
+          seconds,
+          calls,
+          errors,
+          perProcess: done.map((d) => d.admitted),
+        }),
+      );
     }
 
     expect(calls).toBeGreaterThan(3 * (BURST + RATE * seconds)); // really well over the rate

@@ -6,7 +6,13 @@
 import { Controller, Get, type INestApplication } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { ManualClock, MemoryStore, RateLimit, RateLimitModule, type RateLimitStore } from 'nestjs-holdup';
+import {
+  ManualClock,
+  MemoryStore,
+  RateLimit,
+  RateLimitModule,
+  type RateLimitStore,
+} from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp } from '../utils/create-app.js';
@@ -26,7 +32,11 @@ const HOUR = 3_600_000;
 
 describe.each([
   ['MemoryStore', (_client: Redis, _clock: ManualClock): RateLimitStore => new MemoryStore()],
-  ['RedisStore', (client: Redis, _clock: ManualClock): RateLimitStore => new RedisStore({ client, keyPrefix: uniquePrefix('steps'), time: 'client' })],
+  [
+    'RedisStore',
+    (client: Redis, _clock: ManualClock): RateLimitStore =>
+      new RedisStore({ client, keyPrefix: uniquePrefix('steps'), time: 'client' }),
+  ],
   [
     'TwoTierStore',
     (client: Redis, clock: ManualClock): RateLimitStore =>

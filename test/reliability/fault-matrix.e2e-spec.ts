@@ -21,7 +21,13 @@ import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
 import { jest } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { ManualClock, RateLimit, RateLimitModule, type FailMode, type RateLimitStore } from 'nestjs-holdup';
+import {
+  ManualClock,
+  RateLimit,
+  RateLimitModule,
+  type FailMode,
+  type RateLimitStore,
+} from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp } from '../utils/create-app.js';
@@ -64,7 +70,13 @@ const STORES: readonly StoreKind[] = [
   {
     name: 'RedisStore',
     failModes: ['open', 'closed'],
-    create: (client) => new RedisStore({ client, keyPrefix: uniquePrefix('matrix'), time: 'client', timeoutMs: TIMEOUT_MS }),
+    create: (client) =>
+      new RedisStore({
+        client,
+        keyPrefix: uniquePrefix('matrix'),
+        time: 'client',
+        timeoutMs: TIMEOUT_MS,
+      }),
   },
   {
     name: 'TwoTierStore',
@@ -82,7 +94,9 @@ const STORES: readonly StoreKind[] = [
 ];
 
 const CELLS = STORES.flatMap((store) =>
-  store.failModes.flatMap((failMode) => FAULTS.map((fault) => [store.name, failMode, fault.name, store, fault] as const)),
+  store.failModes.flatMap((failMode) =>
+    FAULTS.map((fault) => [store.name, failMode, fault.name, store, fault] as const),
+  ),
 );
 
 describe('the fault matrix', () => {
@@ -94,9 +108,11 @@ describe('the fault matrix', () => {
 
   beforeEach(() => {
     // Store failures are logged once per burst: expected here, not noise for the report.
-    silenced = [jest.spyOn(Logger.prototype, 'error'), jest.spyOn(Logger.prototype, 'warn'), jest.spyOn(Logger.prototype, 'log')].map((spy) =>
-      spy.mockImplementation(() => undefined),
-    );
+    silenced = [
+      jest.spyOn(Logger.prototype, 'error'),
+      jest.spyOn(Logger.prototype, 'warn'),
+      jest.spyOn(Logger.prototype, 'log'),
+    ].map((spy) => spy.mockImplementation(() => undefined));
   });
   afterEach(async () => {
     await app?.close();
@@ -128,58 +144,80 @@ describe('the fault matrix', () => {
     throw new Error('Redis did not come back');
   };
 
-  it.each(CELLS)('%s, failMode %s, Redis %s', async (_store, failMode, _fault, kind: StoreKind, fault: RedisFault) => {
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 30 });
-    client.on('error', () => undefined);
-    admin = await connectRedisClient(server.url, { retryStrategy: () => 30, maxRetriesPerRequest: 50 });
-    admin.on('error', () => undefined);
-    const clock = new ManualClock(1_700_000_000_000);
-    app = await createApp('express', {
-      imports: [RateLimitModule.forRoot({ store: kind.create(client), clock, failMode })],
-      controllers: [MatrixController],
-    });
+  it.each(CELLS)(
+    '%s, failMode %s, Redis %s',
+    async (_store, failMode, _fault, kind: StoreKind, fault: RedisFault) => {
+      server = await startRedisServer();
+      client = await connectRedisClient(server.url, {
+        ...RECOMMENDED_OPTIONS,
+        retryStrategy: () => 30,
+      });
+      client.on('error', () => undefined);
+      admin = await connectRedisClient(server.url, {
+        retryStrategy: () => 30,
+        maxRetriesPerRequest: 50,
+      });
+      admin.on('error', () => undefined);
+      const clock = new ManualClock(1_700_000_000_000);
+      app = await createApp('express', {
+        imports: [RateLimitModule.forRoot({ store: kind.create(client), clock, failMode })],
+        controllers: [MatrixController],
+      });
 
-    expect((await timed('/matrix')).status).toBe(200);
-    await fault.apply(server, admin);
+      expect((await timed('/matrix')).status).toBe(200);
+      await fault.apply(server, admin);
 
-    // During the fault: answered in time, by the fail mode.
-    const during: number[] = [];
-    let slowest = 0;
-    const started = performance.now();
-    while (performance.now() - started < FAULT_MS) {
-      // Concurrent requests on one key: a request that joins another's pending call must not wait longer.
-      for (const { status, ms } of await Promise.all([timed('/matrix'), timed('/matrix'), timed('/matrix')])) {
-        expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
-        slowest = Math.max(slowest, ms);
-        during.push(status);
+      // During the fault: answered in time, by the fail mode.
+      const during: number[] = [];
+      let slowest = 0;
+      const started = performance.now();
+      while (performance.now() - started < FAULT_MS) {
+        // Concurrent requests on one key: a request that joins another's pending call must not wait longer.
+        for (const { status, ms } of await Promise.all([
+          timed('/matrix'),
+          timed('/matrix'),
+          timed('/matrix'),
+        ])) {
+          expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
+          slowest = Math.max(slowest, ms);
+          during.push(status);
+        }
       }
-    }
-    expect(during.length).toBeGreaterThanOrEqual(3);
-    const admitted = during.filter((status) => status === 200).length;
-    if (process.env.HOLDUP_REPORT) {
-      console.log(JSON.stringify({ store: kind.name, failMode, fault: fault.name, requests: during.length, admitted, slowestMs: Math.round(slowest) }));
-    }
-    if (failMode === 'open') expect(new Set(during)).toEqual(new Set([200]));
-    if (failMode === 'closed') expect(new Set(during)).toEqual(new Set([503]));
-    if (failMode === 'local') {
-      expect(during.every((status) => status === 200 || status === 429)).toBe(true);
-      // The local share, once, whatever the probes did (the clock does not move: no refill).
-      expect(admitted).toBeLessThanOrEqual(LOCAL_BURST);
-    }
+      expect(during.length).toBeGreaterThanOrEqual(3);
+      const admitted = during.filter((status) => status === 200).length;
+      if (process.env.HOLDUP_REPORT) {
+        console.log(
+          JSON.stringify({
+            store: kind.name,
+            failMode,
+            fault: fault.name,
+            requests: during.length,
+            admitted,
+            slowestMs: Math.round(slowest),
+          }),
+        );
+      }
+      if (failMode === 'open') expect(new Set(during)).toEqual(new Set([200]));
+      if (failMode === 'closed') expect(new Set(during)).toEqual(new Set([503]));
+      if (failMode === 'local') {
+        expect(during.every((status) => status === 200 || status === 429)).toBe(true);
+        // The local share, once, whatever the probes did (the clock does not move: no refill).
+        expect(admitted).toBeLessThanOrEqual(LOCAL_BURST);
+      }
 
-    await fault.heal(server, admin);
-    await healthy();
-    // Leave time for the store to notice (probe, reconnection), then check exactness on a fresh bucket.
-    await sleep(PROBE_INTERVAL_MS * 4);
-    await admin.config('RESETSTAT');
-    const after: number[] = [];
-    for (let i = 0; i < 4; i++) after.push((await timed('/matrix/fresh')).status);
-    expect(after).toEqual([200, 200, 200, 429]);
-    const scriptCalls = await scriptCallsSince(admin);
-    if (kind.name === 'RedisStore') expect(scriptCalls).toBe(4);
-    else expect(scriptCalls).toBeLessThanOrEqual(4);
-  });
+      await fault.heal(server, admin);
+      await healthy();
+      // Leave time for the store to notice (probe, reconnection), then check exactness on a fresh bucket.
+      await sleep(PROBE_INTERVAL_MS * 4);
+      await admin.config('RESETSTAT');
+      const after: number[] = [];
+      for (let i = 0; i < 4; i++) after.push((await timed('/matrix/fresh')).status);
+      expect(after).toEqual([200, 200, 200, 429]);
+      const scriptCalls = await scriptCallsSince(admin);
+      if (kind.name === 'RedisStore') expect(scriptCalls).toBe(4);
+      else expect(scriptCalls).toBeLessThanOrEqual(4);
+    },
+  );
 });
 
 /**
@@ -191,7 +229,9 @@ async function scriptCallsSince(admin: Redis): Promise<number> {
   const stats = await admin.info('commandstats');
   let calls = 0;
   for (const match of stats.matchAll(/^cmdstat_(?:eval|evalsha):(.*)$/gm)) {
-    const fields = Object.fromEntries(match[1]!.split(',').map((field) => field.split('=') as [string, string]));
+    const fields = Object.fromEntries(
+      match[1]!.split(',').map((field) => field.split('=') as [string, string]),
+    );
     calls += Number(fields['calls'] ?? 0) - Number(fields['failed_calls'] ?? 0);
   }
   return calls;

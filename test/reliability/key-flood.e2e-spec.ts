@@ -14,7 +14,11 @@ const LOGIN: TokenBucketLimit = { algorithm: 'token-bucket', rate: 5 / 3600, bur
 const MAX_KEYS = 2_000;
 const FLOOD = 50_000;
 
-const check = (identity: string): RateLimitCheck => ({ key: `tb|login|*|k=${identity}`, limit: LOGIN, cost: 1 });
+const check = (identity: string): RateLimitCheck => ({
+  key: `tb|login|*|k=${identity}`,
+  limit: LOGIN,
+  cost: 1,
+});
 
 describe('a flood of minted keys against MemoryStore', () => {
   it(`${FLOOD} keys through maxKeys ${MAX_KEYS}: the size stays bounded and the victim stays denied`, () => {

@@ -29,8 +29,16 @@ class BusyController {
 }
 
 describe.each([
-  ['RedisStore', (client: Redis): RateLimitStore => new RedisStore({ client, keyPrefix: uniquePrefix('shutdown'), timeoutMs: TIMEOUT_MS })],
-  ['TwoTierStore', (client: Redis): RateLimitStore => new TwoTierStore({ client, keyPrefix: uniquePrefix('shutdown-tt'), timeoutMs: TIMEOUT_MS })],
+  [
+    'RedisStore',
+    (client: Redis): RateLimitStore =>
+      new RedisStore({ client, keyPrefix: uniquePrefix('shutdown'), timeoutMs: TIMEOUT_MS }),
+  ],
+  [
+    'TwoTierStore',
+    (client: Redis): RateLimitStore =>
+      new TwoTierStore({ client, keyPrefix: uniquePrefix('shutdown-tt'), timeoutMs: TIMEOUT_MS }),
+  ],
 ])('shutdown under load, %s', (_name, createStore) => {
   let server: RedisServer;
   let client: Redis;
@@ -50,7 +58,10 @@ describe.each([
 
   it(`${IN_FLIGHT} requests waiting on a slow Redis when the application closes: all answered, close() bounded`, async () => {
     server = await startRedisServer();
-    client = await connectRedisClient(server.url, { ...RECOMMENDED_OPTIONS, retryStrategy: () => 30 });
+    client = await connectRedisClient(server.url, {
+      ...RECOMMENDED_OPTIONS,
+      retryStrategy: () => 30,
+    });
     client.on('error', () => undefined);
     admin = await connectRedisClient(server.url);
     const store = createStore(client);
@@ -60,14 +71,23 @@ describe.each([
       reached++;
       return consume(request);
     };
-    app = await createApp('express', { imports: [RateLimitModule.forRoot({ store })], controllers: [BusyController] });
+    app = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ store })],
+      controllers: [BusyController],
+    });
     await app.listen(0, '127.0.0.1');
     const agent = request(app.getHttpServer());
 
     await admin.call('CLIENT', 'PAUSE', '300', 'WRITE');
-    const answers = Array.from({ length: IN_FLIGHT }, () => agent.get('/busy').then((res) => res.status, (error: Error) => error.message));
+    const answers = Array.from({ length: IN_FLIGHT }, () =>
+      agent.get('/busy').then(
+        (res) => res.status,
+        (error: Error) => error.message,
+      ),
+    );
     // Every request has reached the store (a connection the server has not read yet is the platform's to refuse).
-    for (let i = 0; i < 200 && reached < IN_FLIGHT; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && reached < IN_FLIGHT; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     expect(reached).toBe(IN_FLIGHT);
 
     const started = performance.now();
@@ -79,8 +99,25 @@ describe.each([
     expect(closeMs).toBeLessThan(TIMEOUT_MS * 5);
     // Closed: a late call fails fast instead of hanging on the paused server.
     const late = Promise.resolve().then(() =>
-      store.consume({ checks: [{ key: 'tb|late|*|k=x', limit: { algorithm: 'token-bucket', rate: 1, burst: 1 }, cost: 1 }], now: Date.now() }),
+      store.consume({
+        checks: [
+          {
+            key: 'tb|late|*|k=x',
+            limit: { algorithm: 'token-bucket', rate: 1, burst: 1 },
+            cost: 1,
+          },
+        ],
+        now: Date.now(),
+      }),
     );
-    await expect(Promise.race([late.then(() => 'answered', () => 'refused'), new Promise((resolve) => setTimeout(() => resolve('hung'), TIMEOUT_MS * 3))])).resolves.not.toBe('hung');
+    await expect(
+      Promise.race([
+        late.then(
+          () => 'answered',
+          () => 'refused',
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('hung'), TIMEOUT_MS * 3)),
+      ]),
+    ).resolves.not.toBe('hung');
   });
 });

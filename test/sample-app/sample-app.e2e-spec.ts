@@ -28,7 +28,8 @@ describe.each(STORES)('sample app on the %s store', (store) => {
 
     it('public routes: 10 requests per IP, then 429 with Retry-After and the draft headers', async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push((await request(app.getHttpServer()).get('/products')).status);
+      for (let i = 0; i < 11; i++)
+        statuses.push((await request(app.getHttpServer()).get('/products')).status);
       expect(statuses).toEqual([...Array(10).fill(200), 429]);
       const denied = await request(app.getHttpServer()).get('/products').expect(429);
       expect(denied.headers['retry-after']).toBe('1');

@@ -1,11 +1,22 @@
 import { Controller, Get, Injectable, Post, Query, type ExecutionContext } from '@nestjs/common';
-import { RateLimit, RateLimiter, SkipRateLimit, type ProgrammaticLimit, type RateLimitDecision } from 'nestjs-holdup';
+import {
+  RateLimit,
+  RateLimiter,
+  SkipRateLimit,
+  type ProgrammaticLimit,
+  type RateLimitDecision,
+} from 'nestjs-holdup';
 
 /** The login limit, as the route declares it and as application code names it. */
-export const LOGIN = { name: 'login', rate: '1/min', burst: 2 } as const satisfies ProgrammaticLimit;
+export const LOGIN = {
+  name: 'login',
+  rate: '1/min',
+  burst: 2,
+} as const satisfies ProgrammaticLimit;
 export const JOBS = { name: 'jobs', rate: 1, burst: 3 } as const satisfies ProgrammaticLimit;
 
-const emailOf = (context: ExecutionContext) => context.switchToHttp().getRequest<{ query: { email?: string } }>().query.email;
+const emailOf = (context: ExecutionContext) =>
+  context.switchToHttp().getRequest<{ query: { email?: string } }>().query.email;
 
 /** Application code using the limiter outside any route: a job runner. */
 @Injectable()

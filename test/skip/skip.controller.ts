@@ -2,7 +2,8 @@ import { Controller, Get, Headers, UnauthorizedException } from '@nestjs/common'
 import type { ExecutionContext } from '@nestjs/common';
 import { RateLimit } from 'nestjs-holdup';
 
-const header = (ctx: ExecutionContext, name: string): unknown => ctx.switchToHttp().getRequest().headers[name];
+const header = (ctx: ExecutionContext, name: string): unknown =>
+  ctx.switchToHttp().getRequest().headers[name];
 
 @Controller('skip')
 export class SkipController {
@@ -16,7 +17,12 @@ export class SkipController {
   /** Two limits, the partner one skipped for partners (decided asynchronously, as from a cache). */
   @RateLimit([
     { name: 'all', rate: '1/min', burst: 3 },
-    { name: 'partners', rate: '1/min', burst: 1, skip: async (ctx) => header(ctx, 'x-partner') === 'acme' },
+    {
+      name: 'partners',
+      rate: '1/min',
+      burst: 1,
+      skip: async (ctx) => header(ctx, 'x-partner') === 'acme',
+    },
   ])
   @Get('two')
   two() {

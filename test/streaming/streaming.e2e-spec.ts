@@ -13,7 +13,10 @@ describe.each(PLATFORMS)('streamed responses (%s)', (platform) => {
   let app: INestApplication;
 
   beforeEach(async () => {
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ clock: new ManualClock(9_000_000) })], controllers: [StreamingController] });
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ clock: new ManualClock(9_000_000) })],
+      controllers: [StreamingController],
+    });
   });
   afterEach(() => app?.close());
 
@@ -27,19 +30,26 @@ describe.each(PLATFORMS)('streamed responses (%s)', (platform) => {
         res.on('end', () => done(null, body));
       });
 
-  it.each(['/s/events', '/s/file', '/s/adaptive-file'])('%s: headers before the first byte on every admitted stream, then a 429', async (path) => {
-    for (const remaining of [1, 0]) {
-      const res = await get(path);
-      expect(res.status).toBe(200);
-      expect(res.headers['ratelimit']).toMatch(new RegExp(`^"default";r=${remaining};t=\\d+$`));
-      expect(res.headers['ratelimit-policy']).toBe('"default";q=2;w=2');
-      expect(String(res.body).length).toBeGreaterThan(0);
-    }
-    const denied = await get(path);
-    expect(denied.status).toBe(429);
-    expect(denied.headers['retry-after']).toBe('1');
-    expect(JSON.parse(String(denied.body))).toEqual({ statusCode: 429, message: 'Too Many Requests', retryAfter: 1 });
-  });
+  it.each(['/s/events', '/s/file', '/s/adaptive-file'])(
+    '%s: headers before the first byte on every admitted stream, then a 429',
+    async (path) => {
+      for (const remaining of [1, 0]) {
+        const res = await get(path);
+        expect(res.status).toBe(200);
+        expect(res.headers['ratelimit']).toMatch(new RegExp(`^"default";r=${remaining};t=\\d+$`));
+        expect(res.headers['ratelimit-policy']).toBe('"default";q=2;w=2');
+        expect(String(res.body).length).toBeGreaterThan(0);
+      }
+      const denied = await get(path);
+      expect(denied.status).toBe(429);
+      expect(denied.headers['retry-after']).toBe('1');
+      expect(JSON.parse(String(denied.body))).toEqual({
+        statusCode: 429,
+        message: 'Too Many Requests',
+        retryAfter: 1,
+      });
+    },
+  );
 
   it('server-sent events arrive whole after the headers', async () => {
     const res = await get('/s/events');

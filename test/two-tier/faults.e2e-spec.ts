@@ -52,7 +52,8 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
   });
 
   const run = async (clientOptions: object, failMode: 'local' | 'open') => {
-    if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
+    if (!existsSync(BUILT))
+      throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
     const redis = await startRedisServer();
     server = redis;
     const worker = fork(WORKER, [], {
@@ -68,11 +69,15 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
       stdio: 'inherit',
     });
     child = worker;
-    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      worker.once('exit', (code) => resolve(code)),
+    );
     const message = <T>(type: string) =>
       new Promise<T>((resolve, reject) => {
         worker.on('message', (m: { type: string }) => m.type === type && resolve(m as T));
-        worker.once('exit', (code) => reject(new Error(`worker exited (${code}) before "${type}"`)));
+        worker.once('exit', (code) =>
+          reject(new Error(`worker exited (${code}) before "${type}"`)),
+        );
       });
 
     await message('ready');
@@ -93,44 +98,69 @@ describe('TwoTierStore under Redis faults, in a plain Node process', () => {
     await sleep(RECOVERY_MS);
     worker.send('stop');
     const summary = await done;
-    const exitedInTime = await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)]);
+    const exitedInTime = await Promise.race([
+      exited.then(() => true),
+      sleep(5_000).then(() => false),
+    ]);
     return { summary, actions, exitedInTime, exitCode: exitedInTime ? await exited : undefined };
   };
 
   it.each([
     ['ioredis defaults', {}],
     ['recommended options', RECOMMENDED_OPTIONS],
-  ])("failMode 'local', %s: falls back within timeoutMs, never rejects or hangs, returns to Redis by itself", async (_label, clientOptions) => {
-    const { summary, actions, exitedInTime, exitCode } = await run(clientOptions, 'local');
-    const after = (at: number, degraded: boolean) => summary.transitions.find(([time, state]) => time >= at && state === degraded)?.[0];
-    const report = {
-      toFallbackAfterKillMs: after(actions.killed!, true)! - actions.killed!,
-      toRedisAfterRestartMs: after(actions.restarted!, false)! - actions.restarted!,
-      toFallbackAfterPauseMs: after(actions.paused!, true)! - actions.paused!,
-      toRedisAfterResumeMs: after(actions.resumed!, false)! - actions.resumed!,
-      ...summary,
-    };
-    if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(report));
+  ])(
+    "failMode 'local', %s: falls back within timeoutMs, never rejects or hangs, returns to Redis by itself",
+    async (_label, clientOptions) => {
+      const { summary, actions, exitedInTime, exitCode } = await run(clientOptions, 'local');
+      const after = (at: number, degraded: boolean) =>
+        summary.transitions.find(([time, state]) => time >= at && state === degraded)?.[0];
+      const report = {
+        toFallbackAfterKillMs: after(actions.killed!, true)! - actions.killed!,
+        toRedisAfterRestartMs: after(actions.restarted!, false)! - actions.restarted!,
+        toFallbackAfterPauseMs: after(actions.paused!, true)! - actions.paused!,
+        toRedisAfterResumeMs: after(actions.resumed!, false)! - actions.resumed!,
+        ...summary,
+      };
+      if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(report));
 
-    expect(summary).toMatchObject({ unhandledRejections: 0, uncaughtExceptions: 0, otherErrors: 0, storeErrors: 0 });
-    expect(summary.answered).toBeGreaterThan(100);
-    expect(summary.slowestMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
-    // Two outages, two fallbacks, two returns, and the store ended on Redis.
-    expect(summary.stats).toMatchObject({ fallbacks: 2, recoveries: 2, degraded: false });
-    expect(summary.transitions.map(([, degraded]) => degraded)).toEqual([true, false, true, false]);
-    expect(report.toFallbackAfterKillMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
-    expect(report.toFallbackAfterPauseMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
-    expect(report.toRedisAfterRestartMs).toBeLessThanOrEqual(RECOVERY_MS);
-    expect(report.toRedisAfterResumeMs).toBeLessThanOrEqual(RECOVERY_MS);
-    expect(summary.stats.fallbackDecisions).toBeGreaterThan(0);
-    expect(exitedInTime).toBe(true);
-    expect(exitCode).toBe(0);
-  }, 40_000);
+      expect(summary).toMatchObject({
+        unhandledRejections: 0,
+        uncaughtExceptions: 0,
+        otherErrors: 0,
+        storeErrors: 0,
+      });
+      expect(summary.answered).toBeGreaterThan(100);
+      expect(summary.slowestMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
+      // Two outages, two fallbacks, two returns, and the store ended on Redis.
+      expect(summary.stats).toMatchObject({ fallbacks: 2, recoveries: 2, degraded: false });
+      expect(summary.transitions.map(([, degraded]) => degraded)).toEqual([
+        true,
+        false,
+        true,
+        false,
+      ]);
+      expect(report.toFallbackAfterKillMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
+      expect(report.toFallbackAfterPauseMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
+      expect(report.toRedisAfterRestartMs).toBeLessThanOrEqual(RECOVERY_MS);
+      expect(report.toRedisAfterResumeMs).toBeLessThanOrEqual(RECOVERY_MS);
+      expect(summary.stats.fallbackDecisions).toBeGreaterThan(0);
+      expect(exitedInTime).toBe(true);
+      expect(exitCode).toBe(0);
+    },
+    40_000,
+  );
 
   it("failMode 'open': rejects with RateLimitStoreError only, never hangs, leaks no rejection", async () => {
-    const { summary, exitedInTime, exitCode } = await run({ enableOfflineQueue: false, maxRetriesPerRequest: 1 }, 'open');
+    const { summary, exitedInTime, exitCode } = await run(
+      { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
+      'open',
+    );
     if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(summary));
-    expect(summary).toMatchObject({ unhandledRejections: 0, uncaughtExceptions: 0, otherErrors: 0 });
+    expect(summary).toMatchObject({
+      unhandledRejections: 0,
+      uncaughtExceptions: 0,
+      otherErrors: 0,
+    });
     expect(summary.storeErrors).toBeGreaterThan(0);
     expect(summary.slowestMs).toBeLessThanOrEqual(TIMEOUT_MS + MARGIN_MS);
     expect(summary.stats).toMatchObject({ fallbacks: 0, fallbackDecisions: 0, degraded: false });

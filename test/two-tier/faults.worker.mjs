@@ -13,7 +13,11 @@ process.on('unhandledRejection', () => unhandledRejections++);
 process.on('uncaughtException', () => uncaughtExceptions++);
 
 const { REDIS_URL, KEY_PREFIX, TIMEOUT_MS, CLIENT_OPTIONS, FAIL_MODE } = process.env;
-const client = new Redis(REDIS_URL, { retryStrategy: () => 50, lazyConnect: true, ...JSON.parse(CLIENT_OPTIONS) });
+const client = new Redis(REDIS_URL, {
+  retryStrategy: () => 50,
+  lazyConnect: true,
+  ...JSON.parse(CLIENT_OPTIONS),
+});
 client.on('error', () => {});
 await client.connect();
 const store = new TwoTierStore({
@@ -31,7 +35,9 @@ function consume(request) {
   const local = store.localFallback;
   if (local.active) return local.consumeLocally(request);
   const answer = store.consume(request);
-  return typeof answer?.then === 'function' ? answer.catch(() => local.consumeLocally(request)) : answer;
+  return typeof answer?.then === 'function'
+    ? answer.catch(() => local.consumeLocally(request))
+    : answer;
 }
 
 let stopped = false;
@@ -78,11 +84,14 @@ process.once('message', async () => {
   await store.close();
   // Late replies of frozen or resent commands have had time to arrive.
   await sleep(300);
-  process.send({ type: 'done', ...calls, transitions, stats, unhandledRejections, uncaughtExceptions }, () => {
-    client.disconnect();
-    process.disconnect();
-    // No process.exit(): the process must end by itself (no timer or socket left holding it).
-  });
+  process.send(
+    { type: 'done', ...calls, transitions, stats, unhandledRejections, uncaughtExceptions },
+    () => {
+      client.disconnect();
+      process.disconnect();
+      // No process.exit(): the process must end by itself (no timer or socket left holding it).
+    },
+  );
 });
 
 process.send({ type: 'ready' });

@@ -17,7 +17,12 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { rawCommand, startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import {
+  rawCommand,
+  startRedisServer,
+  uniquePrefix,
+  type RedisServer,
+} from '../utils/redis-harness.js';
 import { nextMessage } from '../utils/next-message.js';
 
 const WORKER = fileURLToPath(new URL('./multi-process.worker.mjs', import.meta.url));
@@ -48,7 +53,8 @@ interface Done {
 async function scriptCalls(port: number): Promise<number> {
   const info = await rawCommand(port, ['INFO', 'commandstats']);
   let total = 0;
-  for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)) total += Number(match[2]);
+  for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm))
+    total += Number(match[2]);
   return total;
 }
 
@@ -65,68 +71,75 @@ describe(`${STORE === 'redis' ? 'RedisStore' : 'TwoTierStore'} across processes,
     STORE === 'redis'
       ? 'admits at most burst + rate x T and at least 90 % of it (RedisStore, for comparison)'
       : `admits at most burst + rate x T, at least 90 % of it, with <= 0.1 Redis calls per admission, from ${PROCESSES} processes`;
-  it(title, async () => {
-    if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
-    server = await startRedisServer();
-    const env = {
-      ...process.env,
-      NODE_OPTIONS: '',
-      REDIS_URL: server.url,
-      CLIENT_OPTIONS: JSON.stringify(RECOMMENDED_OPTIONS),
-      KEY_PREFIX: uniquePrefix('two-tier-multi'),
-      RATE: String(RATE),
-      BURST: String(BURST),
-      OFFER: String((OFFERED_RATIO * RATE) / PROCESSES),
-      INSTANCES: String(PROCESSES),
-      STORE,
-    };
-    for (let i = 0; i < PROCESSES; i++) children.push(fork(WORKER, [], { env, stdio: 'inherit' }));
-    await Promise.all(children.map((child) => nextMessage(child, 'ready')));
-    await rawCommand(server.port, ['CONFIG', 'RESETSTAT']);
+  it(
+    title,
+    async () => {
+      if (!existsSync(BUILT))
+        throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
+      server = await startRedisServer();
+      const env = {
+        ...process.env,
+        NODE_OPTIONS: '',
+        REDIS_URL: server.url,
+        CLIENT_OPTIONS: JSON.stringify(RECOMMENDED_OPTIONS),
+        KEY_PREFIX: uniquePrefix('two-tier-multi'),
+        RATE: String(RATE),
+        BURST: String(BURST),
+        OFFER: String((OFFERED_RATIO * RATE) / PROCESSES),
+        INSTANCES: String(PROCESSES),
+        STORE,
+      };
+      for (let i = 0; i < PROCESSES; i++)
+        children.push(fork(WORKER, [], { env, stdio: 'inherit' }));
+      await Promise.all(children.map((child) => nextMessage(child, 'ready')));
+      await rawCommand(server.port, ['CONFIG', 'RESETSTAT']);
 
-    const results = children.map((child) => nextMessage<Done>(child, 'done'));
-    for (const child of children) child.send({ durationMs: DURATION_MS });
-    const done = await Promise.all(results);
-    const serverCalls = await scriptCalls(server.port);
+      const results = children.map((child) => nextMessage<Done>(child, 'done'));
+      for (const child of children) child.send({ durationMs: DURATION_MS });
+      const done = await Promise.all(results);
+      const serverCalls = await scriptCalls(server.port);
 
-    const sum = (pick: (d: Done) => number) => done.reduce((total, d) => total + pick(d), 0);
-    const admitted = sum((d) => d.admitted);
-    const offered = sum((d) => d.offered);
-    const errors = sum((d) => d.errors);
-    const storeCalls = sum((d) => d.afterClose.redisCalls);
-    const seconds = (Math.max(...done.map((d) => d.endMs)) - Math.min(...done.map((d) => d.startMs))) / 1000;
-    const bound = Math.floor(BURST + RATE * seconds);
-    const report = {
-      store: STORE,
-      rate: RATE,
-      burst: BURST,
-      seconds,
-      offered,
-      admitted,
-      bound,
-      admittedOverBound: admitted / bound,
-      storeCalls,
-      serverScriptCalls: serverCalls,
-      callsPerAdmitted: storeCalls / admitted,
-      serverCallsPerAdmitted: serverCalls / admitted,
-      syncShare: sum((d) => d.sync) / offered,
-      leasesTaken: sum((d) => d.afterClose.leasesTaken ?? 0),
-      leasedTokens: sum((d) => d.afterClose.leasedTokens ?? 0),
-      returnedTokens: sum((d) => d.afterClose.returnedTokens ?? 0),
-      denyCacheHits: sum((d) => d.afterClose.denyCacheHits ?? 0),
-      errors,
-      slowestMs: Math.max(...done.map((d) => d.slowestMs)),
-      perProcess: done.map((d) => d.admitted),
-    };
-    if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(report));
+      const sum = (pick: (d: Done) => number) => done.reduce((total, d) => total + pick(d), 0);
+      const admitted = sum((d) => d.admitted);
+      const offered = sum((d) => d.offered);
+      const errors = sum((d) => d.errors);
+      const storeCalls = sum((d) => d.afterClose.redisCalls);
+      const seconds =
+        (Math.max(...done.map((d) => d.endMs)) - Math.min(...done.map((d) => d.startMs))) / 1000;
+      const bound = Math.floor(BURST + RATE * seconds);
+      const report = {
+        store: STORE,
+        rate: RATE,
+        burst: BURST,
+        seconds,
+        offered,
+        admitted,
+        bound,
+        admittedOverBound: admitted / bound,
+        storeCalls,
+        serverScriptCalls: serverCalls,
+        callsPerAdmitted: storeCalls / admitted,
+        serverCallsPerAdmitted: serverCalls / admitted,
+        syncShare: sum((d) => d.sync) / offered,
+        leasesTaken: sum((d) => d.afterClose.leasesTaken ?? 0),
+        leasedTokens: sum((d) => d.afterClose.leasedTokens ?? 0),
+        returnedTokens: sum((d) => d.afterClose.returnedTokens ?? 0),
+        denyCacheHits: sum((d) => d.afterClose.denyCacheHits ?? 0),
+        errors,
+        slowestMs: Math.max(...done.map((d) => d.slowestMs)),
+        perProcess: done.map((d) => d.admitted),
+      };
+      if (process.env.HOLDUP_REPORT) console.log(JSON.stringify(report));
 
-    expect(errors).toBe(0);
-    expect(offered).toBeGreaterThanOrEqual(5 * (BURST + RATE * seconds) * 0.9); // really well over the rate
-    expect(admitted).toBeLessThanOrEqual(bound);
-    expect(admitted).toBeGreaterThanOrEqual(0.9 * bound);
-    if (STORE === 'redis') return; // one call per decision, by design
-    expect(storeCalls / admitted).toBeLessThanOrEqual(0.1);
-    // Redis' own count: every script call (decisions, give-backs), whoever counted it.
-    expect(serverCalls / admitted).toBeLessThanOrEqual(0.1);
-  }, 60_000);
+      expect(errors).toBe(0);
+      expect(offered).toBeGreaterThanOrEqual(5 * (BURST + RATE * seconds) * 0.9); // really well over the rate
+      expect(admitted).toBeLessThanOrEqual(bound);
+      expect(admitted).toBeGreaterThanOrEqual(0.9 * bound);
+      if (STORE === 'redis') return; // one call per decision, by design
+      expect(storeCalls / admitted).toBeLessThanOrEqual(0.1);
+      // Redis' own count: every script call (decisions, give-backs), whoever counted it.
+      expect(serverCalls / admitted).toBeLessThanOrEqual(0.1);
+    },
+    60_000,
+  );
 });

@@ -9,7 +9,8 @@ import { Redis } from 'ioredis';
 import { RedisStore } from '../../dist/esm/adapters/redis/index.js';
 import { TwoTierStore } from '../../dist/esm/adapters/two-tier/index.js';
 
-const { REDIS_URL, CLIENT_OPTIONS, KEY_PREFIX, RATE, BURST, OFFER, INSTANCES, KEY, STORE } = process.env;
+const { REDIS_URL, CLIENT_OPTIONS, KEY_PREFIX, RATE, BURST, OFFER, INSTANCES, KEY, STORE } =
+  process.env;
 const rate = Number(RATE);
 const burst = Number(BURST);
 const offerPerMs = Number(OFFER) / 1000;
@@ -21,7 +22,12 @@ await client.connect();
 const store =
   STORE === 'redis'
     ? new RedisStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000 })
-    : new TwoTierStore({ client, keyPrefix: KEY_PREFIX, timeoutMs: 5_000, instances: Number(INSTANCES) });
+    : new TwoTierStore({
+        client,
+        keyPrefix: KEY_PREFIX,
+        timeoutMs: 5_000,
+        instances: Number(INSTANCES),
+      });
 const statsOf = () => (store instanceof RedisStore ? { redisCalls: store.calls } : store.stats());
 const check = { key: KEY ?? 'hot', limit: { algorithm: 'token-bucket', rate, burst }, cost: 1 };
 
@@ -59,10 +65,12 @@ process.once('message', async ({ durationMs }) => {
         count(answer);
         continue;
       }
-      const pending = answer.then(count, () => errors++).finally(() => {
-        slowestMs = Math.max(slowestMs, performance.now() - asked);
-        inFlight.delete(pending);
-      });
+      const pending = answer
+        .then(count, () => errors++)
+        .finally(() => {
+          slowestMs = Math.max(slowestMs, performance.now() - asked);
+          inFlight.delete(pending);
+        });
       inFlight.add(pending);
     }
     await sleep(1);
@@ -73,7 +81,20 @@ process.once('message', async ({ durationMs }) => {
   await store.close();
   const afterClose = statsOf();
   process.send(
-    { type: 'done', offered, admitted, denied, errors, sync, slowestMs, startMs, endMs, stats, returnedAtClose: afterClose.returnedTokens - stats.returnedTokens, afterClose },
+    {
+      type: 'done',
+      offered,
+      admitted,
+      denied,
+      errors,
+      sync,
+      slowestMs,
+      startMs,
+      endMs,
+      stats,
+      returnedAtClose: afterClose.returnedTokens - stats.returnedTokens,
+      afterClose,
+    },
     () => {
       client.disconnect();
       process.disconnect();

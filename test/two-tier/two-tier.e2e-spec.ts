@@ -28,8 +28,17 @@ describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
   });
 
   beforeEach(async () => {
-    store = new TwoTierStore({ client, keyPrefix: uniquePrefix(`e2e-${platform}`), time: 'client', expiryPaddingMs: 60_000, timeoutMs: 5_000 });
-    app = await createApp(platform, { imports: [RateLimitModule.forRoot({ store, clock })], controllers: [TwoTierController] });
+    store = new TwoTierStore({
+      client,
+      keyPrefix: uniquePrefix(`e2e-${platform}`),
+      time: 'client',
+      expiryPaddingMs: 60_000,
+      timeoutMs: 5_000,
+    });
+    app = await createApp(platform, {
+      imports: [RateLimitModule.forRoot({ store, clock })],
+      controllers: [TwoTierController],
+    });
   });
   afterEach(() => app.close()); // closes the store (not the client)
 
@@ -44,7 +53,9 @@ describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
     expect(denied.body).toEqual({ statusCode: 429, message: 'Too Many Requests', retryAfter: 1 });
     // Deny-cached: answered again without Redis, same wait.
     const calls = store.stats().redisCalls;
-    expect((await request(app.getHttpServer()).get('/tt/small').expect(429)).headers['retry-after']).toBe('1');
+    expect(
+      (await request(app.getHttpServer()).get('/tt/small').expect(429)).headers['retry-after'],
+    ).toBe('1');
     expect(store.stats()).toMatchObject({ redisCalls: calls, denyCacheHits: 1 });
     clock.advance(1000);
     await request(app.getHttpServer()).get('/tt/small').expect(200);

@@ -16,9 +16,14 @@ export interface CreateAppOptions {
 }
 
 /** Boot a real Nest application (real HTTP server, no listen needed for supertest). */
-export async function createApp(platform: Platform, metadata: ModuleMetadata, options: CreateAppOptions = {}): Promise<INestApplication> {
+export async function createApp(
+  platform: Platform,
+  metadata: ModuleMetadata,
+  options: CreateAppOptions = {},
+): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule(metadata).compile();
-  const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter(options.fastify);
+  const adapter =
+    platform === 'express' ? new ExpressAdapter() : new FastifyAdapter(options.fastify);
   const app = moduleRef.createNestApplication(adapter, { logger: false });
   await options.beforeInit?.(app, platform);
   await app.init();
@@ -28,7 +33,10 @@ export async function createApp(platform: Platform, metadata: ModuleMetadata, op
 
 /** Express's `app.set(name, value)`, on an application created with {@link createApp}. */
 export function expressSet(app: INestApplication, name: string, value: unknown): void {
-  (app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void }).set(name, value);
+  (app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void }).set(
+    name,
+    value,
+  );
 }
 
 /**

@@ -68,10 +68,38 @@ export const gcraScenarios: readonly GcraScenario[] = [
       { at: 0, cost: 1, expect: { allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 1000 } },
       { at: 0, cost: 1, expect: { allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 2000 } },
       { at: 0, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 } },
-      { at: 0, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1000, resetMs: 3000 } },
-      { at: 999, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 2001 } },
-      { at: 1000, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 } },
-      { at: 1000, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1000, resetMs: 3000 } },
+      {
+        at: 0,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 1000,
+          resetMs: 3000,
+        },
+      },
+      {
+        at: 999,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 2001 },
+      },
+      {
+        at: 1000,
+        cost: 1,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 },
+      },
+      {
+        at: 1000,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 1000,
+          resetMs: 3000,
+        },
+      },
     ],
   },
   {
@@ -85,11 +113,19 @@ export const gcraScenarios: readonly GcraScenario[] = [
     steps: [
       { at: 0, cost: 5, expect: { allowed: true, remaining: 0, resetMs: 500 } },
       { at: 250, cost: 1, expect: { allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 350 } },
-      { at: 250, cost: 2, expect: { allowed: false, reason: 'limit', remaining: 1, retryAfterMs: 50, resetMs: 350 } },
+      {
+        at: 250,
+        cost: 2,
+        expect: { allowed: false, reason: 'limit', remaining: 1, retryAfterMs: 50, resetMs: 350 },
+      },
       { at: 300, cost: 2, expect: { allowed: true, remaining: 0, resetMs: 500 } },
       { at: 1000, cost: 1, expect: { allowed: true, remaining: 4, resetMs: 100 } },
       { at: 10_000, cost: 5, expect: { allowed: true, remaining: 0, resetMs: 500 } },
-      { at: 10_000, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 100, resetMs: 500 } },
+      {
+        at: 10_000,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 100, resetMs: 500 },
+      },
     ],
   },
   {
@@ -100,10 +136,44 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 1 / 3600, burst: 2 },
     steps: [
       { at: 0, cost: 2, expect: { allowed: true, remaining: 0, resetMs: 7_200_000 } },
-      { at: 0, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 3_600_000, resetMs: 7_200_000 } },
-      { at: 1_800_000, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1_800_000, resetMs: 5_400_000 } },
-      { at: 3_599_999, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 3_600_001 } },
-      { at: 3_600_000, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 7_200_000 } },
+      {
+        at: 0,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 3_600_000,
+          resetMs: 7_200_000,
+        },
+      },
+      {
+        at: 1_800_000,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 1_800_000,
+          resetMs: 5_400_000,
+        },
+      },
+      {
+        at: 3_599_999,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 1,
+          resetMs: 3_600_001,
+        },
+      },
+      {
+        at: 3_600_000,
+        cost: 1,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 7_200_000 },
+      },
       { at: 14_400_000, cost: 1, expect: { allowed: true, remaining: 1, resetMs: 3_600_000 } },
     ],
   },
@@ -119,8 +189,16 @@ export const gcraScenarios: readonly GcraScenario[] = [
     name: 'fractional rate 3/s: remaining stays exact',
     limit: { rate: 3, burst: 3 },
     steps: [
-      { at: 0, cost: 1, expect: { allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 1000 / 3 } },
-      { at: 0, cost: 1, expect: { allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 2000 / 3 } },
+      {
+        at: 0,
+        cost: 1,
+        expect: { allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 1000 / 3 },
+      },
+      {
+        at: 0,
+        cost: 1,
+        expect: { allowed: true, remaining: 1, retryAfterMs: 0, resetMs: 2000 / 3 },
+      },
       { at: 0, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1000 } },
       { at: 0, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, resetMs: 1000 } },
       { at: 333, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0 } },
@@ -128,7 +206,11 @@ export const gcraScenarios: readonly GcraScenario[] = [
       { at: 1334, cost: 1, expect: { allowed: true, remaining: 2, retryAfterMs: 0 } },
       { at: 1334, cost: 2, expect: { allowed: true, remaining: 0, retryAfterMs: 0 } },
       { at: 1334, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0 } },
-      { at: 5000, cost: 3, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1000 } },
+      {
+        at: 5000,
+        cost: 3,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1000 },
+      },
     ],
   },
   {
@@ -140,10 +222,34 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 100 / 900, burst: 100 },
     steps: [
       { at: 0, cost: 100, expect: { allowed: true, remaining: 0, resetMs: 900_000 } },
-      { at: 8999, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 891_001 } },
+      {
+        at: 8999,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 1,
+          resetMs: 891_001,
+        },
+      },
       { at: 9000, cost: 1, expect: { allowed: true, remaining: 0, resetMs: 900_000 } },
-      { at: 90_000, cost: 10, expect: { allowed: false, reason: 'limit', remaining: 9, retryAfterMs: 9000, resetMs: 819_000 } },
-      { at: 90_000, cost: 9, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 900_000 } },
+      {
+        at: 90_000,
+        cost: 10,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 9,
+          retryAfterMs: 9000,
+          resetMs: 819_000,
+        },
+      },
+      {
+        at: 90_000,
+        cost: 9,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 900_000 },
+      },
     ],
   },
   {
@@ -156,10 +262,26 @@ export const gcraScenarios: readonly GcraScenario[] = [
     steps: [
       { at: 0, cost: 4, expect: { allowed: true, remaining: 6, retryAfterMs: 0, resetMs: 2000 } },
       { at: 0, cost: 6, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5000 } },
-      { at: 0, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 5000 } },
-      { at: 1000, cost: 3, expect: { allowed: false, reason: 'limit', remaining: 2, retryAfterMs: 500, resetMs: 4000 } },
-      { at: 1000, cost: 2, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5000 } },
-      { at: 1500, cost: 2, expect: { allowed: false, reason: 'limit', remaining: 1, retryAfterMs: 500, resetMs: 4500 } },
+      {
+        at: 0,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 5000 },
+      },
+      {
+        at: 1000,
+        cost: 3,
+        expect: { allowed: false, reason: 'limit', remaining: 2, retryAfterMs: 500, resetMs: 4000 },
+      },
+      {
+        at: 1000,
+        cost: 2,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5000 },
+      },
+      {
+        at: 1500,
+        cost: 2,
+        expect: { allowed: false, reason: 'limit', remaining: 1, retryAfterMs: 500, resetMs: 4500 },
+      },
     ],
   },
   {
@@ -171,8 +293,16 @@ export const gcraScenarios: readonly GcraScenario[] = [
     steps: [
       { at: 0, cost: 0.5, expect: { allowed: true, remaining: 1, resetMs: 500 } },
       { at: 0, cost: 1.5, expect: { allowed: true, remaining: 0, resetMs: 2000 } },
-      { at: 0, cost: 0.5, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 2000 } },
-      { at: 250, cost: 0.5, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 250, resetMs: 1750 } },
+      {
+        at: 0,
+        cost: 0.5,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 2000 },
+      },
+      {
+        at: 250,
+        cost: 0.5,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 250, resetMs: 1750 },
+      },
       { at: 500, cost: 0.5, expect: { allowed: true, remaining: 0, resetMs: 2000 } },
     ],
   },
@@ -184,9 +314,27 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 1, burst: 5 },
     steps: [
       { at: 0, cost: 5, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5000 } },
-      { at: 0, cost: 5, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 5000, resetMs: 5000 } },
-      { at: 4999, cost: 5, expect: { allowed: false, reason: 'limit', remaining: 4, retryAfterMs: 1, resetMs: 1 } },
-      { at: 5000, cost: 5, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5000 } },
+      {
+        at: 0,
+        cost: 5,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 5000,
+          resetMs: 5000,
+        },
+      },
+      {
+        at: 4999,
+        cost: 5,
+        expect: { allowed: false, reason: 'limit', remaining: 4, retryAfterMs: 1, resetMs: 1 },
+      },
+      {
+        at: 5000,
+        cost: 5,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5000 },
+      },
     ],
   },
   {
@@ -199,12 +347,52 @@ export const gcraScenarios: readonly GcraScenario[] = [
     name: 'cost > burst: always denied, never charged',
     limit: { rate: 1, burst: 5 },
     steps: [
-      { at: 0, cost: 6, expect: { allowed: false, reason: 'cost-exceeds-burst', remaining: 5, retryAfterMs: Infinity, resetMs: 0 } },
+      {
+        at: 0,
+        cost: 6,
+        expect: {
+          allowed: false,
+          reason: 'cost-exceeds-burst',
+          remaining: 5,
+          retryAfterMs: Infinity,
+          resetMs: 0,
+        },
+      },
       { at: 0, cost: 5, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 5000 } },
-      { at: 0, cost: 6, expect: { allowed: false, reason: 'cost-exceeds-burst', remaining: 0, retryAfterMs: Infinity, resetMs: 5000 } },
-      { at: 1000, cost: 5.5, expect: { allowed: false, reason: 'cost-exceeds-burst', remaining: 1, retryAfterMs: Infinity, resetMs: 4000 } },
+      {
+        at: 0,
+        cost: 6,
+        expect: {
+          allowed: false,
+          reason: 'cost-exceeds-burst',
+          remaining: 0,
+          retryAfterMs: Infinity,
+          resetMs: 5000,
+        },
+      },
+      {
+        at: 1000,
+        cost: 5.5,
+        expect: {
+          allowed: false,
+          reason: 'cost-exceeds-burst',
+          remaining: 1,
+          retryAfterMs: Infinity,
+          resetMs: 4000,
+        },
+      },
       { at: 5000, cost: 5, expect: { allowed: true, remaining: 0, resetMs: 5000 } },
-      { at: 1_000_000, cost: 1000, expect: { allowed: false, reason: 'cost-exceeds-burst', remaining: 5, retryAfterMs: Infinity, resetMs: 0 } },
+      {
+        at: 1_000_000,
+        cost: 1000,
+        expect: {
+          allowed: false,
+          reason: 'cost-exceeds-burst',
+          remaining: 5,
+          retryAfterMs: Infinity,
+          resetMs: 0,
+        },
+      },
     ],
   },
   {
@@ -215,11 +403,31 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 1, burst: 1 },
     steps: [
       { at: 0, cost: 1, expect: { allowed: true, remaining: 0, resetMs: 1000 } },
-      { at: 500, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 500 } },
-      { at: 500, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 500 } },
-      { at: 500, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 500 } },
-      { at: 999, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 1 } },
-      { at: 1000, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1000 } },
+      {
+        at: 500,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 500 },
+      },
+      {
+        at: 500,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 500 },
+      },
+      {
+        at: 500,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 500, resetMs: 500 },
+      },
+      {
+        at: 999,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 1 },
+      },
+      {
+        at: 1000,
+        cost: 1,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1000 },
+      },
     ],
   },
   {
@@ -237,7 +445,11 @@ export const gcraScenarios: readonly GcraScenario[] = [
       { at: 1249, cost: 1, expect: { allowed: true, remaining: 6, resetMs: 251 } },
       { at: 5000, cost: 8, expect: { allowed: true, remaining: 0, resetMs: 2000 } },
       { at: 7000, cost: 8, expect: { allowed: true, remaining: 0, resetMs: 2000 } },
-      { at: 8999, cost: 8, expect: { allowed: false, reason: 'limit', remaining: 7, retryAfterMs: 1, resetMs: 1 } },
+      {
+        at: 8999,
+        cost: 8,
+        expect: { allowed: false, reason: 'limit', remaining: 7, retryAfterMs: 1, resetMs: 1 },
+      },
     ],
   },
   {
@@ -255,12 +467,30 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 1, burst: 3 },
     steps: [
       { at: 10_000, cost: 1, expect: { allowed: true, remaining: 2, resetMs: 1000 } },
-      { at: 9000, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 } },
+      {
+        at: 9000,
+        cost: 1,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 },
+      },
       { at: 5000, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0 } },
       { at: 0, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0 } },
       { at: 0, cost: 3, expect: { allowed: false, reason: 'limit', remaining: 0 } },
-      { at: 10_000, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 } },
-      { at: 10_000, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1000, resetMs: 3000 } },
+      {
+        at: 10_000,
+        cost: 1,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 },
+      },
+      {
+        at: 10_000,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 1000,
+          resetMs: 3000,
+        },
+      },
       { at: 13_000, cost: 1, expect: { allowed: true, remaining: 2, resetMs: 1000 } },
     ],
   },
@@ -275,10 +505,26 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 1, burst: 3 },
     steps: [
       { at: 10_000, cost: 3, expect: { allowed: true, remaining: 0, resetMs: 3000 } },
-      { at: 5000, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 6000 } },
-      { at: 0, cost: 3, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 13_000 } },
-      { at: 10_999, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1 } },
-      { at: 11_000, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 } },
+      {
+        at: 5000,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 6000 },
+      },
+      {
+        at: 0,
+        cost: 3,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 13_000 },
+      },
+      {
+        at: 10_999,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1 },
+      },
+      {
+        at: 11_000,
+        cost: 1,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 3000 },
+      },
     ],
   },
   {
@@ -293,9 +539,27 @@ export const gcraScenarios: readonly GcraScenario[] = [
     steps: [
       { at: NEAR_MAX, cost: 1, expect: { allowed: true, remaining: 1, resetMs: 1000 } },
       { at: NEAR_MAX, cost: 1, expect: { allowed: true, remaining: 0, resetMs: 2000 } },
-      { at: NEAR_MAX, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1000, resetMs: 2000 } },
-      { at: NEAR_MAX + 995, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 5, resetMs: 1005 } },
-      { at: NEAR_MAX + 1000, cost: 1, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 2000 } },
+      {
+        at: NEAR_MAX,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 1000,
+          resetMs: 2000,
+        },
+      },
+      {
+        at: NEAR_MAX + 995,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 5, resetMs: 1005 },
+      },
+      {
+        at: NEAR_MAX + 1000,
+        cost: 1,
+        expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 2000 },
+      },
       { at: NEAR_MAX + 7000, cost: 2, expect: { allowed: true, remaining: 0, resetMs: 2000 } },
       { at: NEAR_MAX + 9000, cost: 1, expect: { allowed: true, remaining: 1, resetMs: 1000 } },
     ],
@@ -311,7 +575,11 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 1e6, burst: 1000 },
     steps: [
       { at: 0, cost: 1000, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1 } },
-      { at: 0, cost: 500, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 0.5, resetMs: 1 } },
+      {
+        at: 0,
+        cost: 500,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 0.5, resetMs: 1 },
+      },
       { at: 0.25, cost: 251, expect: { allowed: false, reason: 'limit', remaining: 250 } },
       { at: 0.25, cost: 250, expect: { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 1 } },
       { at: 0.75, cost: 250, expect: { allowed: true, remaining: 250, resetMs: 0.75 } },
@@ -325,7 +593,10 @@ export const gcraScenarios: readonly GcraScenario[] = [
     // lose or gain a token), the 1001st denied.
     name: 'very high rate 1e6/s: exactly burst single tokens at one instant',
     limit: { rate: 1e6, burst: 1000 },
-    steps: [...highRateSingles, { at: 0, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0 } }],
+    steps: [
+      ...highRateSingles,
+      { at: 0, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0 } },
+    ],
   },
   {
     // '1/day': rate 1/86400, I = C = 86_400_000 (exact). One token per day.
@@ -333,8 +604,22 @@ export const gcraScenarios: readonly GcraScenario[] = [
     limit: { rate: 1 / 86_400, burst: 1 },
     steps: [
       { at: 0, cost: 1, expect: { allowed: true, remaining: 0, resetMs: 86_400_000 } },
-      { at: 43_200_000, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 43_200_000, resetMs: 43_200_000 } },
-      { at: 86_399_999, cost: 1, expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 1 } },
+      {
+        at: 43_200_000,
+        cost: 1,
+        expect: {
+          allowed: false,
+          reason: 'limit',
+          remaining: 0,
+          retryAfterMs: 43_200_000,
+          resetMs: 43_200_000,
+        },
+      },
+      {
+        at: 86_399_999,
+        cost: 1,
+        expect: { allowed: false, reason: 'limit', remaining: 0, retryAfterMs: 1, resetMs: 1 },
+      },
       { at: 86_400_000, cost: 1, expect: { allowed: true, remaining: 0, resetMs: 86_400_000 } },
     ],
   },

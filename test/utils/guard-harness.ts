@@ -28,7 +28,14 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { defer, from, isObservable, lastValueFrom, of, type Observable } from 'rxjs';
-import { ManualClock, MemoryStore, RateLimitGuard, RateLimitInterceptor, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
+import {
+  ManualClock,
+  MemoryStore,
+  RateLimitGuard,
+  RateLimitInterceptor,
+  RateLimitModule,
+  type RateLimitModuleOptions,
+} from 'nestjs-holdup';
 
 /** Where the harness' clock starts: a realistic epoch time (window algorithms align on it). */
 export const HARNESS_START = 1_700_000_000_000;
@@ -126,9 +133,15 @@ export class FakeResponse extends EventEmitter {
 }
 
 /** A hand-made HTTP `ExecutionContext` for one handler of `controller`. */
-export function httpContext(controller: Type, handlerName: string, request: object, response: object): ExecutionContext {
+export function httpContext(
+  controller: Type,
+  handlerName: string,
+  request: object,
+  response: object,
+): ExecutionContext {
   const handler = (controller.prototype as Record<string, unknown>)[handlerName];
-  if (typeof handler !== 'function') throw new Error(`${controller.name} has no handler "${handlerName}"`);
+  if (typeof handler !== 'function')
+    throw new Error(`${controller.name} has no handler "${handlerName}"`);
   const next = () => undefined;
   const args = [request, response, next];
   const wrongType = (type: string) => () => {
@@ -140,7 +153,11 @@ export function httpContext(controller: Type, handlerName: string, request: obje
     getType: () => 'http',
     getArgs: () => args,
     getArgByIndex: (index: number) => args[index],
-    switchToHttp: () => ({ getRequest: () => request, getResponse: () => response, getNext: () => next }),
+    switchToHttp: () => ({
+      getRequest: () => request,
+      getResponse: () => response,
+      getNext: () => next,
+    }),
     switchToRpc: wrongType('rpc'),
     switchToWs: wrongType('ws'),
   } as unknown as ExecutionContext;
@@ -186,15 +203,28 @@ export interface GuardHarness {
   readonly guard: RateLimitGuard;
   readonly interceptor: RateLimitInterceptor;
   /** A fresh response per call unless given; pass `request` to reuse one. */
-  canActivate(handlerName: string, request?: FakeRequest | FakeRequestInit, response?: FakeResponse): Promise<GuardOutcome>;
+  canActivate(
+    handlerName: string,
+    request?: FakeRequest | FakeRequestInit,
+    response?: FakeResponse,
+  ): Promise<GuardOutcome>;
   /**
    * The interceptor around `handler` (its value, promise or observable), with
    * a fresh context on `request`, as Nest builds one per stage: pass the
    * request the guard saw to make them one call.
    */
-  intercept(handlerName: string, handler: Handler, request?: FakeRequest | FakeRequestInit, response?: FakeResponse): Promise<HandlerOutcome>;
+  intercept(
+    handlerName: string,
+    handler: Handler,
+    request?: FakeRequest | FakeRequestInit,
+    response?: FakeResponse,
+  ): Promise<HandlerOutcome>;
   /** One whole call: the guard, then (when it admits) the interceptor and `handler`, then the response is sent. */
-  call(handlerName: string, handler?: Handler, request?: FakeRequest | FakeRequestInit): Promise<CallOutcome>;
+  call(
+    handlerName: string,
+    handler?: Handler,
+    request?: FakeRequest | FakeRequestInit,
+  ): Promise<CallOutcome>;
   /** Closes the module (the guard's and module's shutdown hooks run). */
   close(): Promise<void>;
 }
@@ -206,19 +236,29 @@ export interface GuardHarnessOptions extends RateLimitModuleOptions {
 }
 
 const asRequest = (request: FakeRequest | FakeRequestInit | undefined): FakeRequest =>
-  request !== undefined && 'socket' in request ? (request as FakeRequest) : fakeRequest(request as FakeRequestInit | undefined);
+  request !== undefined && 'socket' in request
+    ? (request as FakeRequest)
+    : fakeRequest(request as FakeRequestInit | undefined);
 
-const statusOf = (error: unknown): number => (error instanceof HttpException ? error.getStatus() : 500);
+const statusOf = (error: unknown): number =>
+  error instanceof HttpException ? error.getStatus() : 500;
 
 /**
  * Builds and initialises the module: `RateLimitModule.forRoot({ store: new
  * MemoryStore(), clock: new ManualClock(HARNESS_START), ...options })` with
  * `controller` (and `options.controllers`).
  */
-export async function createGuardHarness(controller: Type, options: GuardHarnessOptions = {}): Promise<GuardHarness> {
+export async function createGuardHarness(
+  controller: Type,
+  options: GuardHarnessOptions = {},
+): Promise<GuardHarness> {
   const { controllers = [], providers = [], ...moduleOptions } = options;
-  const clock = moduleOptions.clock instanceof ManualClock ? moduleOptions.clock : new ManualClock(HARNESS_START);
-  const store = moduleOptions.store instanceof MemoryStore ? moduleOptions.store : new MemoryStore();
+  const clock =
+    moduleOptions.clock instanceof ManualClock
+      ? moduleOptions.clock
+      : new ManualClock(HARNESS_START);
+  const store =
+    moduleOptions.store instanceof MemoryStore ? moduleOptions.store : new MemoryStore();
   const moduleRef = await Test.createTestingModule({
     imports: [RateLimitModule.forRoot({ store, clock, ...moduleOptions })],
     controllers: [controller, ...controllers],
@@ -229,18 +269,41 @@ export async function createGuardHarness(controller: Type, options: GuardHarness
   const guard = moduleRef.get(RateLimitGuard);
   const interceptor = moduleRef.get(RateLimitInterceptor);
 
-  const canActivate = async (handlerName: string, requestInit?: FakeRequest | FakeRequestInit, response = new FakeResponse()): Promise<GuardOutcome> => {
+  const canActivate = async (
+    handlerName: string,
+    requestInit?: FakeRequest | FakeRequestInit,
+    response = new FakeResponse(),
+  ): Promise<GuardOutcome> => {
     const request = asRequest(requestInit);
     const context = httpContext(controller, handlerName, request, response);
     try {
       const allowed = await guard.canActivate(context);
-      return { allowed, status: allowed ? 200 : 403, error: undefined, headers: { ...response.headers }, request, response };
+      return {
+        allowed,
+        status: allowed ? 200 : 403,
+        error: undefined,
+        headers: { ...response.headers },
+        request,
+        response,
+      };
     } catch (error) {
-      return { allowed: false, status: statusOf(error), error, headers: { ...response.headers }, request, response };
+      return {
+        allowed: false,
+        status: statusOf(error),
+        error,
+        headers: { ...response.headers },
+        request,
+        response,
+      };
     }
   };
 
-  const intercept = async (handlerName: string, handler: Handler, requestInit?: FakeRequest | FakeRequestInit, response = new FakeResponse()): Promise<HandlerOutcome> => {
+  const intercept = async (
+    handlerName: string,
+    handler: Handler,
+    requestInit?: FakeRequest | FakeRequestInit,
+    response = new FakeResponse(),
+  ): Promise<HandlerOutcome> => {
     const request = asRequest(requestInit);
     const context = httpContext(controller, handlerName, request, response);
     const next: CallHandler = {
@@ -252,14 +315,20 @@ export async function createGuardHarness(controller: Type, options: GuardHarness
         }),
     };
     try {
-      const value = await lastValueFrom(interceptor.intercept(context, next), { defaultValue: undefined });
+      const value = await lastValueFrom(interceptor.intercept(context, next), {
+        defaultValue: undefined,
+      });
       return { value, error: undefined, headers: { ...response.headers }, request, response };
     } catch (error) {
       return { value: undefined, error, headers: { ...response.headers }, request, response };
     }
   };
 
-  const call = async (handlerName: string, handler: Handler = () => ({ ok: true }), requestInit?: FakeRequest | FakeRequestInit): Promise<CallOutcome> => {
+  const call = async (
+    handlerName: string,
+    handler: Handler = () => ({ ok: true }),
+    requestInit?: FakeRequest | FakeRequestInit,
+  ): Promise<CallOutcome> => {
     const request = asRequest(requestInit);
     const response = new FakeResponse();
     const guarded = await canActivate(handlerName, request, response);
@@ -272,7 +341,17 @@ export async function createGuardHarness(controller: Type, options: GuardHarness
     return { ...guarded, headers: { ...response.headers }, handler: handled };
   };
 
-  return { clock, store, moduleRef, guard, interceptor, canActivate, intercept, call, close: () => moduleRef.close() };
+  return {
+    clock,
+    store,
+    moduleRef,
+    guard,
+    interceptor,
+    canActivate,
+    intercept,
+    call,
+    close: () => moduleRef.close(),
+  };
 }
 
 /** Lets the promise jobs queued so far run (e.g. a wait released by the clock resolving its request). */

@@ -9,7 +9,8 @@ export function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
       child.off('exit', onExit);
       resolve(message as T);
     };
-    const onExit = (code: number | null) => reject(new Error(`worker exited (${code}) before sending "${type}"`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`worker exited (${code}) before sending "${type}"`));
     child.on('message', onMessage);
     child.once('exit', onExit);
   });

@@ -29,7 +29,12 @@ export interface PrometheusServer {
   /** An instant query (`/api/v1/query`); throws on a query error. */
   query(expression: string): Promise<Sample[]>;
   /** A range query (`/api/v1/query_range`), one series per label set, `[seconds, value]` points. */
-  queryRange(expression: string, startSeconds: number, endSeconds: number, stepSeconds: number): Promise<{ metric: Record<string, string>; values: [number, number][] }[]>;
+  queryRange(
+    expression: string,
+    startSeconds: number,
+    endSeconds: number,
+    stepSeconds: number,
+  ): Promise<{ metric: Record<string, string>; values: [number, number][] }[]>;
   /** Resolves when every target has been scraped successfully at least once since `sinceMs`. */
   scrapedSince(sinceMs: number, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -49,7 +54,10 @@ export function prometheusBinary(): string {
 }
 
 /** Starts Prometheus scraping `targets` (`host:port`, path `/metrics`) every `scrapeIntervalSeconds`. */
-export async function startPrometheus(targets: readonly string[], scrapeIntervalSeconds = 1): Promise<PrometheusServer> {
+export async function startPrometheus(
+  targets: readonly string[],
+  scrapeIntervalSeconds = 1,
+): Promise<PrometheusServer> {
   const binary = prometheusBinary();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'holdup-prometheus-'));
   const config = path.join(dir, 'prometheus.yml');
@@ -77,30 +85,48 @@ export async function startPrometheus(targets: readonly string[], scrapeInterval
   const api = async <T>(endpoint: string, params: Record<string, string>): Promise<T> => {
     const response = await fetch(`${url}/api/v1/${endpoint}?${new URLSearchParams(params)}`);
     const body = (await response.json()) as { status: string; data: T; error?: string };
-    if (body.status !== 'success') throw new Error(`Prometheus ${endpoint} ${JSON.stringify(params)}: ${body.error}`);
+    if (body.status !== 'success')
+      throw new Error(`Prometheus ${endpoint} ${JSON.stringify(params)}: ${body.error}`);
     return body.data;
   };
-  await waitUntil(async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true, 30_000, `Prometheus on ${url} to be ready`);
+  await waitUntil(
+    async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true,
+    30_000,
+    `Prometheus on ${url} to be ready`,
+  );
   return {
     url,
     async query(expression) {
-      const data = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>('query', { query: expression });
+      const data = await api<{
+        result: { metric: Record<string, string>; value: [number, string] }[];
+      }>('query', { query: expression });
       return data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
     },
     async queryRange(expression, start, end, step) {
-      const data = await api<{ result: { metric: Record<string, string>; values: [number, string][] }[] }>('query_range', {
+      const data = await api<{
+        result: { metric: Record<string, string>; values: [number, string][] }[];
+      }>('query_range', {
         query: expression,
         start: String(start),
         end: String(end),
         step: String(step),
       });
-      return data.result.map((r) => ({ metric: r.metric, values: r.values.map(([t, v]) => [t, Number(v)] as [number, number]) }));
+      return data.result.map((r) => ({
+        metric: r.metric,
+        values: r.values.map(([t, v]) => [t, Number(v)] as [number, number]),
+      }));
     },
     async scrapedSince(sinceMs, timeoutMs = 20_000) {
       await waitUntil(
         async () => {
-          const data = await api<{ activeTargets: { health: string; lastScrape: string }[] }>('targets', { state: 'active' });
-          return data.activeTargets.length > 0 && data.activeTargets.every((t) => t.health === 'up' && Date.parse(t.lastScrape) > sinceMs);
+          const data = await api<{ activeTargets: { health: string; lastScrape: string }[] }>(
+            'targets',
+            { state: 'active' },
+          );
+          return (
+            data.activeTargets.length > 0 &&
+            data.activeTargets.every((t) => t.health === 'up' && Date.parse(t.lastScrape) > sinceMs)
+          );
         },
         timeoutMs,
         'every target to be scraped',
@@ -114,11 +140,16 @@ export async function startPrometheus(targets: readonly string[], scrapeInterval
   };
 }
 
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+async function waitUntil(
+  condition: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(100);
   }
 }

@@ -33,7 +33,10 @@ export function createRedisClient(url: string, options: RedisOptions = {}): Redi
  * A client with `options` (the recommended ones unless given), connected:
  * resolves once it is ready, rejects when the server does not answer.
  */
-export async function connectRedisClient(url: string, options: RedisOptions = RECOMMENDED_OPTIONS): Promise<Redis> {
+export async function connectRedisClient(
+  url: string,
+  options: RedisOptions = RECOMMENDED_OPTIONS,
+): Promise<Redis> {
   const client = new Redis(url, { ...options, lazyConnect: true });
   await client.connect();
   return client;

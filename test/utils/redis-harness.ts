@@ -80,7 +80,9 @@ interface Instance {
 }
 
 export function spawnGuarded(binary: string, args: readonly string[]): Promise<Instance> {
-  const guardian = spawn('/bin/sh', ['-c', GUARDIAN, binary, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const guardian = spawn('/bin/sh', ['-c', GUARDIAN, binary, ...args], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   guardian.unref();
   (guardian.stdin as unknown as net.Socket).unref();
   let done = false;
@@ -100,7 +102,9 @@ export function spawnGuarded(binary: string, args: readonly string[]): Promise<I
       guardian.stdout!.destroy();
       resolve({ guardian, pid: Number(output.slice(0, newline)), exited, hasExited: () => done });
     });
-    void exited.then(() => reject(new Error(`${path.basename(binary)} guardian exited before reporting a PID`)));
+    void exited.then(() =>
+      reject(new Error(`${path.basename(binary)} guardian exited before reporting a PID`)),
+    );
   });
 }
 
@@ -171,7 +175,11 @@ export function freePort(): Promise<number> {
  * (simple string, error, integer) or bulk string. Enough for PING, INFO,
  * CLUSTER INFO and the like, without a client library.
  */
-export function rawCommand(port: number, args: readonly string[], timeoutMs = 2_000): Promise<string> {
+export function rawCommand(
+  port: number,
+  args: readonly string[],
+  timeoutMs = 2_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: HOST, port });
     let buffer = Buffer.alloc(0);
@@ -181,7 +189,10 @@ export function rawCommand(port: number, args: readonly string[], timeoutMs = 2_
       if (error) reject(error);
       else resolve(value!);
     };
-    const timer = setTimeout(() => done(new Error(`no reply from 127.0.0.1:${port} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`no reply from 127.0.0.1:${port} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     timer.unref();
     socket.once('error', (error) => done(error));
     socket.on('data', (chunk: Buffer) => {
@@ -197,12 +208,20 @@ export function rawCommand(port: number, args: readonly string[], timeoutMs = 2_
       if (buffer.length < lineEnd + 2 + length + 2) return;
       done(undefined, buffer.subarray(lineEnd + 2, lineEnd + 2 + length).toString());
     });
-    socket.write(args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).reduce((acc, part) => acc + part, `*${args.length}\r\n`));
+    socket.write(
+      args
+        .map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`)
+        .reduce((acc, part) => acc + part, `*${args.length}\r\n`),
+    );
   });
 }
 
 /** Polls PING until PONG (or `timeoutMs`). */
-export async function waitForPing(port: number, timeoutMs = START_TIMEOUT_MS, exited?: () => boolean): Promise<void> {
+export async function waitForPing(
+  port: number,
+  timeoutMs = START_TIMEOUT_MS,
+  exited?: () => boolean,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -214,7 +233,9 @@ export async function waitForPing(port: number, timeoutMs = START_TIMEOUT_MS, ex
     }
     await sleep(20);
   }
-  throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms (${String(last)})`);
+  throw new Error(
+    `redis-server on port ${port} did not answer PING within ${timeoutMs} ms (${String(last)})`,
+  );
 }
 
 /** Options of {@link startRedisServer}. */
@@ -226,7 +247,9 @@ export interface StartRedisServerOptions {
 }
 
 /** Starts a throw-away redis-server on loopback (no persistence, temp dir). */
-export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
+export async function startRedisServer(
+  options: StartRedisServerOptions = {},
+): Promise<RedisServer> {
   const { server: binary } = redisBinaries();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'holdup-redis-'));
   const attempts = options.port === undefined ? 5 : 1;
@@ -235,13 +258,20 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
     const port = options.port ?? (await freePort());
     const launch = async (): Promise<Instance> => {
       const instance = await spawnGuarded(binary, [
-        '--port', String(port),
-        '--bind', HOST,
-        '--save', '',
-        '--appendonly', 'no',
-        '--dir', dir,
-        '--daemonize', 'no',
-        '--logfile', path.join(dir, 'redis.log'),
+        '--port',
+        String(port),
+        '--bind',
+        HOST,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--logfile',
+        path.join(dir, 'redis.log'),
         ...(options.args ?? []),
       ]);
       try {
@@ -306,7 +336,9 @@ async function killInstance(instance: Instance): Promise<void> {
 }
 
 /** Starts `masters` cluster-enabled servers and joins them with `redis-cli --cluster create`. */
-export async function startRedisCluster(options: { masters?: number } = {}): Promise<RedisClusterHandle> {
+export async function startRedisCluster(
+  options: { masters?: number } = {},
+): Promise<RedisClusterHandle> {
   const masters = options.masters ?? 3;
   const { cli } = redisBinaries();
   const nodes: RedisServer[] = [];
@@ -321,10 +353,14 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
       nodes.push(
         await startRedisServer({
           args: [
-            '--cluster-enabled', 'yes',
-            '--cluster-config-file', 'nodes.conf',
-            '--cluster-node-timeout', '5000',
-            '--cluster-port', String(busPort),
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            'nodes.conf',
+            '--cluster-node-timeout',
+            '5000',
+            '--cluster-port',
+            String(busPort),
           ],
         }),
       );
@@ -332,9 +368,23 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
     await new Promise<void>((resolve, reject) => {
       execFile(
         cli,
-        ['--cluster', 'create', ...nodes.map((node) => `${HOST}:${node.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+        [
+          '--cluster',
+          'create',
+          ...nodes.map((node) => `${HOST}:${node.port}`),
+          '--cluster-replicas',
+          '0',
+          '--cluster-yes',
+        ],
         { timeout: 30_000 },
-        (error, stdout, stderr) => (error ? reject(new Error(`redis-cli --cluster create failed: ${stderr || stdout || error.message}`)) : resolve()),
+        (error, stdout, stderr) =>
+          error
+            ? reject(
+                new Error(
+                  `redis-cli --cluster create failed: ${stderr || stdout || error.message}`,
+                ),
+              )
+            : resolve(),
       );
     });
     // Every node must know the whole slot map before clients connect.
@@ -347,7 +397,11 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
         await sleep(50);
       }
     }
-    return { nodes, startupNodes: nodes.map((node) => ({ host: node.host, port: node.port })), stop };
+    return {
+      nodes,
+      startupNodes: nodes.map((node) => ({ host: node.host, port: node.port })),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -357,7 +411,10 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
 /** The shared server's URL, set by jest's global setup (or by the user). */
 export function sharedRedisUrl(): string {
   const url = process.env.REDIS_URL;
-  if (!url) throw new Error('REDIS_URL is not set: run the tests through jest (its globalSetup starts a redis-server).');
+  if (!url)
+    throw new Error(
+      'REDIS_URL is not set: run the tests through jest (its globalSetup starts a redis-server).',
+    );
   return url;
 }
 

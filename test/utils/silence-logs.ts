@@ -43,9 +43,17 @@ export function silenceRateLimitLogs(): CapturedLogs {
   let calls: { level: LogLevel; message: string }[] = [];
   beforeAll(() => {
     for (const level of LOG_LEVELS) {
-      spies[level] = jest.spyOn(Logger.prototype as unknown as Record<LogLevel, (message: unknown, ...rest: unknown[]) => void>, level).mockImplementation((message) => {
-        calls.push({ level, message: String(message) });
-      });
+      spies[level] = jest
+        .spyOn(
+          Logger.prototype as unknown as Record<
+            LogLevel,
+            (message: unknown, ...rest: unknown[]) => void
+          >,
+          level,
+        )
+        .mockImplementation((message) => {
+          calls.push({ level, message: String(message) });
+        });
     }
   });
   const clear = () => {
@@ -58,10 +66,16 @@ export function silenceRateLimitLogs(): CapturedLogs {
   });
   const spy = (level: LogLevel) => () => {
     const found = spies[level];
-    if (!found) throw new Error('silenceRateLimitLogs(): the spies exist from beforeAll on; read them inside a test or a hook');
+    if (!found)
+      throw new Error(
+        'silenceRateLimitLogs(): the spies exist from beforeAll on; read them inside a test or a hook',
+      );
     return found;
   };
-  const accessors = Object.fromEntries(LOG_LEVELS.map((level) => [level, spy(level)])) as Record<LogLevel, () => LogSpy>;
+  const accessors = Object.fromEntries(LOG_LEVELS.map((level) => [level, spy(level)])) as Record<
+    LogLevel,
+    () => LogSpy
+  >;
   return {
     get error() {
       return accessors.error();
@@ -81,7 +95,10 @@ export function silenceRateLimitLogs(): CapturedLogs {
     get fatal() {
       return accessors.fatal();
     },
-    messages: (level) => calls.filter((call) => level === undefined || call.level === level).map((call) => call.message),
+    messages: (level) =>
+      calls
+        .filter((call) => level === undefined || call.level === level)
+        .map((call) => call.message),
     clear,
   };
 }

@@ -26,7 +26,13 @@ export interface StoreFixture {
 export async function makeStore(kind: StoreKind, label: string): Promise<StoreFixture> {
   if (kind === 'memory') return { store: new MemoryStore(), release: async () => undefined };
   const client = await connectSharedClient();
-  const store = new RedisStore({ client, time: 'client', keyPrefix: uniquePrefix(label), expiryPaddingMs: 60_000, timeoutMs: 5_000 });
+  const store = new RedisStore({
+    client,
+    time: 'client',
+    keyPrefix: uniquePrefix(label),
+    expiryPaddingMs: 60_000,
+    timeoutMs: 5_000,
+  });
   return {
     store,
     release: async () => {
@@ -45,9 +51,19 @@ export type AnyStoreKind = (typeof ALL_STORES)[number];
  * time on the test's clock, its own key prefix. Closing the application
  * closes the store, never the client.
  */
-export function storeOnClient(kind: AnyStoreKind, client: Redis | undefined, label: string): RateLimitStore {
+export function storeOnClient(
+  kind: AnyStoreKind,
+  client: Redis | undefined,
+  label: string,
+): RateLimitStore {
   if (kind === 'memory') return new MemoryStore();
-  const options = { client: client!, keyPrefix: uniquePrefix(label), time: 'client', expiryPaddingMs: 60_000, timeoutMs: 5_000 } as const;
+  const options = {
+    client: client!,
+    keyPrefix: uniquePrefix(label),
+    time: 'client',
+    expiryPaddingMs: 60_000,
+    timeoutMs: 5_000,
+  } as const;
   return kind === 'redis' ? new RedisStore(options) : new TwoTierStore(options);
 }
 

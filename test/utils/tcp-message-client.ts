@@ -10,7 +10,10 @@ import { connect, type Socket } from 'node:net';
 export class TcpMessageClient {
   private buffer = '';
   private nextId = 0;
-  private readonly pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  private readonly pending = new Map<
+    string,
+    { resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  >();
 
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('utf8');
@@ -47,7 +50,11 @@ export class TcpMessageClient {
       if (hash < 0) return;
       const length = Number(this.buffer.slice(0, hash));
       if (this.buffer.length < hash + 1 + length) return;
-      const message = JSON.parse(this.buffer.slice(hash + 1, hash + 1 + length)) as { id: string; response?: unknown; err?: unknown };
+      const message = JSON.parse(this.buffer.slice(hash + 1, hash + 1 + length)) as {
+        id: string;
+        response?: unknown;
+        err?: unknown;
+      };
       this.buffer = this.buffer.slice(hash + 1 + length);
       const waiting = this.pending.get(message.id);
       if (!waiting) continue;

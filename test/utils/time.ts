@@ -10,7 +10,10 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `condition` every 10 ms until it holds; rejects after `timeoutMs`. */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -21,7 +21,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from '@jest/globals';
 import type { Redis, RedisOptions } from 'ioredis';
 import { connectRedisClient, RECOMMENDED_OPTIONS } from './redis-client.js';
-import { startRedisServer, type RedisServer, type StartRedisServerOptions } from './redis-harness.js';
+import {
+  startRedisServer,
+  type RedisServer,
+  type StartRedisServerOptions,
+} from './redis-harness.js';
 
 export interface WithRedisServerOptions {
   /** A server (and client) per test instead of one for the block. */
@@ -72,7 +76,8 @@ export function withRedisServer(options: WithRedisServerOptions = {}): RedisServ
     afterAll(stop);
   }
   const running = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`withRedisServer(): no ${what} outside the tests and hooks of its block`);
+    if (value === undefined)
+      throw new Error(`withRedisServer(): no ${what} outside the tests and hooks of its block`);
     return value;
   };
   return {

@@ -20,7 +20,9 @@ export function controllerWith(
   }[name]!;
   const descriptor = Object.getOwnPropertyDescriptor(Ctl.prototype, 'handler')!;
   Get('h')(Ctl.prototype, 'handler', descriptor);
-  const decorators = stacked ? (limits as unknown[]).map((limit) => RateLimit(limit as RateLimitOptions)) : [RateLimit(limits as RateLimitOptions)];
+  const decorators = stacked
+    ? (limits as unknown[]).map((limit) => RateLimit(limit as RateLimitOptions))
+    : [RateLimit(limits as RateLimitOptions)];
   for (const decorator of decorators) {
     if (on === 'method') decorator(Ctl.prototype, 'handler', descriptor);
     else decorator(Ctl);
@@ -34,7 +36,15 @@ export class ValidController {
   @RateLimit([
     { rate: '100/15min', burst: 10 },
     { name: 'b.c:d-e_f', rate: 0.5, cost: 1 },
-    { name: 'fn', rate: '2/s', burst: 2, cost: () => 1, key: 'header:x-api-key', scope: 'shared', failMode: 'closed' },
+    {
+      name: 'fn',
+      rate: '2/s',
+      burst: 2,
+      cost: () => 1,
+      key: 'header:x-api-key',
+      scope: 'shared',
+      failMode: 'closed',
+    },
   ])
   @Get()
   index() {

@@ -8,7 +8,12 @@ import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { io, type Socket } from 'socket.io-client';
-import { ManualClock, MemoryStore, RateLimitModule, type RateLimitModuleOptions } from 'nestjs-holdup';
+import {
+  ManualClock,
+  MemoryStore,
+  RateLimitModule,
+  type RateLimitModuleOptions,
+} from 'nestjs-holdup';
 import { ChatGateway } from './chat.gateway.js';
 
 describe('socket.io gateway', () => {
@@ -26,8 +31,15 @@ describe('socket.io gateway', () => {
     await app.listen(0, '127.0.0.1');
     url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
   };
-  const connect = async (options: { localAddress?: string; headers?: Record<string, string> } = {}): Promise<Socket> => {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, localAddress: options.localAddress, extraHeaders: options.headers } as never);
+  const connect = async (
+    options: { localAddress?: string; headers?: Record<string, string> } = {},
+  ): Promise<Socket> => {
+    const socket = io(url, {
+      transports: ['websocket'],
+      forceNew: true,
+      localAddress: options.localAddress,
+      extraHeaders: options.headers,
+    } as never);
     sockets.push(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
@@ -46,15 +58,27 @@ describe('socket.io gateway', () => {
     const onAny = (name: string, payload: unknown) => received.push([name, payload]);
     socket.onAny(onAny);
     let ack: unknown;
-    if (withAck) ack = await socket.timeout(2000).emitWithAck(event, data).catch((error: Error) => `no ack: ${error.message}`);
+    if (withAck)
+      ack = await socket
+        .timeout(2000)
+        .emitWithAck(event, data)
+        .catch((error: Error) => `no ack: ${error.message}`);
     else socket.emit(event, data);
     // Round trip: the server handles messages of one socket in order, so a ping answered means the emit was handled.
-    await socket.timeout(2000).emitWithAck('ping-sync', null).catch(() => undefined);
+    await socket
+      .timeout(2000)
+      .emitWithAck('ping-sync', null)
+      .catch(() => undefined);
     socket.offAny(onAny);
     return withAck ? { ack, received } : { received };
   };
 
-  const TOO_MANY = (retryAfter: number) => ({ status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter });
+  const TOO_MANY = (retryAfter: number) => ({
+    status: 'error',
+    statusCode: 429,
+    message: 'Too Many Requests',
+    retryAfter,
+  });
 
   it("two clients from two addresses: one bucket each (the default 'ip' key, from the handshake)", async () => {
     await boot();
@@ -97,7 +121,13 @@ describe('socket.io gateway', () => {
     a.emit('ask', 'q2', (answer: unknown) => acks.push(answer));
     const refused = await send(a, 'ask', 'q3', true);
     // One exception event per refused message (q2's, then q3's), one acknowledgement each.
-    expect(refused).toEqual({ ack: TOO_MANY(60), received: [['exception', TOO_MANY(60)], ['exception', TOO_MANY(60)]] });
+    expect(refused).toEqual({
+      ack: TOO_MANY(60),
+      received: [
+        ['exception', TOO_MANY(60)],
+        ['exception', TOO_MANY(60)],
+      ],
+    });
     expect(acks).toEqual([TOO_MANY(60)]);
   });
 
@@ -105,7 +135,10 @@ describe('socket.io gateway', () => {
     await boot();
     const a = await connect({ localAddress: '127.0.0.6' });
     expect(await send(a, 'export', null)).toEqual({ received: [['exported', true]] });
-    expect(await send(a, 'export', null, true)).toEqual({ ack: TOO_MANY(3600), received: [['exception', TOO_MANY(3600)]] });
+    expect(await send(a, 'export', null, true)).toEqual({
+      ack: TOO_MANY(3600),
+      received: [['exception', TOO_MANY(3600)]],
+    });
   });
 
   it("failMode 'closed' with a failing store: the error says 503, not a crash", async () => {
@@ -115,7 +148,14 @@ describe('socket.io gateway', () => {
     };
     await boot({ store: broken, failMode: 'closed' });
     const a = await connect({ localAddress: '127.0.0.7' });
-    const unavailable = { status: 'error', statusCode: 503, message: 'Rate limiting is temporarily unavailable' };
-    expect(await send(a, 'say', 'x', true)).toEqual({ ack: unavailable, received: [['exception', unavailable]] });
+    const unavailable = {
+      status: 'error',
+      statusCode: 503,
+      message: 'Rate limiting is temporarily unavailable',
+    };
+    expect(await send(a, 'say', 'x', true)).toEqual({
+      ack: unavailable,
+      received: [['exception', unavailable]],
+    });
   });
 });

@@ -28,7 +28,9 @@ describe('ws gateway', () => {
     await app.listen(0, '127.0.0.1');
     url = `ws://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
   };
-  const connect = async (options: { localAddress?: string; headers?: Record<string, string> } = {}): Promise<WebSocket> => {
+  const connect = async (
+    options: { localAddress?: string; headers?: Record<string, string> } = {},
+  ): Promise<WebSocket> => {
     const socket = new WebSocket(url, options);
     sockets.push(socket);
     await new Promise<void>((resolve, reject) => {
@@ -48,7 +50,10 @@ describe('ws gateway', () => {
       socket.once('message', (frame) => resolve(JSON.parse(String(frame))));
       socket.send(JSON.stringify({ event, data }));
     });
-  const TOO_MANY = (retryAfter: number) => ({ event: 'exception', data: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter } });
+  const TOO_MANY = (retryAfter: number) => ({
+    event: 'exception',
+    data: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter },
+  });
 
   it("two clients from two addresses: one bucket each (the default 'ip' key)", async () => {
     await boot();
@@ -87,10 +92,15 @@ describe('ws gateway', () => {
   });
 
   it('a bad limit on a gateway fails the bootstrap, with the message an HTTP route gets', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [RateLimitModule.forRoot()], providers: [BadGateway] }).compile();
+    const moduleRef = await Test.createTestingModule({
+      imports: [RateLimitModule.forRoot()],
+      providers: [BadGateway],
+    }).compile();
     const bad = moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
     bad.useWebSocketAdapter(new WsAdapter(bad));
-    await expect(bad.init()).rejects.toThrow('RateLimit: BadGateway.bad, limit "default": rate must be');
+    await expect(bad.init()).rejects.toThrow(
+      'RateLimit: BadGateway.bad, limit "default": rate must be',
+    );
     await bad.close().catch(() => undefined);
   });
 });

@@ -16,7 +16,12 @@ export class WindowsController {
   }
 
   /** A daily quota that starts over at midnight in Paris. */
-  @RateLimit({ name: 'daily', rate: '3/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Paris' } })
+  @RateLimit({
+    name: 'daily',
+    rate: '3/day',
+    algorithm: 'fixed-window',
+    calendar: { timeZone: 'Europe/Paris' },
+  })
   @Get('daily')
   daily() {
     return { ok: true };
@@ -25,7 +30,12 @@ export class WindowsController {
   /** The README's example ("A daily quota", docs/algorithms.md). */
   @RateLimit([
     { name: 'burst', rate: '10/s', burst: 20 },
-    { name: 'daily', rate: '1000/day', algorithm: 'fixed-window', calendar: { timeZone: 'Europe/Paris' } },
+    {
+      name: 'daily',
+      rate: '1000/day',
+      algorithm: 'fixed-window',
+      calendar: { timeZone: 'Europe/Paris' },
+    },
   ])
   @Get('reports')
   reports() {

@@ -25,7 +25,9 @@ describe.each(ALL_STORES)('window algorithms (%s store)', (kind) => {
     beforeEach(async () => {
       clock = new ManualClock(T);
       app = await createApp(platform, {
-        imports: [RateLimitModule.forRoot({ clock, store: makeStore(`windows-${kind}-${platform}`) })],
+        imports: [
+          RateLimitModule.forRoot({ clock, store: makeStore(`windows-${kind}-${platform}`) }),
+        ],
         controllers: [WindowsController],
       });
     });

@@ -1,5 +1,12 @@
 import { ENCODE, FRAME, GCRA, READ, RECEIPTS, WRITE } from './gcra.lua.js';
-import { DECIDE_ANY, EFFECTIVE, MARK_WINDOW, RESTATE_ANY, WINDOW_FLAG, WINDOW_FUNCTIONS } from './window.lua.js';
+import {
+  DECIDE_ANY,
+  EFFECTIVE,
+  MARK_WINDOW,
+  RESTATE_ANY,
+  WINDOW_FLAG,
+  WINDOW_FUNCTIONS,
+} from './window.lua.js';
 
 /**
  * `consume`: charge every bucket its cost, or none of them (all or nothing

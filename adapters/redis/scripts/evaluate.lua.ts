@@ -1,5 +1,12 @@
 import { ENCODE, FRAME, GCRA, READ } from './gcra.lua.js';
-import { DECIDE_ANY, EFFECTIVE, MARK_WINDOW, RESTATE_ANY, WINDOW_FLAG, WINDOW_FUNCTIONS } from './window.lua.js';
+import {
+  DECIDE_ANY,
+  EFFECTIVE,
+  MARK_WINDOW,
+  RESTATE_ANY,
+  WINDOW_FLAG,
+  WINDOW_FUNCTIONS,
+} from './window.lua.js';
 
 /**
  * `evaluate`: the decisions `consume` would answer for a request that another

@@ -8,7 +8,8 @@ import { PEEK_LUA } from './peek.lua.js';
 import { REFUND_LUA } from './refund.lua.js';
 
 /** The store's Lua scripts, one per operation (see each file's header for its KEYS, ARGV and reply). */
-export type ScriptName = 'consume' | 'consume_one' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block';
+export type ScriptName =
+  'consume' | 'consume_one' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block';
 
 /** A script as the store sends it: by SHA1 (`EVALSHA`), by source when Redis lost it (`EVAL`). */
 export interface RedisScript {

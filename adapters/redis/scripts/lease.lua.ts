@@ -1,4 +1,15 @@
-import { DECIDE, ENCODE, EXTRAS, FRAME, GCRA, READ, RECEIPTS, replyNumber, RESTATE, WRITE } from './gcra.lua.js';
+import {
+  DECIDE,
+  ENCODE,
+  EXTRAS,
+  FRAME,
+  GCRA,
+  READ,
+  RECEIPTS,
+  replyNumber,
+  RESTATE,
+  WRITE,
+} from './gcra.lua.js';
 
 /**
  * `lease`: `consume`, and when the request is admitted, each bucket

@@ -8,14 +8,21 @@ import {
   type StoreFailureEvent,
   type StoreRecoveryEvent,
 } from '../rate-limit-channels.js';
-import type { LimitVerdict, RateLimitEventMap, RateLimitEventType } from './rate-limit-events.interface.js';
+import type {
+  LimitVerdict,
+  RateLimitEventMap,
+  RateLimitEventType,
+} from './rate-limit-events.interface.js';
 
 /** What a translation hands on: one typed event. */
 export type Emit = <T extends RateLimitEventType>(type: T, event: RateLimitEventMap[T]) => void;
 
 /** A channel, and how its messages become events (already known to be the module's own). */
 export interface ChannelTranslation {
-  readonly channel: { subscribe(listener: (message: unknown) => void): void; unsubscribe(listener: (message: unknown) => void): unknown };
+  readonly channel: {
+    subscribe(listener: (message: unknown) => void): void;
+    unsubscribe(listener: (message: unknown) => void): unknown;
+  };
   /** The event types it can produce: subscribed only while one of them is listened to. */
   readonly types: readonly RateLimitEventType[];
   readonly translate: (message: unknown, emit: Emit) => void;
@@ -27,7 +34,11 @@ export interface ChannelTranslation {
  * denying limits picked out); the events are delivered later.
  */
 export const CHANNEL_TRANSLATIONS: readonly ChannelTranslation[] = [
-  { channel: rateLimitChannels.decision, types: ['denied', 'shadow-denied'], translate: translateDecision },
+  {
+    channel: rateLimitChannels.decision,
+    types: ['denied', 'shadow-denied'],
+    translate: translateDecision,
+  },
   {
     channel: rateLimitChannels.storeFailure,
     types: ['store-failure'],
@@ -39,7 +50,8 @@ export const CHANNEL_TRANSLATIONS: readonly ChannelTranslation[] = [
   {
     channel: rateLimitChannels.storeRecovery,
     types: ['store-recovered'],
-    translate: (message, emit) => emit('store-recovered', { failures: (message as StoreRecoveryEvent).failures }),
+    translate: (message, emit) =>
+      emit('store-recovered', { failures: (message as StoreRecoveryEvent).failures }),
   },
   {
     channel: rateLimitChannels.fallback,
@@ -78,5 +90,13 @@ function translateDecision(message: unknown, emit: Emit): void {
 /** One event per blocked key. */
 function translatePenalty(message: unknown, emit: Emit): void {
   const { route, transport, limits, blocks } = message as PenaltyChannelEvent;
-  blocks.forEach((block, i) => emit('penalty', { route, transport, limit: limits[i]!, key: block.key, durationMs: block.durationMs }));
+  blocks.forEach((block, i) =>
+    emit('penalty', {
+      route,
+      transport,
+      limit: limits[i]!,
+      key: block.key,
+      durationMs: block.durationMs,
+    }),
+  );
 }

@@ -74,7 +74,9 @@ export interface RateLimitEventMap {
 export type RateLimitEventType = keyof RateLimitEventMap;
 
 /** A listener of one event type. It may return a promise: a rejection is contained like a throw. */
-export type RateLimitEventListener<T extends RateLimitEventType> = (event: RateLimitEventMap[T]) => unknown;
+export type RateLimitEventListener<T extends RateLimitEventType> = (
+  event: RateLimitEventMap[T],
+) => unknown;
 
 /** Every event type, in a fixed order. */
 export const RATE_LIMIT_EVENT_TYPES: readonly RateLimitEventType[] = Object.freeze([

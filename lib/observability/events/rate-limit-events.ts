@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { optionError } from '../../errors/option-error.js';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../../rate-limit.constants.js';
@@ -6,7 +12,12 @@ import type { ResolvedModuleOptions } from '../../interfaces/resolved-module-opt
 import { loadPeer } from '../metrics/load-peer.js';
 import type { RateLimitOwner } from '../../interfaces/rate-limit-owner.interface.js';
 import { CHANNEL_TRANSLATIONS, type ChannelTranslation, type Emit } from './channel-translation.js';
-import { RATE_LIMIT_EVENT_TYPES, type RateLimitEventListener, type RateLimitEventMap, type RateLimitEventType } from './rate-limit-events.interface.js';
+import {
+  RATE_LIMIT_EVENT_TYPES,
+  type RateLimitEventListener,
+  type RateLimitEventMap,
+  type RateLimitEventType,
+} from './rate-limit-events.interface.js';
 
 type AnyListener = (event: unknown) => unknown;
 
@@ -54,7 +65,8 @@ export class RateLimitEvents implements OnModuleInit, OnModuleDestroy {
   private readonly emit: Emit = (type, event) => this.enqueue(type, event);
 
   constructor(
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'owner' | 'events'>,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
+    private readonly options: Pick<ResolvedModuleOptions, 'owner' | 'events'>,
     private readonly moduleRef: ModuleRef,
   ) {
     this.owner = options.owner;
@@ -66,9 +78,12 @@ export class RateLimitEvents implements OnModuleInit, OnModuleDestroy {
    */
   on<T extends RateLimitEventType>(type: T, listener: RateLimitEventListener<T>): () => void {
     if (!RATE_LIMIT_EVENT_TYPES.includes(type)) {
-      throw new TypeError(`RateLimitEvents.on: unknown event type ${JSON.stringify(type)} (known: ${RATE_LIMIT_EVENT_TYPES.join(', ')})`);
+      throw new TypeError(
+        `RateLimitEvents.on: unknown event type ${JSON.stringify(type)} (known: ${RATE_LIMIT_EVENT_TYPES.join(', ')})`,
+      );
     }
-    if (typeof listener !== 'function') throw new TypeError('RateLimitEvents.on: the listener must be a function');
+    if (typeof listener !== 'function')
+      throw new TypeError('RateLimitEvents.on: the listener must be a function');
     let set = this.listeners.get(type);
     if (set === undefined) this.listeners.set(type, (set = new Set()));
     const added = listener as AnyListener;
@@ -83,7 +98,11 @@ export class RateLimitEvents implements OnModuleInit, OnModuleDestroy {
   /** With `events: { eventEmitter: true }`: finds `EventEmitter2` (loading the peer), or fails the bootstrap. */
   async onModuleInit(): Promise<void> {
     if (!this.options.events.eventEmitter) return;
-    const { EventEmitter2 } = await loadPeer('events.eventEmitter', '@nestjs/event-emitter', () => import('@nestjs/event-emitter'));
+    const { EventEmitter2 } = await loadPeer(
+      'events.eventEmitter',
+      '@nestjs/event-emitter',
+      () => import('@nestjs/event-emitter'),
+    );
     let emitter: EventEmitterLike | undefined;
     try {
       emitter = this.moduleRef.get<EventEmitterLike>(EventEmitter2, { strict: false });
@@ -91,10 +110,16 @@ export class RateLimitEvents implements OnModuleInit, OnModuleDestroy {
       emitter = undefined;
     }
     if (emitter === undefined || emitter === null) {
-      throw optionError('RateLimitModule', 'events.eventEmitter', 'found no EventEmitter2 provider: import EventEmitterModule.forRoot() from @nestjs/event-emitter in the application module');
+      throw optionError(
+        'RateLimitModule',
+        'events.eventEmitter',
+        'found no EventEmitter2 provider: import EventEmitterModule.forRoot() from @nestjs/event-emitter in the application module',
+      );
     }
     const forward = (type: RateLimitEventType, event: unknown): unknown =>
-      emitter.emitAsync ? emitter.emitAsync(`rate-limit.${type}`, event) : emitter.emit(`rate-limit.${type}`, event);
+      emitter.emitAsync
+        ? emitter.emitAsync(`rate-limit.${type}`, event)
+        : emitter.emit(`rate-limit.${type}`, event);
     this.forward = forward as AnyListener;
     this.sync();
   }
@@ -113,7 +138,10 @@ export class RateLimitEvents implements OnModuleInit, OnModuleDestroy {
   /** Subscribes to the channels some listener needs, and only those (no publisher pays for the others). */
   private sync(): void {
     for (const translation of CHANNEL_TRANSLATIONS) {
-      const needed = !this.destroyed && (this.forward !== undefined || translation.types.some((type) => (this.listeners.get(type)?.size ?? 0) > 0));
+      const needed =
+        !this.destroyed &&
+        (this.forward !== undefined ||
+          translation.types.some((type) => (this.listeners.get(type)?.size ?? 0) > 0));
       const handler = this.subscribed.get(translation);
       if (needed && handler === undefined) {
         const subscribe = (message: unknown) => this.receive(translation, message);
@@ -156,11 +184,19 @@ export class RateLimitEvents implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private call(listener: AnyListener, type: RateLimitEventType, event: unknown, forwarding = false): void {
+  private call(
+    listener: AnyListener,
+    type: RateLimitEventType,
+    event: unknown,
+    forwarding = false,
+  ): void {
     const what = forwarding ? `EventEmitter2 listener of rate-limit.${type}` : `'${type}' listener`;
     try {
-      const result = forwarding ? (listener as (type: RateLimitEventType, event: unknown) => unknown)(type, event) : listener(event);
-      if (isThenable(result)) result.then(undefined, (error: unknown) => this.report(listener, what, error));
+      const result = forwarding
+        ? (listener as (type: RateLimitEventType, event: unknown) => unknown)(type, event)
+        : listener(event);
+      if (isThenable(result))
+        result.then(undefined, (error: unknown) => this.report(listener, what, error));
     } catch (error) {
       this.report(listener, what, error);
     }
@@ -171,7 +207,9 @@ export class RateLimitEvents implements OnModuleInit, OnModuleDestroy {
     if (this.reported.has(listener)) return;
     this.reported.add(listener);
     const why = error instanceof Error ? error.message : String(error);
-    this.logger.error(`RateLimitEvents: a ${what} failed (${why}); the request was not affected. Its later failures are not logged.`);
+    this.logger.error(
+      `RateLimitEvents: a ${what} failed (${why}); the request was not affected. Its later failures are not logged.`,
+    );
   }
 }
 

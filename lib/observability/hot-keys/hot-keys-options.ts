@@ -1,7 +1,10 @@
 import { describeValue, optionError } from '../../errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../errors/unknown-options.js';
 import { parseDuration } from '../../limits/parse-duration.js';
-import type { HotKeysOptions, ResolvedHotKeysOptions } from '../../interfaces/hot-keys-options.interface.js';
+import type {
+  HotKeysOptions,
+  ResolvedHotKeysOptions,
+} from '../../interfaces/hot-keys-options.interface.js';
 
 export const MAX_HOT_KEYS = 10_000;
 const MIN_WINDOW_MS = 1_000;
@@ -11,29 +14,48 @@ const HOT_KEYS_OPTIONS = optionNames<HotKeysOptions>({ size: true, windowMs: tru
 const LOG_OPTIONS = optionNames<{ top?: number }>({ top: true });
 
 /** Validates `hotKeys` at start-up; `undefined` when not enabled. */
-export function resolveHotKeysOptions(given: boolean | HotKeysOptions | undefined): ResolvedHotKeysOptions | undefined {
+export function resolveHotKeysOptions(
+  given: boolean | HotKeysOptions | undefined,
+): ResolvedHotKeysOptions | undefined {
   const fail = (option: string, problem: string): never => {
     throw optionError('RateLimitModule', option, problem);
   };
   if (given === undefined || given === false) return undefined;
   const options: HotKeysOptions = given === true ? {} : given;
-  if (options === null || typeof options !== 'object') fail('hotKeys', `must be true or { size?, windowMs?, log? }, got ${describeValue(given)}`);
+  if (options === null || typeof options !== 'object')
+    fail('hotKeys', `must be true or { size?, windowMs?, log? }, got ${describeValue(given)}`);
   rejectUnknownOptions('RateLimitModule', options, HOT_KEYS_OPTIONS, 'hotKeys.');
   const size = options.size ?? 100;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_HOT_KEYS) fail('hotKeys.size', `must be an integer from 1 to ${MAX_HOT_KEYS}, got ${describeValue(size)}`);
+  if (!Number.isInteger(size) || size < 1 || size > MAX_HOT_KEYS)
+    fail(
+      'hotKeys.size',
+      `must be an integer from 1 to ${MAX_HOT_KEYS}, got ${describeValue(size)}`,
+    );
   const windowMs = parseDuration(options.windowMs ?? 60_000);
   if (windowMs === undefined || windowMs < MIN_WINDOW_MS || windowMs > MAX_WINDOW_MS) {
-    fail('hotKeys.windowMs', `must be a duration from 1s to 1d (milliseconds or a string such as '5min'), got ${describeValue(options.windowMs)}`);
+    fail(
+      'hotKeys.windowMs',
+      `must be a duration from 1s to 1d (milliseconds or a string such as '5min'), got ${describeValue(options.windowMs)}`,
+    );
   }
   return { size, windowMs: windowMs!, logTop: resolveLogTop(options.log, size, fail) };
 }
 
-function resolveLogTop(log: HotKeysOptions['log'], size: number, fail: (option: string, problem: string) => never): number {
+function resolveLogTop(
+  log: HotKeysOptions['log'],
+  size: number,
+  fail: (option: string, problem: string) => never,
+): number {
   if (log === undefined || log === false) return 0;
   if (log === true) return Math.min(10, size);
-  if (log === null || typeof log !== 'object') fail('hotKeys.log', `must be a boolean or { top }, got ${describeValue(log)}`);
+  if (log === null || typeof log !== 'object')
+    fail('hotKeys.log', `must be a boolean or { top }, got ${describeValue(log)}`);
   rejectUnknownOptions('RateLimitModule', log, LOG_OPTIONS, 'hotKeys.log.');
   const top = log.top ?? 10;
-  if (!Number.isInteger(top) || top < 1 || top > size) fail('hotKeys.log.top', `must be an integer from 1 to hotKeys.size (${size}), got ${describeValue(top)}`);
+  if (!Number.isInteger(top) || top < 1 || top > size)
+    fail(
+      'hotKeys.log.top',
+      `must be an integer from 1 to hotKeys.size (${size}), got ${describeValue(top)}`,
+    );
   return top;
 }

@@ -15,7 +15,7 @@ function deny(hot: HotKeys, limit: string, key: string, times: number, now: numb
 }
 
 describe('HotKeys', () => {
-  it('reports each limit\'s most denied callers, most denied first', () => {
+  it("reports each limit's most denied callers, most denied first", () => {
     const { hot } = tracker();
     deny(hot, 'search', '203.0.113.7', 5, T0);
     deny(hot, 'search', '203.0.113.8', 2, T0);
@@ -25,7 +25,9 @@ describe('HotKeys', () => {
       { limit: 'search', key: '203.0.113.8', denied: 2, overcount: 0 },
       { limit: 'login', key: 'alice@example.com', denied: 3, overcount: 0 },
     ]);
-    expect(hot.hottest({ limit: 'login', top: 1 }, T0)).toEqual([{ limit: 'login', key: 'alice@example.com', denied: 3, overcount: 0 }]);
+    expect(hot.hottest({ limit: 'login', top: 1 }, T0)).toEqual([
+      { limit: 'login', key: 'alice@example.com', denied: 3, overcount: 0 },
+    ]);
     expect(hot.hottest({ limit: 'nobody' }, T0)).toEqual([]);
   });
 
@@ -33,7 +35,9 @@ describe('HotKeys', () => {
     const { hot } = tracker();
     deny(hot, 'search', 'a', 4, T0);
     deny(hot, 'search', 'a', 1, T0 + WINDOW + 1); // next window: both count
-    expect(hot.hottest({}, T0 + WINDOW + 1)).toEqual([{ limit: 'search', key: 'a', denied: 5, overcount: 0 }]);
+    expect(hot.hottest({}, T0 + WINDOW + 1)).toEqual([
+      { limit: 'search', key: 'a', denied: 5, overcount: 0 },
+    ]);
     deny(hot, 'search', 'b', 1, T0 + 2 * WINDOW + 1); // the first window is gone
     expect(hot.hottest({}, T0 + 2 * WINDOW + 1)).toEqual([
       { limit: 'search', key: 'a', denied: 1, overcount: 0 },
@@ -42,7 +46,7 @@ describe('HotKeys', () => {
     expect(hot.hottest({}, T0 + 10 * WINDOW)).toEqual([]); // a long quiet: nothing recent
   });
 
-  it('a caller missing from a full window\'s summary is bounded by that window\'s least count, not assumed absent', () => {
+  it("a caller missing from a full window's summary is bounded by that window's least count, not assumed absent", () => {
     const { hot } = tracker(2);
     deny(hot, 'search', 'a', 3, T0);
     deny(hot, 'search', 'b', 2, T0);
@@ -55,17 +59,21 @@ describe('HotKeys', () => {
     ]);
   });
 
-  it('with log, says each finished window\'s top callers once, when the next denial comes, and the current one at flush', () => {
+  it("with log, says each finished window's top callers once, when the next denial comes, and the current one at flush", () => {
     const { hot, said } = tracker(5, 2);
     deny(hot, 'search', 'a', 3, T0);
     deny(hot, 'search', 'b', 2, T0);
     deny(hot, 'search', 'c', 1, T0);
     expect(said).toEqual([]);
     hot.denied('search', 'a', T0 + WINDOW + 5);
-    expect(said).toEqual([`RateLimit: limit "search": most denied callers in the 60 s window from ${new Date(T0).toISOString()}: a (3), b (2)`]);
+    expect(said).toEqual([
+      `RateLimit: limit "search": most denied callers in the 60 s window from ${new Date(T0).toISOString()}: a (3), b (2)`,
+    ]);
     hot.flush();
     expect(said).toHaveLength(2);
-    expect(said[1]).toBe(`RateLimit: limit "search": most denied callers in the 60 s window from ${new Date(T0 + WINDOW).toISOString()}: a (1)`);
+    expect(said[1]).toBe(
+      `RateLimit: limit "search": most denied callers in the 60 s window from ${new Date(T0 + WINDOW).toISOString()}: a (1)`,
+    );
     hot.flush();
     expect(said).toHaveLength(2);
   });
@@ -84,15 +92,29 @@ describe('resolveHotKeysOptions', () => {
     expect(resolveHotKeysOptions(undefined)).toBeUndefined();
     expect(resolveHotKeysOptions(false)).toBeUndefined();
     expect(resolveHotKeysOptions(true)).toEqual({ size: 100, windowMs: 60_000, logTop: 0 });
-    expect(resolveHotKeysOptions({ size: 20, windowMs: '5min', log: { top: 3 } })).toEqual({ size: 20, windowMs: 300_000, logTop: 3 });
-    expect(resolveHotKeysOptions({ log: true })).toEqual({ size: 100, windowMs: 60_000, logTop: 10 });
+    expect(resolveHotKeysOptions({ size: 20, windowMs: '5min', log: { top: 3 } })).toEqual({
+      size: 20,
+      windowMs: 300_000,
+      logTop: 3,
+    });
+    expect(resolveHotKeysOptions({ log: true })).toEqual({
+      size: 100,
+      windowMs: 60_000,
+      logTop: 10,
+    });
   });
 
   it.each([
     [{ size: 0 }, 'RateLimitModule: hotKeys.size must be an integer from 1 to 10000, got 0'],
-    [{ windowMs: '10ms' }, "hotKeys.windowMs must be a duration from 1s to 1d (milliseconds or a string such as '5min'), got \"10ms\""],
+    [
+      { windowMs: '10ms' },
+      'hotKeys.windowMs must be a duration from 1s to 1d (milliseconds or a string such as \'5min\'), got "10ms"',
+    ],
     [{ log: 'yes' }, 'hotKeys.log must be a boolean or { top }, got "yes"'],
-    [{ size: 5, log: { top: 6 } }, 'hotKeys.log.top must be an integer from 1 to hotKeys.size (5), got 6'],
+    [
+      { size: 5, log: { top: 6 } },
+      'hotKeys.log.top must be an integer from 1 to hotKeys.size (5), got 6',
+    ],
     [{ sise: 5 }, 'did you mean size?'],
     ['on', 'hotKeys must be true or { size?, windowMs?, log? }, got "on"'],
   ])('%j is refused', (given, message) => {

@@ -59,9 +59,13 @@ export class HotKeys {
   hottest(query: HottestKeysQuery, now: number): HotKey[] {
     this.turnOver(now);
     const top = query.top ?? 10;
-    const names = query.limit === undefined ? new Set([...this.previous.keys(), ...this.current.keys()]) : [query.limit];
+    const names =
+      query.limit === undefined
+        ? new Set([...this.previous.keys(), ...this.current.keys()])
+        : [query.limit];
     const hot: HotKey[] = [];
-    for (const limit of names) hot.push(...merged(limit, [this.previous.get(limit), this.current.get(limit)], top));
+    for (const limit of names)
+      hot.push(...merged(limit, [this.previous.get(limit), this.current.get(limit)], top));
     return hot;
   }
 
@@ -87,9 +91,14 @@ export class HotKeys {
     for (const [limit, summary] of window) {
       const callers = summary
         .top(this.options.logTop)
-        .map(({ item, count, overcount }) => `${item} (${count}${overcount > 0 ? `, ±${overcount}` : ''})`)
+        .map(
+          ({ item, count, overcount }) =>
+            `${item} (${count}${overcount > 0 ? `, ±${overcount}` : ''})`,
+        )
         .join(', ');
-      this.say(`RateLimit: limit "${limit}": most denied callers in the ${seconds} s window from ${new Date(start).toISOString()}: ${callers}`);
+      this.say(
+        `RateLimit: limit "${limit}": most denied callers in the ${seconds} s window from ${new Date(start).toISOString()}: ${callers}`,
+      );
     }
   }
 }
@@ -99,10 +108,16 @@ export class HotKeys {
  * window's summary may still have been denied there up to that summary's
  * least count: its upper bound includes that, its lower bound does not.
  */
-function merged(limit: string, windows: readonly (SpaceSaving | undefined)[], top: number): HotKey[] {
+function merged(
+  limit: string,
+  windows: readonly (SpaceSaving | undefined)[],
+  top: number,
+): HotKey[] {
   const present = windows.filter((window): window is SpaceSaving => window !== undefined);
   const keys = new Set(present.flatMap((window) => window.top().map(({ item }) => item)));
-  const counted = present.map((window) => new Map(window.top().map((entry) => [entry.item, entry])));
+  const counted = present.map(
+    (window) => new Map(window.top().map((entry) => [entry.item, entry])),
+  );
   const hot: HotKey[] = [];
   for (const key of keys) {
     let upper = 0;

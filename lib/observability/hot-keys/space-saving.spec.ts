@@ -52,11 +52,16 @@ describe('SpaceSaving', () => {
       expect(truth).toBeGreaterThanOrEqual(count - overcount);
     }
     const counted = new Set(summary.top().map(({ item }) => item));
-    const heavy = [...exact].filter(([, count]) => count > stream.length / 50).map(([item]) => item);
+    const heavy = [...exact]
+      .filter(([, count]) => count > stream.length / 50)
+      .map(([item]) => item);
     expect(heavy.length).toBeGreaterThan(3);
     for (const item of heavy) expect(counted).toContain(item);
     // The true top 5 are the summary's top 5, in order.
-    const trueTop = [...exact].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([item]) => item);
+    const trueTop = [...exact]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([item]) => item);
     expect(summary.top(5).map(({ item }) => item)).toEqual(trueTop);
   });
 

@@ -2,7 +2,8 @@ import type { DecisionEvent } from '../rate-limit-channels.js';
 import { DecisionCounters } from './decision-counters.js';
 import { DurationHistogram } from './duration-histogram.js';
 
-const decision = (allowed: boolean, remaining: number) => ({ allowed, remaining, retryAfterMs: 0, resetMs: 0, limit: 10 }) as never;
+const decision = (allowed: boolean, remaining: number) =>
+  ({ allowed, remaining, retryAfterMs: 0, resetMs: 0, limit: 10 }) as never;
 
 describe('DecisionCounters', () => {
   it('counts each limit of a route under its own result, and the near-limit admissions', () => {
@@ -18,9 +19,26 @@ describe('DecisionCounters', () => {
     });
     counters.count(event(true, 5));
     counters.count(event(false, 0.5));
-    counters.count({ route: 'R', transport: 'http', limits: ['a', 'b'], result: 'fail-open', decisions: [] });
-    const totals = Object.fromEntries([...counters.requests()].map((o) => [`${o.attributes.policy}/${o.attributes.result}`, o.value]));
-    expect(totals).toEqual({ 'a/admitted': 2, 'a/fail-open': 1, 'b/admitted': 1, 'b/denied': 1, 'b/fail-open': 1 });
+    counters.count({
+      route: 'R',
+      transport: 'http',
+      limits: ['a', 'b'],
+      result: 'fail-open',
+      decisions: [],
+    });
+    const totals = Object.fromEntries(
+      [...counters.requests()].map((o) => [
+        `${o.attributes.policy}/${o.attributes.result}`,
+        o.value,
+      ]),
+    );
+    expect(totals).toEqual({
+      'a/admitted': 2,
+      'a/fail-open': 1,
+      'b/admitted': 1,
+      'b/denied': 1,
+      'b/fail-open': 1,
+    });
     // a: remaining 0.5 < 1 (10 % of 10); b: remaining 0 on the admitted request.
     expect([...counters.nearLimit()].map((o) => [o.attributes.policy, o.value])).toEqual([
       ['a', 1],
@@ -30,7 +48,14 @@ describe('DecisionCounters', () => {
 
   it('keeps one series per limit and transport, whatever array names it', () => {
     const counters = new DecisionCounters();
-    for (let i = 0; i < 200; i++) counters.count({ route: 'R', transport: i < 100 ? 'http' : 'ws', limits: [`limit-${i % 100}`], result: 'skipped', decisions: [] });
+    for (let i = 0; i < 200; i++)
+      counters.count({
+        route: 'R',
+        transport: i < 100 ? 'http' : 'ws',
+        limits: [`limit-${i % 100}`],
+        result: 'skipped',
+        decisions: [],
+      });
     const series = [...counters.requests()];
     expect(series).toHaveLength(200);
     expect(series.every((o) => o.value === 1 && o.attributes.result === 'skipped')).toBe(true);

@@ -3,7 +3,14 @@ import type { Observation } from './metrics-backend.js';
 import { NEAR_LIMIT_SHARE } from './instruments.js';
 
 /** Every result, in the order of their slots. */
-const RESULTS: readonly DecisionResult[] = ['admitted', 'denied', 'fail-open', 'fail-closed', 'skipped', 'shadow-denied'];
+const RESULTS: readonly DecisionResult[] = [
+  'admitted',
+  'denied',
+  'fail-open',
+  'fail-closed',
+  'skipped',
+  'shadow-denied',
+];
 const RESULT_SLOT = new Map<DecisionResult, number>(RESULTS.map((result, i) => [result, i]));
 const ADMITTED = 0;
 const DENIED = 1;
@@ -23,7 +30,10 @@ const DENIED = 1;
 export class DecisionCounters {
   private readonly seriesOf = new Map<string, number>();
   private readonly series: { readonly policy: string; readonly transport: string }[] = [];
-  private readonly slotsOf = new WeakMap<readonly string[], { readonly transport: string; readonly slots: Int32Array }>();
+  private readonly slotsOf = new WeakMap<
+    readonly string[],
+    { readonly transport: string; readonly slots: Int32Array }
+  >();
   private counts = new Float64Array(64 * RESULTS.length);
   private near = new Float64Array(64);
 
@@ -42,7 +52,12 @@ export class DecisionCounters {
       if (decision === undefined || decision.allowed) {
         this.counts[slot * RESULTS.length + ADMITTED]! += 1;
         const burst = bursts?.[i];
-        if (decision !== undefined && burst !== undefined && decision.remaining < burst * NEAR_LIMIT_SHARE) this.near[slot]! += 1;
+        if (
+          decision !== undefined &&
+          burst !== undefined &&
+          decision.remaining < burst * NEAR_LIMIT_SHARE
+        )
+          this.near[slot]! += 1;
       } else {
         this.counts[slot * RESULTS.length + DENIED]! += 1;
       }
@@ -64,7 +79,11 @@ export class DecisionCounters {
   *nearLimit(): Iterable<Observation> {
     for (let s = 0; s < this.series.length; s++) {
       const value = this.near[s]!;
-      if (value > 0) yield { value, attributes: this.attributes(s, -1, this.series[s]!.policy, this.series[s]!.transport) };
+      if (value > 0)
+        yield {
+          value,
+          attributes: this.attributes(s, -1, this.series[s]!.policy, this.series[s]!.transport),
+        };
     }
   }
 
@@ -76,7 +95,11 @@ export class DecisionCounters {
     return slots;
   }
 
-  private last: { readonly limits: readonly string[] | undefined; readonly transport: string; readonly slots: Int32Array } = { limits: undefined, transport: '', slots: new Int32Array(0) };
+  private last: {
+    readonly limits: readonly string[] | undefined;
+    readonly transport: string;
+    readonly slots: Int32Array;
+  } = { limits: undefined, transport: '', slots: new Int32Array(0) };
 
   private lookUp(limits: readonly string[], transport: string): Int32Array {
     const known = this.slotsOf.get(limits);
@@ -111,11 +134,17 @@ export class DecisionCounters {
   /** Attribute objects are reused across collections, so exporters can cache what they derive from them. */
   private readonly attributeCache: (Readonly<Record<string, string>> | undefined)[] = [];
 
-  private attributes(series: number, result: number, policy: string, transport: string): Readonly<Record<string, string>> {
+  private attributes(
+    series: number,
+    result: number,
+    policy: string,
+    transport: string,
+  ): Readonly<Record<string, string>> {
     const index = series * (RESULTS.length + 1) + result + 1;
     let attributes = this.attributeCache[index];
     if (attributes === undefined) {
-      attributes = result < 0 ? { policy, transport } : { policy, result: RESULTS[result]!, transport };
+      attributes =
+        result < 0 ? { policy, transport } : { policy, result: RESULTS[result]!, transport };
       this.attributeCache[index] = attributes;
     }
     return attributes;

@@ -7,18 +7,27 @@ import type { HistogramSeries, MetricAttributes } from './metrics-backend.js';
  * call it would time. A handful of series (a store kind × success or failure).
  */
 export class DurationHistogram {
-  private readonly series: { readonly attributes: MetricAttributes; readonly counts: Float64Array; sum: number }[] = [];
+  private readonly series: {
+    readonly attributes: MetricAttributes;
+    readonly counts: Float64Array;
+    sum: number;
+  }[] = [];
 
   /** A series for these attributes (reused: record with its index). */
   define(attributes: MetricAttributes): number {
-    this.series.push({ attributes, counts: new Float64Array(STORE_DURATION_BUCKETS.length + 1), sum: 0 });
+    this.series.push({
+      attributes,
+      counts: new Float64Array(STORE_DURATION_BUCKETS.length + 1),
+      sum: 0,
+    });
     return this.series.length - 1;
   }
 
   record(series: number, seconds: number): void {
     const entry = this.series[series]!;
     let bucket = 0;
-    while (bucket < STORE_DURATION_BUCKETS.length && seconds > STORE_DURATION_BUCKETS[bucket]!) bucket++;
+    while (bucket < STORE_DURATION_BUCKETS.length && seconds > STORE_DURATION_BUCKETS[bucket]!)
+      bucket++;
     entry.counts[bucket]! += 1;
     entry.sum += seconds;
   }

@@ -1,11 +1,21 @@
 import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.interface.js';
 import type { RateLimitStoreStats } from '../../store/rate-limit-store.interface.js';
-import { rateLimitChannels, type DecisionEvent, type StoreCallEvent, type StoreFailureEvent } from '../rate-limit-channels.js';
+import {
+  rateLimitChannels,
+  type DecisionEvent,
+  type StoreCallEvent,
+  type StoreFailureEvent,
+} from '../rate-limit-channels.js';
 import type { RateLimitOwner } from '../../interfaces/rate-limit-owner.interface.js';
 import { DecisionCounters } from './decision-counters.js';
 import { DurationHistogram } from './duration-histogram.js';
 import { INSTRUMENTS } from './instruments.js';
-import type { MetricAttributes, MetricRecord, MetricsBackend, Observation } from './metrics-backend.js';
+import type {
+  MetricAttributes,
+  MetricRecord,
+  MetricsBackend,
+  Observation,
+} from './metrics-backend.js';
 
 /** What the subscriber needs to know about the module it measures. */
 export interface MetricsSource {
@@ -34,9 +44,15 @@ export class MetricsSubscriber {
   private readonly decisions = new DecisionCounters();
   private readonly durations = new DurationHistogram();
   private readonly durationSeries: { readonly success: number; readonly failure: number };
-  private readonly durationAttributes: { readonly success: MetricAttributes; readonly failure: MetricAttributes };
+  private readonly durationAttributes: {
+    readonly success: MetricAttributes;
+    readonly failure: MetricAttributes;
+  };
   private readonly recordDuration: readonly MetricRecord[];
-  private readonly failures = new Map<string, { readonly attributes: MetricAttributes; value: number }>();
+  private readonly failures = new Map<
+    string,
+    { readonly attributes: MetricAttributes; value: number }
+  >();
   private localFallbacks = 0;
   private readonly adaptiveRates = new Map<string, number>();
   private readonly storeAttributes: MetricAttributes;
@@ -49,8 +65,14 @@ export class MetricsSubscriber {
   ) {
     this.owner = source.owner;
     this.storeAttributes = { store: source.storeKind };
-    this.durationAttributes = { success: { ...this.storeAttributes, outcome: 'success' }, failure: { ...this.storeAttributes, outcome: 'failure' } };
-    this.durationSeries = { success: this.durations.define(this.durationAttributes.success), failure: this.durations.define(this.durationAttributes.failure) };
+    this.durationAttributes = {
+      success: { ...this.storeAttributes, outcome: 'success' },
+      failure: { ...this.storeAttributes, outcome: 'failure' },
+    };
+    this.durationSeries = {
+      success: this.durations.define(this.durationAttributes.success),
+      failure: this.durations.define(this.durationAttributes.failure),
+    };
     const records: MetricRecord[] = [];
     for (const backend of backends) {
       backend.observe(INSTRUMENTS.requests, () => this.decisions.requests());
@@ -58,7 +80,11 @@ export class MetricsSubscriber {
       const record = backend.histogram(INSTRUMENTS.storeDuration, () => this.durations.read());
       if (record !== undefined) records.push(record);
       backend.observe(INSTRUMENTS.storeFailures, () => this.failures.values());
-      backend.observe(INSTRUMENTS.localFallback, () => (this.localFallbacks > 0 ? [{ value: this.localFallbacks, attributes: this.storeAttributes }] : []));
+      backend.observe(INSTRUMENTS.localFallback, () =>
+        this.localFallbacks > 0
+          ? [{ value: this.localFallbacks, attributes: this.storeAttributes }]
+          : [],
+      );
       backend.observe(INSTRUMENTS.adaptiveRate, () => this.readAdaptiveRates());
       const stats = source.twoTierStats;
       if (stats !== undefined) this.observeTwoTier(backend, stats);
@@ -68,11 +94,20 @@ export class MetricsSubscriber {
 
   /** Subscribes to every channel. */
   start(): void {
-    this.listen(rateLimitChannels.decision, (event) => this.decisions.count(event as DecisionEvent));
+    this.listen(rateLimitChannels.decision, (event) =>
+      this.decisions.count(event as DecisionEvent),
+    );
     this.listen(rateLimitChannels.storeCall, (event) => this.onStoreCall(event as StoreCallEvent));
-    this.listen(rateLimitChannels.storeFailure, (event) => this.onStoreFailure(event as StoreFailureEvent));
+    this.listen(rateLimitChannels.storeFailure, (event) =>
+      this.onStoreFailure(event as StoreFailureEvent),
+    );
     this.listen(rateLimitChannels.localFallback, () => this.localFallbacks++);
-    this.listen(rateLimitChannels.rateChange, (event) => this.adaptiveRates.set((event as AdaptiveRateChange).name, (event as AdaptiveRateChange).rate));
+    this.listen(rateLimitChannels.rateChange, (event) =>
+      this.adaptiveRates.set(
+        (event as AdaptiveRateChange).name,
+        (event as AdaptiveRateChange).rate,
+      ),
+    );
   }
 
   /** Unsubscribes and detaches the exporters' instruments. */
@@ -84,13 +119,18 @@ export class MetricsSubscriber {
   private onStoreCall(event: StoreCallEvent): void {
     const outcome = event.failed ? 'failure' : 'success';
     this.durations.record(this.durationSeries[outcome], event.durationSeconds);
-    for (const record of this.recordDuration) record(event.durationSeconds, this.durationAttributes[outcome]);
+    for (const record of this.recordDuration)
+      record(event.durationSeconds, this.durationAttributes[outcome]);
   }
 
   private onStoreFailure(event: StoreFailureEvent): void {
     const failMode = event.failMode ?? 'none';
     let entry = this.failures.get(failMode);
-    if (entry === undefined) this.failures.set(failMode, (entry = { attributes: { ...this.storeAttributes, fail_mode: failMode }, value: 0 }));
+    if (entry === undefined)
+      this.failures.set(
+        failMode,
+        (entry = { attributes: { ...this.storeAttributes, fail_mode: failMode }, value: 0 }),
+      );
     entry.value++;
   }
 
@@ -99,19 +139,36 @@ export class MetricsSubscriber {
   }
 
   private observeTwoTier(backend: MetricsBackend, stats: () => RateLimitStoreStats): void {
-    const one = (read: (stats: RateLimitStoreStats) => number) => () => [{ value: read(stats()), attributes: this.storeAttributes }];
-    backend.observe(INSTRUMENTS.twoTierRedisCalls, one((s) => s.redisCalls));
-    backend.observe(INSTRUMENTS.twoTierLeases, one((s) => s.leasesTaken));
-    backend.observe(INSTRUMENTS.twoTierDenyCacheHits, one((s) => s.denyCacheHits));
-    backend.observe(INSTRUMENTS.twoTierLocalDecisions, one((s) => s.localDecisions));
+    const one = (read: (stats: RateLimitStoreStats) => number) => () => [
+      { value: read(stats()), attributes: this.storeAttributes },
+    ];
+    backend.observe(
+      INSTRUMENTS.twoTierRedisCalls,
+      one((s) => s.redisCalls),
+    );
+    backend.observe(
+      INSTRUMENTS.twoTierLeases,
+      one((s) => s.leasesTaken),
+    );
+    backend.observe(
+      INSTRUMENTS.twoTierDenyCacheHits,
+      one((s) => s.denyCacheHits),
+    );
+    backend.observe(
+      INSTRUMENTS.twoTierLocalDecisions,
+      one((s) => s.localDecisions),
+    );
   }
 
   /** Subscribes `listener` to this module's messages only: one comparison per message. */
   private listen(channel: Subscribable, listener: Listener): void {
     const owner = this.owner;
-    const own: Listener = owner === undefined ? listener : (message) => {
-      if ((message as { owner?: RateLimitOwner }).owner === owner) listener(message);
-    };
+    const own: Listener =
+      owner === undefined
+        ? listener
+        : (message) => {
+            if ((message as { owner?: RateLimitOwner }).owner === owner) listener(message);
+          };
     channel.subscribe(own);
     this.listeners.push([channel, own]);
   }

@@ -1,6 +1,11 @@
 import type { Attributes, Meter, MeterProvider, ObservableResult } from '@opentelemetry/api';
 import { attributeKey, STORE_DURATION_BUCKETS, type InstrumentSpec } from './instruments.js';
-import type { MetricAttributes, MetricsBackend, Observation, MetricRecord } from './metrics-backend.js';
+import type {
+  MetricAttributes,
+  MetricsBackend,
+  Observation,
+  MetricRecord,
+} from './metrics-backend.js';
 import type { MeterProviderLike } from '../../interfaces/metrics-options.interface.js';
 import { loadPeer } from './load-peer.js';
 
@@ -14,8 +19,14 @@ const METER_NAME = 'nestjs-holdup';
  * the SDK's synchronous `add()` hashes the attributes on every call, which
  * costs more than the guard's whole decision (docs/observability.md).
  */
-export async function openTelemetryBackend(meterProvider: MeterProviderLike | undefined): Promise<MetricsBackend> {
-  const api = await loadPeer('metrics.openTelemetry', '@opentelemetry/api', () => import('@opentelemetry/api'));
+export async function openTelemetryBackend(
+  meterProvider: MeterProviderLike | undefined,
+): Promise<MetricsBackend> {
+  const api = await loadPeer(
+    'metrics.openTelemetry',
+    '@opentelemetry/api',
+    () => import('@opentelemetry/api'),
+  );
   const provider = (meterProvider ?? api.metrics.getMeterProvider()) as MeterProvider;
   const meter: Meter = provider.getMeter(METER_NAME);
   const detach: (() => void)[] = [];
@@ -23,9 +34,12 @@ export async function openTelemetryBackend(meterProvider: MeterProviderLike | un
     observe(spec: InstrumentSpec, read: () => Iterable<Observation>): void {
       const options = { unit: spec.unit, description: spec.description };
       const isCounter = spec.kind === 'counter' || spec.kind === 'observable-counter';
-      const observable = isCounter ? meter.createObservableCounter(spec.name, options) : meter.createObservableGauge(spec.name, options);
+      const observable = isCounter
+        ? meter.createObservableCounter(spec.name, options)
+        : meter.createObservableGauge(spec.name, options);
       const callback = (result: ObservableResult) => {
-        for (const { value, attributes } of read()) result.observe(value, otelAttributes(attributes));
+        for (const { value, attributes } of read())
+          result.observe(value, otelAttributes(attributes));
       };
       observable.addCallback(callback);
       detach.push(() => observable.removeCallback(callback));
@@ -33,7 +47,11 @@ export async function openTelemetryBackend(meterProvider: MeterProviderLike | un
     histogram(spec: InstrumentSpec): MetricRecord {
       // No asynchronous histogram in OpenTelemetry: each value is recorded as
       // it comes (only store calls that waited for a promise are timed).
-      const histogram = meter.createHistogram(spec.name, { unit: spec.unit, description: spec.description, advice: { explicitBucketBoundaries: STORE_DURATION_BUCKETS } });
+      const histogram = meter.createHistogram(spec.name, {
+        unit: spec.unit,
+        description: spec.description,
+        advice: { explicitBucketBoundaries: STORE_DURATION_BUCKETS },
+      });
       return (value, attributes) => histogram.record(value, otelAttributes(attributes));
     },
     close(): void {

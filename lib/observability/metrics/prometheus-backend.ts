@@ -1,6 +1,11 @@
 import { optionError } from '../../errors/option-error.js';
 import { prometheusName, STORE_DURATION_BUCKETS, type InstrumentSpec } from './instruments.js';
-import type { HistogramSeries, MetricAttributes, MetricsBackend, Observation } from './metrics-backend.js';
+import type {
+  HistogramSeries,
+  MetricAttributes,
+  MetricsBackend,
+  Observation,
+} from './metrics-backend.js';
 import type { PrometheusRegistryLike } from '../../interfaces/metrics-options.interface.js';
 import { loadPeer } from './load-peer.js';
 
@@ -19,10 +24,15 @@ interface Collecting {
  * (two modules on one registry); `close()` removes this exporter's metrics so
  * the registry can be reused.
  */
-export async function prometheusBackend(registry: PrometheusRegistryLike, prefix: string): Promise<MetricsBackend> {
+export async function prometheusBackend(
+  registry: PrometheusRegistryLike,
+  prefix: string,
+): Promise<MetricsBackend> {
   const client = await loadPeer('metrics.prometheus', 'prom-client', () => import('prom-client'));
   const registered: string[] = [];
-  const claim = (spec: InstrumentSpec): { name: string; help: string; labelNames: string[]; registers: never[] } => {
+  const claim = (
+    spec: InstrumentSpec,
+  ): { name: string; help: string; labelNames: string[]; registers: never[] } => {
     const name = prometheusName(spec, prefix);
     if (registry.getSingleMetric(name) !== undefined) {
       throw optionError(
@@ -32,7 +42,12 @@ export async function prometheusBackend(registry: PrometheusRegistryLike, prefix
       );
     }
     registered.push(name);
-    return { name, help: `${spec.description} (${spec.unit})`, labelNames: [...spec.attributes], registers: [registry as never] };
+    return {
+      name,
+      help: `${spec.description} (${spec.unit})`,
+      labelNames: [...spec.attributes],
+      registers: [registry as never],
+    };
   };
   return {
     observe(spec: InstrumentSpec, read: () => Iterable<Observation>): void {
@@ -75,11 +90,29 @@ function collectedHistogram(name: string, help: string, read: () => Iterable<His
     aggregator: 'sum',
     reset(): void {},
     get() {
-      const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+      const values: {
+        labels: Record<string, string | number>;
+        value: number;
+        metricName: string;
+      }[] = [];
       for (const series of read()) {
-        series.buckets.forEach((value, i) => values.push({ labels: { ...series.attributes, le: bounds[i]! }, value, metricName: `${name}_bucket` }));
-        values.push({ labels: { ...series.attributes }, value: series.sum, metricName: `${name}_sum` });
-        values.push({ labels: { ...series.attributes }, value: series.count, metricName: `${name}_count` });
+        series.buckets.forEach((value, i) =>
+          values.push({
+            labels: { ...series.attributes, le: bounds[i]! },
+            value,
+            metricName: `${name}_bucket`,
+          }),
+        );
+        values.push({
+          labels: { ...series.attributes },
+          value: series.sum,
+          metricName: `${name}_sum`,
+        });
+        values.push({
+          labels: { ...series.attributes },
+          value: series.count,
+          metricName: `${name}_count`,
+        });
       }
       return Promise.resolve({ name, help, type: 'histogram', values, aggregator: 'sum' });
     },

@@ -20,15 +20,24 @@ import { storeKind } from './store-kind.js';
 export class RateLimitMetricsExporter implements OnModuleInit, OnModuleDestroy {
   private subscriber: MetricsSubscriber | undefined;
 
-  constructor(@Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: Pick<ResolvedModuleOptions, 'metrics' | 'store'> & { readonly owner?: ResolvedModuleOptions['owner'] }) {}
+  constructor(
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS)
+    private readonly options: Pick<ResolvedModuleOptions, 'metrics' | 'store'> & {
+      readonly owner?: ResolvedModuleOptions['owner'];
+    },
+  ) {}
 
   async onModuleInit(): Promise<void> {
     const { metrics, store, owner } = this.options;
     if (metrics === undefined) return;
     const backends: MetricsBackend[] = [];
     try {
-      if (metrics.openTelemetry) backends.push(await openTelemetryBackend(metrics.openTelemetry.meterProvider ?? undefined));
-      if (metrics.prometheus) backends.push(await prometheusBackend(metrics.prometheus.registry, metrics.prometheus.prefix));
+      if (metrics.openTelemetry)
+        backends.push(await openTelemetryBackend(metrics.openTelemetry.meterProvider ?? undefined));
+      if (metrics.prometheus)
+        backends.push(
+          await prometheusBackend(metrics.prometheus.registry, metrics.prometheus.prefix),
+        );
       const kind = storeKind(store);
       const stats = kind === 'two-tier' ? store.stats : undefined;
       this.subscriber = new MetricsSubscriber(backends, {

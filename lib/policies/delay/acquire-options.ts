@@ -15,10 +15,15 @@ const DEFAULT_MAX_WAIT_MS = 60_000;
 
 export function acquireOptions(options: AcquireOptions): { cost: number; maxWaitMs: number } {
   const cost = options.cost ?? 1;
-  if (!Number.isFinite(cost) || cost <= 0) throw new TypeError(`RateLimiter.acquire: cost must be a positive number, got ${describeValue(cost)}`);
+  if (!Number.isFinite(cost) || cost <= 0)
+    throw new TypeError(
+      `RateLimiter.acquire: cost must be a positive number, got ${describeValue(cost)}`,
+    );
   const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   if (!Number.isFinite(maxWaitMs) || maxWaitMs < 0 || maxWaitMs > MAX_DELAY_MS) {
-    throw new TypeError(`RateLimiter.acquire: maxWaitMs must be a number of milliseconds from 0 to ${MAX_DELAY_MS}, got ${describeValue(maxWaitMs)}`);
+    throw new TypeError(
+      `RateLimiter.acquire: maxWaitMs must be a number of milliseconds from 0 to ${MAX_DELAY_MS}, got ${describeValue(maxWaitMs)}`,
+    );
   }
   return { cost, maxWaitMs };
 }

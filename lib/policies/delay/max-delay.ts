@@ -16,19 +16,38 @@ export function resolveMaxDelay(
 ): number {
   if (value === undefined || value === 0) return 0;
   const ms = parseDuration(value);
-  if (ms === undefined) fail('maxDelay', `must be a positive number of milliseconds or a duration such as '500ms', got ${describeValue(value)}`);
-  if (ms! > MAX_DELAY_MS) fail('maxDelay', `(${ms} ms) must be at most ${MAX_DELAY_MS} ms (one hour): a request held longer is better refused`);
-  if (limit.shadow) fail('maxDelay', 'means nothing on a shadow limit, which never makes a request wait');
+  if (ms === undefined)
+    fail(
+      'maxDelay',
+      `must be a positive number of milliseconds or a duration such as '500ms', got ${describeValue(value)}`,
+    );
+  if (ms! > MAX_DELAY_MS)
+    fail(
+      'maxDelay',
+      `(${ms} ms) must be at most ${MAX_DELAY_MS} ms (one hour): a request held longer is better refused`,
+    );
+  if (limit.shadow)
+    fail('maxDelay', 'means nothing on a shadow limit, which never makes a request wait');
   // The reservation is in the bucket the store is given, built once per bucket; a bucket built per call has no room for it yet.
-  if (limit.dynamic) fail('maxDelay', 'cannot be combined with a rate or burst function (yet): give the limit a fixed rate and burst');
+  if (limit.dynamic)
+    fail(
+      'maxDelay',
+      'cannot be combined with a rate or burst function (yet): give the limit a fixed rate and burst',
+    );
   return ms!;
 }
 
 /** `maxDelay`: compiled into the limit's bucket (the reserving one), acts on the decision (an admitted request waits). */
 export const delayPolicy: LimitPolicy<'maxDelayMs'> = {
   options: ['maxDelay'],
-  refusedOnConcurrency: { maxDelay: 'is a rate-limit option; a concurrency limit refuses at once rather than queueing' },
+  refusedOnConcurrency: {
+    maxDelay: 'is a rate-limit option; a concurrency limit refuses at once rather than queueing',
+  },
   resolve: (options, draft, _context, fail) => ({
-    maxDelayMs: resolveMaxDelay(options.maxDelay, { rate: draft.rate, shadow: draft.shadow === true, dynamic: draft.dynamic !== undefined }, fail),
+    maxDelayMs: resolveMaxDelay(
+      options.maxDelay,
+      { rate: draft.rate, shadow: draft.shadow === true, dynamic: draft.dynamic !== undefined },
+      fail,
+    ),
   }),
 };

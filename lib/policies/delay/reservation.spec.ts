@@ -6,18 +6,26 @@ const bucket: TokenBucketLimit = { algorithm: 'token-bucket', rate: 10, burst: 1
 
 describe('reservations in the bucket (maxDelay, acquire)', () => {
   it('the reserving bucket holds maxDelay of refill more', () => {
-    expect(reservingBucket(bucket, 1_000)).toEqual({ algorithm: 'token-bucket', rate: 10, burst: 11 });
+    expect(reservingBucket(bucket, 1_000)).toEqual({
+      algorithm: 'token-bucket',
+      rate: 10,
+      burst: 11,
+    });
     expect(reservingBucket(bucket, 0)).toBe(bucket);
   });
 
-  it('a burst at one instant: waits 0, 100, ..., maxDelay, then denials; remaining is the real bucket\'s', () => {
+  it("a burst at one instant: waits 0, 100, ..., maxDelay, then denials; remaining is the real bucket's", () => {
     const reserving = reservingBucket(bucket, 300);
     let tat: number | undefined;
     const seen: [boolean, number, number][] = [];
     for (let i = 0; i < 6; i++) {
       const outcome = gcraConsume(tat, 0, reserving, 1);
       tat = outcome.tat;
-      seen.push([outcome.decision.allowed, waitMs(outcome.decision, reserving, 300), realDecision(outcome.decision, reserving, 300).remaining]);
+      seen.push([
+        outcome.decision.allowed,
+        waitMs(outcome.decision, reserving, 300),
+        realDecision(outcome.decision, reserving, 300).remaining,
+      ]);
     }
     expect(seen).toEqual([
       [true, 0, 0],
@@ -31,9 +39,13 @@ describe('reservations in the bucket (maxDelay, acquire)', () => {
 
   it('a request proceeding when its wait ends conforms to the real bucket: a property over random arrivals', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let run = 0; run < 50; run++) {
-      const real: TokenBucketLimit = { algorithm: 'token-bucket', rate: 1 + random() * 50, burst: 1 + Math.floor(random() * 5) };
+      const real: TokenBucketLimit = {
+        algorithm: 'token-bucket',
+        rate: 1 + random() * 50,
+        burst: 1 + Math.floor(random() * 5),
+      };
       const maxDelay = Math.floor(random() * 2_000);
       const reserving = reservingBucket(real, maxDelay);
       let tat: number | undefined;
@@ -44,7 +56,8 @@ describe('reservations in the bucket (maxDelay, acquire)', () => {
         now += random() < 0.5 ? 0 : random() * 200;
         const outcome = gcraConsume(tat, now, reserving, 1);
         tat = outcome.tat;
-        if (outcome.decision.allowed) starts.push(now + waitMs(outcome.decision, reserving, maxDelay));
+        if (outcome.decision.allowed)
+          starts.push(now + waitMs(outcome.decision, reserving, maxDelay));
         const wait = outcome.decision.allowed ? waitMs(outcome.decision, reserving, maxDelay) : -1;
         expect(wait).toBeLessThanOrEqual(maxDelay + 1e-6);
       }

@@ -22,10 +22,17 @@ import type { StoreLimit, TokenBucketLimit } from '../../store/rate-limit-store.
  */
 
 /** The bucket a check charges when its request may wait up to `maxDelayMs`. */
-export function reservingBucket<T extends StoreLimit>(bucket: T, maxDelayMs: number): T | TokenBucketLimit {
+export function reservingBucket<T extends StoreLimit>(
+  bucket: T,
+  maxDelayMs: number,
+): T | TokenBucketLimit {
   // maxDelay is refused at start-up for windows (resolve-window.ts).
   if (maxDelayMs <= 0 || bucket.algorithm !== 'token-bucket') return bucket;
-  return Object.freeze({ algorithm: bucket.algorithm, rate: bucket.rate, burst: bucket.burst + (maxDelayMs * bucket.rate) / 1000 });
+  return Object.freeze({
+    algorithm: bucket.algorithm,
+    rate: bucket.rate,
+    burst: bucket.burst + (maxDelayMs * bucket.rate) / 1000,
+  });
 }
 
 /** Milliseconds the real bucket (the reserving one without its delay) takes to fill. */
@@ -40,7 +47,11 @@ function realCapacityMs(reserving: TokenBucketLimit, maxDelayMs: number): number
  * its own would not (two neighbours rounded differently come closer than one
  * token's interval). Timers only ever fire late, never early.
  */
-export function waitMs(decision: RateLimitDecision, reserving: TokenBucketLimit, maxDelayMs: number): number {
+export function waitMs(
+  decision: RateLimitDecision,
+  reserving: TokenBucketLimit,
+  maxDelayMs: number,
+): number {
   if (!decision.allowed || maxDelayMs <= 0) return 0;
   const wait = decision.resetMs - realCapacityMs(reserving, maxDelayMs);
   // A fraction of a token's time is rounding, not a wait.
@@ -52,7 +63,11 @@ export function waitMs(decision: RateLimitDecision, reserving: TokenBucketLimit,
  * left of the real burst (none while requests wait), the same reset time; a
  * denial keeps its retry time (when the request would be admitted, to wait).
  */
-export function realDecision(decision: RateLimitDecision, reserving: TokenBucketLimit, maxDelayMs: number): RateLimitDecision {
+export function realDecision(
+  decision: RateLimitDecision,
+  reserving: TokenBucketLimit,
+  maxDelayMs: number,
+): RateLimitDecision {
   if (maxDelayMs <= 0) return decision;
   const left = (realCapacityMs(reserving, maxDelayMs) - decision.resetMs) / (1000 / reserving.rate);
   const remaining = left <= 0 ? 0 : Math.floor(left + TOKEN_EPSILON);

@@ -29,7 +29,12 @@ export class TokenWaits {
   }
 
   /** Resolves `true` when the wait is over, `false` if the client went away first (its `checks` are refunded). */
-  waitFor(route: CompiledRoute, exchange: RequestResponse, queued: Wait, checks: readonly RateLimitCheck[]): Promise<boolean> {
+  waitFor(
+    route: CompiledRoute,
+    exchange: RequestResponse,
+    queued: Wait,
+    checks: readonly RateLimitCheck[],
+  ): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       const stopWatching = route.transport.onClientGone?.(exchange, () => {
         queued.cancel();
@@ -44,13 +49,23 @@ export class TokenWaits {
   }
 
   /** The queue is full: the request is denied (retry when its wait would be over) and its `checks` refunded. */
-  refuse(route: CompiledRoute, result: ConsumeResult, waitMs: number, checks: readonly RateLimitCheck[]): ConsumeResult {
+  refuse(
+    route: CompiledRoute,
+    result: ConsumeResult,
+    waitMs: number,
+    checks: readonly RateLimitCheck[],
+  ): ConsumeResult {
     this.engine.refundCharged(checks);
     this.refusals.occurred('maxDelay', 10_000, () => ({
       first: `RateLimit: ${route.routeId}: ${this.queue.size} requests are waiting for a token (maxDelay), the most one process holds; this one is refused. Later refusals are counted and said when this burst ends.`,
-      summary: (count) => `RateLimit: ${count} request(s) refused in the last burst because too many were waiting for a token (maxDelay).`,
+      summary: (count) =>
+        `RateLimit: ${count} request(s) refused in the last burst because too many were waiting for a token (maxDelay).`,
     }));
-    const decisions = result.decisions.map((decision) => (decision.allowed ? { ...decision, allowed: false, retryAfterMs: waitMs, reason: 'limit' as const } : decision));
+    const decisions = result.decisions.map((decision) =>
+      decision.allowed
+        ? { ...decision, allowed: false, retryAfterMs: waitMs, reason: 'limit' as const }
+        : decision,
+    );
     return { allowed: false, decisions };
   }
 

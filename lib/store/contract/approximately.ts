@@ -15,11 +15,21 @@ import type { StoreContractExpect } from './framework.js';
  *
  * @internal
  */
-export function approximatelyWith(expect: Pick<StoreContractExpect, 'closeTo'>, expected: ConsumeResult): ConsumeResult {
-  const near = (ms: number): number => (Number.isFinite(ms) ? (expect.closeTo(ms, 3) as number) : ms);
+export function approximatelyWith(
+  expect: Pick<StoreContractExpect, 'closeTo'>,
+  expected: ConsumeResult,
+): ConsumeResult {
+  const near = (ms: number): number =>
+    Number.isFinite(ms) ? (expect.closeTo(ms, 3) as number) : ms;
   const approximate = (decision: RateLimitDecision): RateLimitDecision => {
-    const close = { ...decision, retryAfterMs: near(decision.retryAfterMs), resetMs: near(decision.resetMs) };
-    return decision.effectiveWindowMs === undefined ? close : { ...close, effectiveWindowMs: near(decision.effectiveWindowMs) };
+    const close = {
+      ...decision,
+      retryAfterMs: near(decision.retryAfterMs),
+      resetMs: near(decision.resetMs),
+    };
+    return decision.effectiveWindowMs === undefined
+      ? close
+      : { ...close, effectiveWindowMs: near(decision.effectiveWindowMs) };
   };
   return { ...expected, decisions: expected.decisions.map(approximate) };
 }

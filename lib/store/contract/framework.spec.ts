@@ -1,5 +1,9 @@
 import { MemoryStore } from '../../../adapters/memory/memory.store.js';
-import { describeStoreContract, describeWindowStoreContract, type StoreContractFramework } from '../index.js';
+import {
+  describeStoreContract,
+  describeWindowStoreContract,
+  type StoreContractFramework,
+} from '../index.js';
 import { contractFramework } from './framework.js';
 
 /** A framework that records what the suites register, and runs nothing. */
@@ -37,7 +41,9 @@ describe('the contract suites without test-framework globals', () => {
   it('name what is missing', () => {
     const { framework } = recorder();
     const { expect: _, ...partial } = framework;
-    expect(() => contractFramework(partial as unknown as StoreContractFramework, 'describeStoreContract')).toThrow(
+    expect(() =>
+      contractFramework(partial as unknown as StoreContractFramework, 'describeStoreContract'),
+    ).toThrow(
       /describeStoreContract registers tests with describe, it, beforeEach, afterEach and expect: expect missing from the framework given/,
     );
   });

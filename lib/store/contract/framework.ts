@@ -39,7 +39,10 @@ export interface StoreContractFramework {
 const NAMES = ['describe', 'it', 'beforeEach', 'afterEach', 'expect'] as const;
 
 /** The framework given, or the globals; throws, naming what is missing, when neither has it. @internal */
-export function contractFramework(given: StoreContractFramework | undefined, suite: string): StoreContractFramework {
+export function contractFramework(
+  given: StoreContractFramework | undefined,
+  suite: string,
+): StoreContractFramework {
   const framework = given ?? (globalThis as unknown as Partial<StoreContractFramework>);
   const missing = NAMES.filter((name) => typeof framework[name] !== 'function');
   if (missing.length > 0) {

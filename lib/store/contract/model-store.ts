@@ -1,6 +1,10 @@
 import { algorithmOf, type BucketState } from '../../algorithms/algorithm.js';
 import type { RateLimitDecision } from '../../algorithms/rate-limit-decision.js';
-import type { BucketsRequest, ConsumeRequest, ConsumeResult } from '../rate-limit-store.interface.js';
+import type {
+  BucketsRequest,
+  ConsumeRequest,
+  ConsumeResult,
+} from '../rate-limit-store.interface.js';
 
 /**
  * Reference semantics: what a store must answer, computed with the pure
@@ -22,7 +26,15 @@ export class ModelStore {
   consume({ checks, now: absolute }: ConsumeRequest): ConsumeResult {
     const now = this.relative(absolute);
     const origin = this.epoch!;
-    const outcomes = checks.map((check) => algorithmOf(check.limit).consume(this.tats.get(check.key), now, check.limit, check.cost, origin));
+    const outcomes = checks.map((check) =>
+      algorithmOf(check.limit).consume(
+        this.tats.get(check.key),
+        now,
+        check.limit,
+        check.cost,
+        origin,
+      ),
+    );
     const allowed = outcomes.every((outcome) => outcome.decision.allowed);
     const decisions = outcomes.map((outcome, i): RateLimitDecision => {
       const check = checks[i]!;
@@ -35,7 +47,12 @@ export class ModelStore {
 
   peek({ checks, now }: BucketsRequest): ConsumeResult {
     const relative = this.relative(now);
-    return { allowed: true, decisions: checks.map((check) => algorithmOf(check.limit).peek(this.tats.get(check.key), relative, check.limit, this.epoch!)) };
+    return {
+      allowed: true,
+      decisions: checks.map((check) =>
+        algorithmOf(check.limit).peek(this.tats.get(check.key), relative, check.limit, this.epoch!),
+      ),
+    };
   }
 
   reset({ checks }: BucketsRequest): void {

@@ -16,7 +16,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { seededRandom } from '../../adaptive/seeded-random.js';
-import type { BucketRef, RateLimitCheck, RateLimitStore, TokenBucketLimit } from '../rate-limit-store.interface.js';
+import type {
+  BucketRef,
+  RateLimitCheck,
+  RateLimitStore,
+  TokenBucketLimit,
+} from '../rate-limit-store.interface.js';
 import { approximatelyWith } from './approximately.js';
 import { contractFramework, type StoreContractFramework } from './framework.js';
 import { ModelStore } from './model-store.js';
@@ -32,9 +37,16 @@ export interface StoreContractOptions {
 }
 
 /** A token bucket as the store contract takes it. @internal */
-export const tokenBucket = (rate: number, burst: number): TokenBucketLimit => ({ algorithm: 'token-bucket', rate, burst });
+export const tokenBucket = (rate: number, burst: number): TokenBucketLimit => ({
+  algorithm: 'token-bucket',
+  rate,
+  burst,
+});
 
-const bucket = (key: string, rate: number, burst: number): BucketRef => ({ key, limit: tokenBucket(rate, burst) });
+const bucket = (key: string, rate: number, burst: number): BucketRef => ({
+  key,
+  limit: tokenBucket(rate, burst),
+});
 
 /** Registers the shared store scenarios under `describe(name)`. */
 export function describeStoreContract(
@@ -42,7 +54,10 @@ export function describeStoreContract(
   makeStore: () => RateLimitStore | Promise<RateLimitStore>,
   options: StoreContractOptions = {},
 ): void {
-  const { describe, it, beforeEach, afterEach, expect } = contractFramework(options.framework, 'describeStoreContract');
+  const { describe, it, beforeEach, afterEach, expect } = contractFramework(
+    options.framework,
+    'describeStoreContract',
+  );
   const approximately = approximatelyWith.bind(undefined, expect);
   const T0 = options.epoch ?? 1_700_000_000_000;
 
@@ -50,8 +65,13 @@ export function describeStoreContract(
     let store: RateLimitStore;
     /** A bucket key no other test (or worker, or run) uses. */
     const key = (label = 'k') => `contract:${label}:${randomUUID()}`;
-    const check = (k: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({ key: k, limit: tokenBucket(rate, burst), cost });
-    const consume = async (now: number, ...checks: RateLimitCheck[]) => store.consume({ checks, now });
+    const check = (k: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({
+      key: k,
+      limit: tokenBucket(rate, burst),
+      cost,
+    });
+    const consume = async (now: number, ...checks: RateLimitCheck[]) =>
+      store.consume({ checks, now });
     const peek = async (now: number, ...checks: RateLimitCheck[]) =>
       store.peek({ checks: checks.map(({ key: k, limit }) => ({ key: k, limit })), now });
 
@@ -69,12 +89,19 @@ export function describeStoreContract(
       for (let i = 0; i < 5; i++) {
         const result = await consume(T0, c);
         expect(result.allowed).toBe(true);
-        expect(result.decisions[0]).toEqual({ allowed: true, remaining: 4 - i, retryAfterMs: 0, resetMs: 100 * (i + 1) });
+        expect(result.decisions[0]).toEqual({
+          allowed: true,
+          remaining: 4 - i,
+          retryAfterMs: 0,
+          resetMs: 100 * (i + 1),
+        });
       }
       const denied = await consume(T0, c);
       expect(denied).toEqual({
         allowed: false,
-        decisions: [{ allowed: false, remaining: 0, retryAfterMs: 100, resetMs: 500, reason: 'limit' }],
+        decisions: [
+          { allowed: false, remaining: 0, retryAfterMs: 100, resetMs: 500, reason: 'limit' },
+        ],
       });
     });
 
@@ -83,10 +110,28 @@ export function describeStoreContract(
       for (let i = 0; i < 5; i++) await consume(T0, c);
       expect((await consume(T0 + 99, c)).allowed).toBe(false);
       expect((await consume(T0 + 99, c)).decisions[0]!.retryAfterMs).toBe(1);
-      expect((await consume(T0 + 100, c)).decisions[0]).toEqual({ allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 500 });
-      expect((await consume(T0 + 100, c)).decisions[0]).toMatchObject({ allowed: false, retryAfterMs: 100 });
-      expect((await peek(T0 + 350, c)).decisions[0]).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 250 });
-      expect((await peek(T0 + 600, c)).decisions[0]).toEqual({ allowed: true, remaining: 5, retryAfterMs: 0, resetMs: 0 });
+      expect((await consume(T0 + 100, c)).decisions[0]).toEqual({
+        allowed: true,
+        remaining: 0,
+        retryAfterMs: 0,
+        resetMs: 500,
+      });
+      expect((await consume(T0 + 100, c)).decisions[0]).toMatchObject({
+        allowed: false,
+        retryAfterMs: 100,
+      });
+      expect((await peek(T0 + 350, c)).decisions[0]).toEqual({
+        allowed: true,
+        remaining: 2,
+        retryAfterMs: 0,
+        resetMs: 250,
+      });
+      expect((await peek(T0 + 600, c)).decisions[0]).toEqual({
+        allowed: true,
+        remaining: 5,
+        retryAfterMs: 0,
+        resetMs: 0,
+      });
     });
 
     it('charges the cost and denies a cost the bucket cannot cover yet', async () => {
@@ -104,7 +149,10 @@ export function describeStoreContract(
         resetMs: 300,
         reason: 'limit',
       });
-      expect((await consume(T0, check(k, 10, 5, 2))).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await consume(T0, check(k, 10, 5, 2))).decisions[0]).toMatchObject({
+        allowed: true,
+        remaining: 0,
+      });
     });
 
     it('never admits a cost above the burst, and charges nothing for it', async () => {
@@ -112,7 +160,15 @@ export function describeStoreContract(
       const result = await consume(T0, check(k, 10, 5, 6));
       expect(result).toEqual({
         allowed: false,
-        decisions: [{ allowed: false, remaining: 5, retryAfterMs: Number.POSITIVE_INFINITY, resetMs: 0, reason: 'cost-exceeds-burst' }],
+        decisions: [
+          {
+            allowed: false,
+            remaining: 5,
+            retryAfterMs: Number.POSITIVE_INFINITY,
+            resetMs: 0,
+            reason: 'cost-exceeds-burst',
+          },
+        ],
       });
       expect((await peek(T0, check(k, 10, 5))).decisions[0]).toMatchObject({ remaining: 5 });
     });
@@ -127,8 +183,19 @@ export function describeStoreContract(
       const second = await consume(T0 + 10, wide, narrow);
       expect(second.allowed).toBe(false);
       // The admitting check reports its bucket as it stands: not charged.
-      expect(second.decisions[0]).toEqual({ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 90 });
-      expect(second.decisions[1]).toEqual({ allowed: false, remaining: 0, retryAfterMs: 990, resetMs: 990, reason: 'limit' });
+      expect(second.decisions[0]).toEqual({
+        allowed: true,
+        remaining: 4,
+        retryAfterMs: 0,
+        resetMs: 90,
+      });
+      expect(second.decisions[1]).toEqual({
+        allowed: false,
+        remaining: 0,
+        retryAfterMs: 990,
+        resetMs: 990,
+        reason: 'limit',
+      });
       expect((await peek(T0 + 10, wide)).decisions[0]).toMatchObject({ remaining: 4, resetMs: 90 });
     });
 
@@ -145,7 +212,10 @@ export function describeStoreContract(
     });
 
     it('answers an empty request with an admission', async () => {
-      expect(await store.consume({ checks: [], now: T0 })).toEqual({ allowed: true, decisions: [] });
+      expect(await store.consume({ checks: [], now: T0 })).toEqual({
+        allowed: true,
+        decisions: [],
+      });
       expect(await store.peek({ checks: [], now: T0 })).toEqual({ allowed: true, decisions: [] });
       await store.reset({ checks: [], now: T0 });
     });
@@ -189,27 +259,50 @@ export function describeStoreContract(
       });
       expect((await consume(T0, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
       // More than was taken: full, not fuller.
-      expect((await store.refund({ checks: [{ ...c, cost: 50 }], now: T0 })).decisions[0]).toMatchObject({ remaining: 5, resetMs: 0 });
+      expect(
+        (await store.refund({ checks: [{ ...c, cost: 50 }], now: T0 })).decisions[0],
+      ).toMatchObject({ remaining: 5, resetMs: 0 });
       for (let i = 0; i < 5; i++) expect((await consume(T0, c)).allowed).toBe(true);
       expect((await consume(T0, c)).allowed).toBe(false);
       // A bucket never charged stays full.
-      expect((await store.refund({ checks: [check(key('never-seen'), 10, 5, 3)], now: T0 })).decisions[0]).toMatchObject({ remaining: 5 });
+      expect(
+        (await store.refund({ checks: [check(key('never-seen'), 10, 5, 3)], now: T0 }))
+          .decisions[0],
+      ).toMatchObject({ remaining: 5 });
     });
 
     it('blocks a bucket for a duration (a penalty): empty until then, one token back at its end, never shortened', async () => {
       const c = check(key(), 10, 5); // one token every 100 ms
       expect(store.block).toBeDefined();
-      const blocked = await store.block!({ checks: [{ key: c.key, limit: c.limit, durationMs: 60_000 }], now: T0 });
+      const blocked = await store.block!({
+        checks: [{ key: c.key, limit: c.limit, durationMs: 60_000 }],
+        now: T0,
+      });
       expect(blocked.decisions[0]).toMatchObject({ remaining: 0, resetMs: 60_400 });
-      expect((await consume(T0 + 59_999, c)).decisions[0]).toMatchObject({ allowed: false, retryAfterMs: 1 });
+      expect((await consume(T0 + 59_999, c)).decisions[0]).toMatchObject({
+        allowed: false,
+        retryAfterMs: 1,
+      });
       // A shorter block does not shorten it.
-      await store.block!({ checks: [{ key: c.key, limit: c.limit, durationMs: 1000 }], now: T0 + 30_000 });
+      await store.block!({
+        checks: [{ key: c.key, limit: c.limit, durationMs: 1000 }],
+        now: T0 + 30_000,
+      });
       expect((await consume(T0 + 59_999, c)).allowed).toBe(false);
-      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 0 });
-      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({ allowed: false, retryAfterMs: 100 });
+      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({
+        allowed: true,
+        remaining: 0,
+      });
+      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({
+        allowed: false,
+        retryAfterMs: 100,
+      });
       // Blocking a bucket never charged: empty from now.
       const fresh = check(key('fresh'), 10, 5);
-      await store.block!({ checks: [{ key: fresh.key, limit: fresh.limit, durationMs: 500 }], now: T0 });
+      await store.block!({
+        checks: [{ key: fresh.key, limit: fresh.limit, durationMs: 500 }],
+        now: T0,
+      });
       expect((await consume(T0 + 499, fresh)).allowed).toBe(false);
       expect((await consume(T0 + 500, fresh)).allowed).toBe(true);
     });
@@ -239,7 +332,9 @@ export function describeStoreContract(
       for (const k of variants) {
         expect((await consume(T0, check(k, 1, 1))).allowed).toBe(false);
       }
-      expect((await peek(T0, check(`${base}${long}c`, 1, 1))).decisions[0]).toMatchObject({ remaining: 1 });
+      expect((await peek(T0, check(`${base}${long}c`, 1, 1))).decisions[0]).toMatchObject({
+        remaining: 1,
+      });
     });
 
     it('treats a bucket that is full again like a key never seen', async () => {
@@ -248,14 +343,26 @@ export function describeStoreContract(
       const later = T0 + 750; // exactly refilled
       const fresh = check(key('fresh'), 4, 3);
       expect(await peek(later, used)).toEqual(await peek(later, fresh));
-      expect(await consume(later, { ...used, cost: 2 })).toEqual(await consume(later, { ...fresh, cost: 2 }));
+      expect(await consume(later, { ...used, cost: 2 })).toEqual(
+        await consume(later, { ...fresh, cost: 2 }),
+      );
       expect(await consume(later + 5_000, used)).toEqual(await consume(later + 5_000, fresh));
     });
 
     it('handles fractional rates, costs and times exactly like the algorithm', async () => {
       const c = check(key(), 3, 3); // 333.33... ms per token
       const model = new ModelStore();
-      const steps: [number, number][] = [[0, 1], [0, 1], [0, 1], [0, 1], [333.3333333333333, 1], [333.5, 1], [700.25, 0.5], [701, 0.5], [1001, 2]];
+      const steps: [number, number][] = [
+        [0, 1],
+        [0, 1],
+        [0, 1],
+        [0, 1],
+        [333.3333333333333, 1],
+        [333.5, 1],
+        [700.25, 0.5],
+        [701, 0.5],
+        [1001, 2],
+      ];
       for (const [at, cost] of steps) {
         const request = { checks: [{ ...c, cost }], now: T0 + at };
         expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
@@ -276,7 +383,16 @@ export function describeStoreContract(
     it('reads the rate and burst on every decision (limits that change)', async () => {
       const k = key();
       const model = new ModelStore();
-      const steps: [number, number, number][] = [[0, 10, 5], [0, 10, 5], [0, 10, 5], [100, 1, 5], [100, 1, 2], [100, 100, 2], [250, 0.5, 1], [3_000, 0.5, 1]];
+      const steps: [number, number, number][] = [
+        [0, 10, 5],
+        [0, 10, 5],
+        [0, 10, 5],
+        [100, 1, 5],
+        [100, 1, 2],
+        [100, 100, 2],
+        [250, 0.5, 1],
+        [3_000, 0.5, 1],
+      ];
       for (const [at, rate, burst] of steps) {
         const request = { checks: [check(k, rate, burst)], now: T0 + at };
         expect(await store.consume(request)).toEqual(approximately(model.consume(request)));

@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { seededRandom } from '../../adaptive/seeded-random.js';
-import type { RateLimitCheck, RateLimitStore, StoreLimit, WindowLimit } from '../rate-limit-store.interface.js';
+import type {
+  RateLimitCheck,
+  RateLimitStore,
+  StoreLimit,
+  WindowLimit,
+} from '../rate-limit-store.interface.js';
 import { approximatelyWith } from './approximately.js';
 import { contractFramework } from './framework.js';
 import { ModelStore } from './model-store.js';
@@ -19,12 +24,27 @@ const MINUTE = 60_000;
 const LIMITS: readonly (readonly [string, WindowLimit])[] = [
   ['fixed-window', { algorithm: 'fixed-window', quota: 5, windowMs: MINUTE }],
   ['sliding-window', { algorithm: 'sliding-window', quota: 5, windowMs: MINUTE }],
-  ['fixed-window on calendar days (Europe/Paris)', { algorithm: 'fixed-window', quota: 5, windowMs: 86_400_000, calendar: { unit: 'day', timeZone: 'Europe/Paris' } }],
+  [
+    'fixed-window on calendar days (Europe/Paris)',
+    {
+      algorithm: 'fixed-window',
+      quota: 5,
+      windowMs: 86_400_000,
+      calendar: { unit: 'day', timeZone: 'Europe/Paris' },
+    },
+  ],
 ];
 
 /** Registers the window scenarios under `describe(name)`, one block per algorithm. */
-export function describeWindowStoreContract(name: string, makeStore: () => RateLimitStore | Promise<RateLimitStore>, options: StoreContractOptions = {}): void {
-  const { describe, it, beforeEach, afterEach, expect } = contractFramework(options.framework, 'describeWindowStoreContract');
+export function describeWindowStoreContract(
+  name: string,
+  makeStore: () => RateLimitStore | Promise<RateLimitStore>,
+  options: StoreContractOptions = {},
+): void {
+  const { describe, it, beforeEach, afterEach, expect } = contractFramework(
+    options.framework,
+    'describeWindowStoreContract',
+  );
   const approximately = approximatelyWith.bind(undefined, expect);
   for (const [label, limit] of LIMITS) describeWindow(label, limit);
 
@@ -32,9 +52,15 @@ export function describeWindowStoreContract(name: string, makeStore: () => RateL
     describe(`${name} (window contract: ${label})`, () => {
       let store: RateLimitStore;
       const key = (label = 'w') => `window-contract:${label}:${randomUUID()}`;
-      const check = (k: string, cost = 1, bucket: StoreLimit = limit): RateLimitCheck => ({ key: k, limit: bucket, cost });
-      const consume = async (now: number, ...checks: RateLimitCheck[]) => store.consume({ checks, now });
-      const peek = async (now: number, ...checks: RateLimitCheck[]) => store.peek({ checks: checks.map(({ key: k, limit: l }) => ({ key: k, limit: l })), now });
+      const check = (k: string, cost = 1, bucket: StoreLimit = limit): RateLimitCheck => ({
+        key: k,
+        limit: bucket,
+        cost,
+      });
+      const consume = async (now: number, ...checks: RateLimitCheck[]) =>
+        store.consume({ checks, now });
+      const peek = async (now: number, ...checks: RateLimitCheck[]) =>
+        store.peek({ checks: checks.map(({ key: k, limit: l }) => ({ key: k, limit: l })), now });
 
       beforeEach(async () => {
         store = await makeStore();
@@ -47,7 +73,12 @@ export function describeWindowStoreContract(name: string, makeStore: () => RateL
       it('admits exactly the quota, then denies until retryAfterMs, not 1 ms less', async () => {
         const c = check(key());
         const at = T0 + 1000;
-        for (let i = 0; i < 5; i++) expect((await consume(at, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 4 - i, retryAfterMs: 0 });
+        for (let i = 0; i < 5; i++)
+          expect((await consume(at, c)).decisions[0]).toMatchObject({
+            allowed: true,
+            remaining: 4 - i,
+            retryAfterMs: 0,
+          });
         const denied = (await consume(at, c)).decisions[0]!;
         expect(denied).toMatchObject({ allowed: false, reason: 'limit', remaining: 0 });
         expect(denied.retryAfterMs).toBeGreaterThan(0);
@@ -57,14 +88,21 @@ export function describeWindowStoreContract(name: string, makeStore: () => RateL
 
       it('never admits a cost above the quota, and charges nothing for it', async () => {
         const c = check(key(), 6);
-        expect((await consume(T0, c)).decisions[0]).toMatchObject({ allowed: false, reason: 'cost-exceeds-burst', retryAfterMs: Infinity });
+        expect((await consume(T0, c)).decisions[0]).toMatchObject({
+          allowed: false,
+          reason: 'cost-exceeds-burst',
+          retryAfterMs: Infinity,
+        });
         expect((await peek(T0, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 5 });
       });
 
       it('mixed algorithms in one request: all or nothing', async () => {
         const bucket = check(key('tb'), 1, tokenBucket(1, 5));
         const window = check(key('win'));
-        const other: StoreLimit = limit.algorithm === 'sliding-window' ? { algorithm: 'fixed-window', quota: 2, windowMs: MINUTE } : { algorithm: 'sliding-window', quota: 2, windowMs: MINUTE };
+        const other: StoreLimit =
+          limit.algorithm === 'sliding-window'
+            ? { algorithm: 'fixed-window', quota: 2, windowMs: MINUTE }
+            : { algorithm: 'sliding-window', quota: 2, windowMs: MINUTE };
         const third = check(key('other'), 1, other);
         expect((await consume(T0, window, bucket, third)).allowed).toBe(true);
         // The window is full after 4 more: the next request is denied by it alone, and charges nothing anywhere.
@@ -78,19 +116,34 @@ export function describeWindowStoreContract(name: string, makeStore: () => RateL
       it('peeks without charging, refunds into the window, resets', async () => {
         const c = check(key());
         await consume(T0, check(c.key, 3));
-        expect((await peek(T0 + 10, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 2 });
-        expect((await peek(T0 + 10, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 2 });
-        expect((await store.refund({ checks: [check(c.key, 2)], now: T0 + 20 })).decisions[0]).toMatchObject({ remaining: 4 });
-        expect((await store.refund({ checks: [check(c.key, 9)], now: T0 + 20 })).decisions[0]).toMatchObject({ remaining: 5 });
+        expect((await peek(T0 + 10, c)).decisions[0]).toMatchObject({
+          allowed: true,
+          remaining: 2,
+        });
+        expect((await peek(T0 + 10, c)).decisions[0]).toMatchObject({
+          allowed: true,
+          remaining: 2,
+        });
+        expect(
+          (await store.refund({ checks: [check(c.key, 2)], now: T0 + 20 })).decisions[0],
+        ).toMatchObject({ remaining: 4 });
+        expect(
+          (await store.refund({ checks: [check(c.key, 9)], now: T0 + 20 })).decisions[0],
+        ).toMatchObject({ remaining: 5 });
         await consume(T0 + 30, check(c.key, 5));
         expect((await consume(T0 + 30, c)).allowed).toBe(false);
         await store.reset({ checks: [{ key: c.key, limit }], now: T0 + 40 });
-        expect((await consume(T0 + 40, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 4 });
+        expect((await consume(T0 + 40, c)).decisions[0]).toMatchObject({
+          allowed: true,
+          remaining: 4,
+        });
       });
 
       it('refuses to block a window (blockDuration is refused at start-up)', async () => {
         if (store.block === undefined) return;
-        await expect(async () => store.block!({ checks: [{ key: key(), limit, durationMs: 1000 }], now: T0 })).rejects.toThrow(/not supported|block/);
+        await expect(async () =>
+          store.block!({ checks: [{ key: key(), limit, durationMs: 1000 }], now: T0 }),
+        ).rejects.toThrow(/not supported|block/);
       });
 
       it('keeps a window apart from a token bucket of the same key', async () => {
@@ -107,7 +160,9 @@ export function describeWindowStoreContract(name: string, makeStore: () => RateL
         let now = T0;
         for (let i = 0; i < 300; i++) {
           now += random() < 0.05 ? -Math.floor(random() * 5000) : Math.floor(random() * 3000);
-          const checks = keys.filter(() => random() < 0.7).map((k) => check(k, 1 + Math.floor(random() * 3)));
+          const checks = keys
+            .filter(() => random() < 0.7)
+            .map((k) => check(k, 1 + Math.floor(random() * 3)));
           const request = { checks, now };
           const result = await store.consume(request);
           expect({ i, result }).toEqual({ i, result: approximately(model.consume(request)) });
