@@ -6,13 +6,27 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
-import type { BucketLimit } from './algorithms/gcra.js';
+import { EffectiveBuckets } from './adaptive/effective-buckets.js';
 import type { RateLimitClock } from './clock.js';
-import { retryAfterSeconds, type HeaderLimit } from './headers/rate-limit-headers.js';
+import {
+  chargedSoFar,
+  NO_CHECKS,
+  publishDecision,
+  recordDenied,
+  type PendingDecision,
+} from './engine/pending-decision.js';
+import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import type { HeaderSource } from './headers/write-headers.js';
 import type { FailMode } from './interfaces/rate-limit-options.interface.js';
-import { rateLimitChannels, type DecisionResult } from './observability/rate-limit-channels.js';
-import type { RateLimitOwner } from './interfaces/rate-limit-owner.interface.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
+import { rateLimitChannels } from './observability/rate-limit-channels.js';
+import { BurstLog } from './observability/burst-log.js';
+import type { DecisionServices } from './policies/call-steps.js';
+import { TokenWaits } from './policies/delay/token-waits.js';
+import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
+import { RouteSkipping } from './policies/route-skipping.js';
+import { ShadowLimits } from './policies/shadow.js';
+import { SlotGate } from './concurrency/slot-gate.js';
 import {
   RATE_LIMIT_CLOCK,
   RATE_LIMIT_GUARD_BRAND,
@@ -25,8 +39,7 @@ import {
   rateLimitCall,
   type RateLimitCall,
 } from './rate-limit-call.js';
-import { RateLimitEngine } from './engine/rate-limit-engine.js';
-import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
+import { buildChecks } from './routes/build-checks.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type {
@@ -35,23 +48,13 @@ import type {
   RateLimitCheck,
   StoreLimit,
 } from './store/rate-limit-store.interface.js';
+import { answerAdmitted, answerDenied } from './transports/call-answer.js';
 import type {
   RateLimitDenial,
   RateLimitTransport,
   RequestResponse,
 } from './transports/rate-limit-transport.interface.js';
 import { isPromiseLike, settle } from './util/maybe-promise.js';
-import { RouteSkipping } from './policies/route-skipping.js';
-import { buildChecks } from './routes/build-checks.js';
-import { ShadowLimits } from './policies/shadow.js';
-import { penalize } from './policies/penalty.js';
-import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
-import { BurstLog } from './observability/burst-log.js';
-import { reservingBucket } from './policies/delay/reservation.js';
-import { delayedAdmission } from './policies/delay/delayed-admission.js';
-import { TokenWaits } from './policies/delay/token-waits.js';
-import { SlotGate } from './concurrency/slot-gate.js';
-import type { HotKeys } from './observability/hot-keys/hot-keys.js';
 
 /** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
 export interface RateLimitStoreFailure {
@@ -63,35 +66,6 @@ export interface RateLimitStoreFailure {
   readonly transport: RateLimitTransport;
 }
 
-/** One evaluation between the store call and the decision (the state `settle` hands over). */
-interface PendingDecision {
-  readonly context: ExecutionContext;
-  readonly route: CompiledRoute;
-  /** The limits evaluated now: `route.limits` (or their effective buckets) from `from` to `to`. */
-  readonly from: number;
-  readonly to: number;
-  limits: readonly HeaderLimit[];
-  readonly exchange: RequestResponse;
-  /** The call's record (absent on a route that needs none after the guard); its `split` is set on routes evaluated in two parts. */
-  readonly call: RateLimitCall | undefined;
-  checks: readonly RateLimitCheck[];
-  /** The clock reading the store decided at. */
-  now: number;
-}
-
-/** Placeholder until the checks are built (no array allocated for it). */
-const NO_CHECKS: readonly RateLimitCheck[] = Object.freeze([]);
-
-/** The effective buckets of a route with adaptive limits, rebuilt only when a rate changes. */
-interface EffectiveBuckets {
-  /** The provider's buckets they were built from (the same objects until a rate changes). */
-  readonly sources: readonly BucketLimit[];
-  /** For the headers: each limit's name with its bucket as it is now. */
-  readonly limits: readonly HeaderLimit[];
-  /** For the store. */
-  readonly buckets: readonly StoreLimit[];
-}
-
 /**
  * Enforces the limits of every route (registered as `APP_GUARD` unless the
  * module is imported with `global: false`).
@@ -99,9 +73,11 @@ interface EffectiveBuckets {
  * Per request, a flat path over the route compiled at start-up: build one
  * check per limit, ask the store once for all of them (all-or-nothing), then
  * admit (headers written here, or left to `RateLimitInterceptor` where it is
- * bound) or deny through the route's transport. Steps that may answer with a
- * promise go through one helper (`settle`), so a synchronous store (memory)
- * creates no promise at all.
+ * bound) or deny through the route's transport. The route's policies act
+ * as steps on the decision (`route.decisionSteps`: `blockDuration`,
+ * `maxDelay`); what the call's later steps need is left on its record
+ * (`rate-limit-call.ts`). Steps that may answer with a promise go through one
+ * helper (`settle`), so a synchronous store (memory) creates no promise at all.
  *
  * Extension points, for subclasses: {@link getRequestResponse},
  * {@link throwRateLimitException}, {@link onStoreFailure}.
@@ -112,15 +88,16 @@ interface EffectiveBuckets {
 export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   /** Lets the module recognise the guard (and subclasses) in `@UseGuards()` metadata and global guards. @internal */
   static readonly [RATE_LIMIT_GUARD_BRAND] = true;
-  private readonly effective = new WeakMap<CompiledRoute, EffectiveBuckets>();
+  /** The buckets of routes with adaptive limits, as their controllers set them now. */
+  private readonly effective: EffectiveBuckets;
+  /** What the policies' decision steps use. */
+  private readonly services: DecisionServices;
   /** `skip` and `allowList`: which limits a call skips. */
   private readonly skipping: RouteSkipping;
   /** Limits in shadow mode, decided after the others admitted. */
   private readonly shadow: ShadowLimits;
   /** Rate and burst functions that failed, said once per burst. */
   private readonly dynamicErrors: BurstLog;
-  /** Slots of `concurrency` limits, taken here on HTTP routes. */
-  private readonly slots: SlotGate;
   /** Requests waiting for the token they reserved (`maxDelay`). */
   private readonly waits: TokenWaits;
   /** Created once: `settle` callbacks, so that no closure is allocated per request. */
@@ -134,15 +111,18 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   constructor(
     private readonly routes: RateLimitRoutes,
     private readonly engine: RateLimitEngine,
-    private readonly adaptive: AdaptiveRateProvider,
+    adaptive: AdaptiveRateProvider,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
+    /** Slots of `concurrency` limits (shared with the interceptor), taken here on HTTP routes. */
+    private readonly slots: SlotGate,
   ) {
     this.skipping = new RouteSkipping(options);
     this.shadow = new ShadowLimits(engine, clock, options.warn, options.owner);
     this.dynamicErrors = new BurstLog(options.warn);
     this.waits = new TokenWaits(engine, options.warn);
-    this.slots = new SlotGate(engine, options, clock);
+    this.effective = new EffectiveBuckets(adaptive);
+    this.services = { engine, owner: options.owner };
   }
 
   /** The module is shutting down: what the shadow limits counted in their open bursts is said. @internal */
@@ -150,7 +130,6 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     this.shadow.flush();
     this.dynamicErrors.flush();
     this.waits.close();
-    this.slots.close();
   }
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
@@ -269,7 +248,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     call: RateLimitCall | undefined,
   ): MaybePromise<boolean> {
     const exchange = this.getRequestResponse(context, route.transport);
-    const effective = route.staticPolicy === undefined ? this.effectiveBuckets(route) : undefined;
+    const effective = route.staticPolicy === undefined ? this.effective.of(route) : undefined;
     const buckets = effective?.buckets ?? route.buckets;
     const pending: PendingDecision = {
       context,
@@ -281,6 +260,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       call,
       checks: NO_CHECKS,
       now: 0,
+      waitMs: 0,
     };
     if (route.dynamic)
       return this.evaluateDynamic(
@@ -354,19 +334,9 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   private decide(pending: PendingDecision, answer: ConsumeResult): MaybePromise<boolean> {
     const { route, exchange, call } = pending;
     const split = call?.split === undefined ? undefined : call;
-    let result = !answer.allowed && route.blocks ? this.penalize(pending, answer) : answer;
-    let wait = 0;
-    if (route.delays) {
-      const delayed = delayedAdmission(
-        route.limits,
-        pending.from,
-        pending.checks,
-        result.allowed,
-        result.decisions,
-      );
-      result = { allowed: result.allowed, decisions: delayed.decisions };
-      wait = delayed.waitMs;
-    }
+    let result = answer;
+    for (const step of route.decisionSteps) result = step(pending, result, this.services);
+    const wait = pending.waitMs;
     const queued = wait > 0 ? this.waits.enqueue(wait) : undefined;
     if (wait > 0 && queued === undefined)
       result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
@@ -421,45 +391,16 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     if (route.concurrency.length > 0)
       return this.takeSlots(pending.context, route, exchange, chargedSoFar(pending), source);
     if (route.interceptorBound && call) call.headers = source;
-    else route.transport.writeHeaders(exchange.response, this.options.headers, source);
+    else answerAdmitted(route.transport, exchange.response, this.options.headers, source);
     return queued === undefined
       ? true
       : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
   }
 
-  /** `blockDuration`: the keys of limits that denied are blocked (not awaited); the answer says until when. */
-  private penalize(pending: PendingDecision, answer: ConsumeResult): ConsumeResult {
-    const penalties = penalize(
-      pending.route.limits,
-      pending.from,
-      pending.checks,
-      answer.decisions,
-      pending.now,
-    );
-    if (penalties === undefined) return answer;
-    this.engine.applyBlocks(penalties.blocks, pending.now);
-    if (rateLimitChannels.penalty.hasSubscribers) {
-      const { route } = pending;
-      rateLimitChannels.penalty.publish({
-        route: route.routeId,
-        transport: route.transport.type,
-        limits: penalties.names,
-        blocks: penalties.blocks,
-        owner: this.options.owner,
-      });
-    }
-    return { allowed: false, decisions: penalties.decisions };
-  }
-
   private deny(pending: PendingDecision, source: HeaderSource): never {
-    const retryAfter = retryAfterSeconds(source.decisions);
-    pending.route.transport.writeHeaders(
-      pending.exchange.response,
-      this.options.headers,
-      source,
-      retryAfter,
-    );
-    return this.throwRateLimitException(pending.context, { ...source, retryAfter });
+    const { route, exchange } = pending;
+    const denial = answerDenied(route.transport, exchange.response, this.options.headers, source);
+    return this.throwRateLimitException(pending.context, denial);
   }
 
   private storeFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
@@ -484,85 +425,6 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       undefined,
     );
   }
-
-  /**
-   * The buckets of a route with adaptive limits, as they are now. The
-   * provider returns the same bucket object until a rate changes, so what is
-   * built from them is reused until then.
-   */
-  private effectiveBuckets(route: CompiledRoute): EffectiveBuckets {
-    const cached = this.effective.get(route);
-    if (
-      cached &&
-      route.limits.every(
-        (limit, i) =>
-          !limit.adaptive || this.adaptive.effectiveLimit(limit.name) === cached.sources[i],
-      )
-    ) {
-      return cached;
-    }
-    const sources = route.limits.map((limit): BucketLimit =>
-      limit.adaptive ? this.adaptive.effectiveLimit(limit.name) : limit,
-    );
-    const real = route.limits.map((limit, i): StoreLimit =>
-      limit.adaptive
-        ? { algorithm: 'token-bucket', rate: sources[i]!.rate, burst: sources[i]!.burst }
-        : limit.bucket,
-    );
-    const buckets = real.map((bucket, i) => reservingBucket(bucket, route.limits[i]!.maxDelayMs));
-    const limits = route.limits.map((limit, i): HeaderLimit =>
-      limit.adaptive
-        ? { name: limit.name, rate: sources[i]!.rate, burst: sources[i]!.burst }
-        : limit,
-    );
-    const built = { sources, limits, buckets };
-    this.effective.set(route, built);
-    return built;
-  }
-}
-
-/** What the evaluation charged so far: this part's checks, and the first part's on a split route. */
-function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[] {
-  const early = pending.call?.early;
-  return early && early.checks !== pending.checks
-    ? [...early.checks, ...pending.checks]
-    : pending.checks;
-}
-
-/** The callers of the limits that denied, for the hot-keys summary: the bucket key without the limit's namespace. */
-function recordDenied(hotKeys: HotKeys, pending: PendingDecision, result: ConsumeResult): void {
-  const { route, checks, from } = pending;
-  result.decisions.forEach((decision, i) => {
-    if (decision.allowed) return;
-    const limit = route.limits[from + i]!;
-    hotKeys.denied(
-      limit.name,
-      checks[i]!.identity ?? checks[i]!.key.slice(limit.namespace.length),
-      pending.now,
-    );
-  });
-}
-
-function publishDecision(
-  pending: PendingDecision,
-  owner: RateLimitOwner,
-  result: DecisionResult,
-  answer?: ConsumeResult,
-): void {
-  const { route } = pending;
-  const whole = pending.from === 0 && pending.to === route.limits.length;
-  rateLimitChannels.decision.publish({
-    route: route.routeId,
-    transport: route.transport.type,
-    // The whole route (the common case) publishes the arrays compiled with it; one part of a split route slices them.
-    limits: whole ? route.limitNames : route.limitNames.slice(pending.from, pending.to),
-    bursts: whole ? route.limitBursts : route.limitBursts.slice(pending.from, pending.to),
-    result,
-    decisions: answer?.decisions ?? [],
-    owner,
-    // A reference, not a copy: what subscribers that need keys (RateLimitEvents) read.
-    checks: pending.checks === NO_CHECKS ? undefined : pending.checks,
-  });
 }
 
 /** Whether a later step of the call reads its record: the second part, the interceptor, the slots. */

@@ -5,7 +5,6 @@ import {
   type CallHandler,
   type ExecutionContext,
   type NestInterceptor,
-  type OnModuleDestroy,
 } from '@nestjs/common';
 import { finalize, tap, type Observable } from 'rxjs';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
@@ -19,17 +18,17 @@ import { openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.j
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
-import { checksToRefund, failedByDefault } from './policies/charge-by-outcome.js';
+import type { AfterHandlerServices, HandlerOutcome } from './policies/call-steps.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import { SlotGate } from './concurrency/slot-gate.js';
-import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
+import { answerAdmitted } from './transports/call-answer.js';
 
 /**
  * Does the rate-limit work that belongs after the guard: writes the headers
- * the guard left to it, reports each admitted request's outcome (as the
- * route's transport judges it, with its latency) to the adaptive controller
- * of the route's adaptive limits, and holds the slots of `concurrency`
- * limits while the handler runs (`concurrency/slot-gate.ts`).
+ * the guard left to it, holds the slots of `concurrency` limits while the
+ * handler runs (`concurrency/slot-gate.ts`), and runs the route's steps
+ * after the handler on its outcome (`route.afterHandlerSteps`: adaptive
+ * limits report it to their controller, `charge` gives tokens back).
  *
  * Bound where it is needed (see `needsAfterHandler`): `@RateLimit()` binds it
  * to routes with adaptive limits, and the module binds it globally when its
@@ -41,29 +40,26 @@ import type { RateLimitCheck } from './store/rate-limit-store.interface.js';
  * @publicApi
  */
 @Injectable()
-export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
+export class RateLimitInterceptor implements NestInterceptor {
   /** Lets route compilation recognise this interceptor in `@UseInterceptors()` metadata. @internal */
   static readonly [RATE_LIMIT_INTERCEPTOR_BRAND] = true;
 
   private readonly logger = new Logger('RateLimit');
   /** Limits whose `isFailure` threw, already said in the log. */
   private readonly predicateErrors = new Set<string>();
-  /** Slots of `concurrency` limits: taken before the handler, released when it ends. */
-  private readonly slots: SlotGate;
+  /** What the policies' steps after the handler use. */
+  private readonly services: AfterHandlerServices;
 
   constructor(
     private readonly routes: RateLimitRoutes,
-    private readonly engine: RateLimitEngine,
-    private readonly adaptive: AdaptiveRateProvider,
+    engine: RateLimitEngine,
+    adaptive: AdaptiveRateProvider,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
+    /** Slots of `concurrency` limits (shared with the guard): taken before the handler, released when it ends. */
+    private readonly slots: SlotGate,
   ) {
-    this.slots = new SlotGate(engine, options, clock);
-  }
-
-  /** The module is shutting down: release failures counted are said. @internal */
-  onModuleDestroy(): void {
-    this.slots.close();
+    this.services = { engine, adaptive, onPredicateError: this.onPredicateError };
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -76,30 +72,27 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     const pending = call?.headers;
     if (pending) {
       call!.headers = undefined;
-      transport.writeHeaders(response, this.options.headers, pending);
+      answerAdmitted(transport, response, this.options.headers, pending);
     }
 
     // Taken once: a second binding of the interceptor finds none and takes no second slot.
     const admission = route.concurrency.length > 0 ? call?.slots : undefined;
     if (admission !== undefined) call!.slots = undefined;
     if (admission !== undefined && 'release' in admission)
-      return this.afterHandler(context, next, route, request, response).pipe(
-        finalize(admission.release),
-      );
+      return this.afterHandler(context, next, route, response).pipe(finalize(admission.release));
     if (admission !== undefined) {
       return this.slots.hold(context, route, { request, response }, admission, () =>
-        this.afterHandler(context, next, route, request, response),
+        this.afterHandler(context, next, route, response),
       );
     }
-    return this.afterHandler(context, next, route, request, response);
+    return this.afterHandler(context, next, route, response);
   }
 
-  /** The handler, with its outcome reported where the route's limits want it (adaptive, charge by outcome). */
+  /** The handler, with the route's steps after it run on its outcome. */
   private afterHandler(
     context: ExecutionContext,
     next: CallHandler,
     route: CompiledRoute,
-    request: unknown,
     response: unknown,
   ): Observable<unknown> {
     if (!route.reportsOutcome) return next.handle();
@@ -107,16 +100,22 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
     if (call.intercepted) return next.handle();
     call.intercepted = true;
     const startedAt = this.clock.now();
-    // The checks the guard charged (absent when the store failed and the request was admitted anyway).
-    const checks = call.charged;
-    const { limits } = route;
     const report = (error: unknown) => {
-      if (route.adaptiveNames.length > 0)
-        this.reportAdaptive(route, checks, response, error, startedAt);
-      if (!route.chargesByOutcome) return;
-      const outcome = { error, response, context, failed: failedByDefault(error, response) };
-      const refunds = checksToRefund(limits, checks, outcome, this.onPredicateError);
-      if (refunds !== undefined) this.engine.refundCharged(refunds);
+      const outcome: HandlerOutcome = {
+        context,
+        limits: route.limits,
+        // The checks the guard charged (absent when the store failed and the request was admitted anyway).
+        checks: call.charged,
+        response,
+        error,
+        failed: route.transport.failed(response, error),
+        // A clock stepped back during the request (NTP, a test clock) would give a
+        // negative latency, which a controller rightly refuses: the handler's
+        // answer must not turn into an error because of it. The latency also lets
+        // a controller ignore outcomes of requests admitted before its last cut.
+        latencyMs: Math.max(0, this.clock.now() - startedAt),
+      };
+      for (const step of route.afterHandlerSteps) step(outcome, this.services);
     };
     return next.handle().pipe(
       tap({
@@ -124,26 +123,6 @@ export class RateLimitInterceptor implements NestInterceptor, OnModuleDestroy {
         error: (error: unknown) => report(error),
       }),
     );
-  }
-
-  /** The outcome, with its latency, to the adaptive controller of each adaptive limit. */
-  private reportAdaptive(
-    route: CompiledRoute,
-    checks: readonly RateLimitCheck[] | undefined,
-    response: unknown,
-    error: unknown,
-    startedAt: number,
-  ): void {
-    // A clock stepped back during the request (NTP, a test clock) would give a
-    // negative latency, which the controller rightly refuses: the handler's
-    // answer must not turn into an error because of it.
-    const latencyMs = Math.max(0, this.clock.now() - startedAt);
-    // The latency also lets the controller ignore outcomes of requests admitted before its last cut.
-    const result = { error, response, latencyMs, failed: route.transport.failed(response, error) };
-    for (let i = 0; i < route.limits.length; i++) {
-      const limit = route.limits[i]!;
-      if (limit.adaptive) this.adaptive.reportResult(limit.name, result, checks?.[i]?.key);
-    }
   }
 
   /** An `isFailure` that throws leaves the request charged; said once per limit. */

@@ -20,6 +20,7 @@ import {
 import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
+import { SlotGate } from './concurrency/slot-gate.js';
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { needsAfterHandler } from './routes/after-handler.js';
@@ -38,6 +39,7 @@ const SHARED_PROVIDERS: Provider[] = [
   RateLimitTransports,
   RateLimitRoutes,
   RateLimitEngine,
+  SlotGate,
   RateLimiter,
   AdaptiveRateProvider,
   RateLimitGuard,

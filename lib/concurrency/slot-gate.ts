@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
 import { finalize, Observable, type Subscription } from 'rxjs';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
-import {
-  policyHeader,
-  retryAfterSeconds,
-  type HeaderLimit,
-} from '../headers/rate-limit-headers.js';
+import { policyHeader, type HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
 import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
-import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
+import { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
@@ -26,6 +22,8 @@ import { StoreFailureLog } from '../store/store-failure-log.js';
 import { openCall, type SlotAdmission } from '../rate-limit-call.js';
 import type { ResolvedConcurrencyLimit } from './resolve-concurrency-limit.js';
 import type { RateLimitClock } from '../clock.js';
+import { RATE_LIMIT_CLOCK, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import { answerAdmitted, answerDenied } from '../transports/call-answer.js';
 
 /** A refused request may retry in a second: slots come back when requests end, which no header can predict. */
 const RETRY_AFTER_MS = 1000;
@@ -56,9 +54,13 @@ interface Holding {
  * is unsubscribed, or when the client goes away first. Synchronous with a
  * synchronous store (memory).
  *
+ * One instance per module, shared by the guard (HTTP) and the interceptor
+ * (other transports).
+ *
  * @internal
  */
-export class SlotGate {
+@Injectable()
+export class SlotGate implements OnModuleDestroy {
   /** Slot ids: unique per process (random) and per acquisition (counter). */
   private readonly prefix = randomBytes(6).toString('base64url');
   private counter = 0;
@@ -68,8 +70,8 @@ export class SlotGate {
 
   constructor(
     private readonly engine: RateLimitEngine,
-    private readonly options: ResolvedModuleOptions,
-    private readonly clock: RateLimitClock,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
+    @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {
     this.releaseFailures = new BurstLog(options.warn);
   }
@@ -186,7 +188,8 @@ export class SlotGate {
     try {
       // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
       if (source.limits.length > 0)
-        holding.route.transport.writeHeaders(
+        answerAdmitted(
+          holding.route.transport,
           holding.exchange.response,
           this.options.headers,
           source,
@@ -290,14 +293,8 @@ export class SlotGate {
     this.giveBack(holding);
     publish(holding.route, this.options.owner, 'denied', holding);
     const source = this.headers(holding);
-    const retryAfter = retryAfterSeconds(source.decisions);
-    holding.route.transport.writeHeaders(
-      holding.exchange.response,
-      this.options.headers,
-      source,
-      retryAfter,
-    );
-    holding.deny({ ...source, retryAfter });
+    const { transport } = holding.route;
+    holding.deny(answerDenied(transport, holding.exchange.response, this.options.headers, source));
   }
 
   /** The store failed: the limit's fail mode decides (`'local'` admits like `'open'`: slots have no local tier). */
@@ -368,7 +365,7 @@ export class SlotGate {
   }
 
   /** Module shutdown: the release failures counted are said. */
-  close(): void {
+  onModuleDestroy(): void {
     this.releaseFailures.flush();
   }
 }

@@ -1,6 +1,7 @@
 import { describeValue } from '../errors/option-error.js';
 import { RateLimitExceededException } from '../errors/rate-limit-exceeded.exception.js';
 import type { RateLimitCheck } from '../store/rate-limit-store.interface.js';
+import type { AfterHandlerStep } from './call-steps.js';
 import type { LimitPolicy } from './limit-policy.js';
 import type { RateLimitOutcome } from '../interfaces/rate-limit-options.interface.js';
 import type { ChargePolicy } from '../limits/resolved-limit.js';
@@ -85,6 +86,14 @@ export function checksToRefund(
   return refunds;
 }
 
+/** The step after the handler: the tokens of limits whose outcome did not count go back (not awaited). */
+export const refundByOutcome: AfterHandlerStep = (outcome, { engine, onPredicateError }) => {
+  const { error, response, context } = outcome;
+  const judged = { error, response, context, failed: failedByDefault(error, response) };
+  const refunds = checksToRefund(outcome.limits, outcome.checks, judged, onPredicateError);
+  if (refunds !== undefined) engine.refundCharged(refunds);
+};
+
 /** `charge` and `isFailure`: acts after the handler (`RateLimitInterceptor` refunds what should not have counted). */
 export const chargePolicy: LimitPolicy<'charge'> = {
   options: ['charge', 'isFailure'],
@@ -93,6 +102,9 @@ export const chargePolicy: LimitPolicy<'charge'> = {
     isFailure:
       'is a rate-limit option (for charge); a slot is always given back when the request ends',
   },
+  appliesTo: (limit) => limit.charge !== undefined,
+  afterHandler: refundByOutcome,
+  needsInterceptor: (options) => options.charge !== undefined && options.charge !== 'always',
   resolve: (options, _draft, _context, fail) => ({
     charge: resolveChargePolicy(options.charge, options.isFailure, fail),
   }),

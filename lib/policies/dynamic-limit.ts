@@ -113,6 +113,7 @@ export function callBuckets(
  */
 export const dynamicLimitPolicy: LimitPolicy<'dynamic'> = {
   options: [],
+  appliesTo: (limit) => limit.dynamic !== undefined,
   resolve: (options, draft, context, fail) => {
     if (draft.bucket.algorithm !== 'token-bucket') return { dynamic: undefined };
     const dynamic = compileDynamicBucket(

@@ -1,6 +1,7 @@
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import type { LimitContext, OptionFail } from '../limits/limit-context.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
+import type { AfterHandlerStep, DecisionStep } from './call-steps.js';
 
 /** The fields of a resolved limit that policies own (the rest is the bucket, the key and the fail mode). */
 export type PolicyField =
@@ -17,10 +18,10 @@ export type LimitDraft = Omit<ResolvedLimit, PolicyField> &
  * `limit-policies.ts`, whose order is the order of resolution: a policy may
  * read the fields of those before it (`draft.shadow`).
  *
- * What a policy does per call lives beside it in the same folder and runs at
- * its point of the call (before the store, on the decision, after the
- * handler); the route's flags that switch those steps on are derived from
- * the resolved fields in one place (`routes/enforced-limits.ts`).
+ * What a policy does per call is a step (`call-steps.ts`): on the store's
+ * decision (in the guard) or after the handler (in the interceptor). A route
+ * lists the steps of the policies that apply to its limits, derived in one
+ * place (`routes/enforced-limits.ts`).
  *
  * @internal
  */
@@ -36,6 +37,17 @@ export interface LimitPolicy<F extends PolicyField = PolicyField> {
     context: LimitContext,
     fail: OptionFail,
   ): Pick<ResolvedLimit, F>;
+  /** Whether a resolved limit uses this policy (its steps then run on the limit's routes). */
+  appliesTo(limit: ResolvedLimit): boolean;
+  /** Its step on the store's decision, if it has one. */
+  readonly onDecision?: DecisionStep;
+  /** Its step after the handler, if it has one. */
+  readonly afterHandler?: AfterHandlerStep;
+  /**
+   * With `afterHandler`: whether a declared limit needs it, read when
+   * `@RateLimit()` decides to bind `RateLimitInterceptor` (before resolution).
+   */
+  readonly needsInterceptor?: (options: RateLimitOptions) => boolean;
 }
 
 /** A policy of any field (what the registry lists). @internal */

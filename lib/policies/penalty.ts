@@ -5,6 +5,9 @@ import { parseDuration } from '../limits/parse-duration.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
 import type { BlockCheck, RateLimitCheck } from '../store/rate-limit-store.interface.js';
 import { isWindowLimit } from '../store/rate-limit-store.interface.js';
+import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import type { DecisionStep } from './call-steps.js';
+import type { LimitPolicy } from './limit-policy.js';
 
 /** Validate `blockDuration`; its milliseconds, or `undefined` when the limit has none. Throws through `fail`. */
 export function resolveBlockDuration(
@@ -48,7 +51,6 @@ export interface Penalties {
   /** The blocked limits' names, parallel to `blocks` (for the penalty event). */
   readonly names: readonly string[];
 }
-import type { LimitPolicy } from './limit-policy.js';
 
 /**
  * Apply `blockDuration` to a denied evaluation: every limit that denied (by
@@ -99,6 +101,28 @@ export function penalize(
     : { decisions: answered, blocks: blocks!, names: names! };
 }
 
+/**
+ * The step on the decision: the keys of the limits that denied are blocked
+ * (not awaited: a failure is logged by the engine); the answer says until when.
+ */
+export const blockOnDenial: DecisionStep = (input, result, { engine, owner }) => {
+  if (result.allowed) return result;
+  const { route, from, checks, now } = input;
+  const penalties = penalize(route.limits, from, checks, result.decisions, now);
+  if (penalties === undefined) return result;
+  engine.applyBlocks(penalties.blocks, now);
+  if (rateLimitChannels.penalty.hasSubscribers) {
+    rateLimitChannels.penalty.publish({
+      route: route.routeId,
+      transport: route.transport.type,
+      limits: penalties.names,
+      blocks: penalties.blocks,
+      owner,
+    });
+  }
+  return { allowed: false, decisions: penalties.decisions };
+};
+
 /** `blockDuration`: acts on the decision (a denial blocks its key). */
 export const penaltyPolicy: LimitPolicy<'blockMs'> = {
   options: ['blockDuration'],
@@ -106,6 +130,8 @@ export const penaltyPolicy: LimitPolicy<'blockMs'> = {
     blockDuration:
       'is a rate-limit option; a concurrency limit frees a slot as soon as a request ends',
   },
+  appliesTo: (limit) => limit.blockMs !== undefined,
+  onDecision: blockOnDenial,
   resolve: (options, draft, context, fail) => ({
     blockMs: resolveBlockDuration(
       options.blockDuration,

@@ -8,6 +8,7 @@ import type { LimitPolicy } from './limit-policy.js';
  */
 export const shadowPolicy: LimitPolicy<'shadow'> = {
   options: ['shadow'],
+  appliesTo: (limit) => limit.shadow,
   resolve: (options, draft, context, fail) => {
     const shadow = options.shadow ?? context.shadow ?? false;
     if (typeof shadow !== 'boolean')

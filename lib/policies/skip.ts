@@ -70,5 +70,6 @@ export const skipPolicy: LimitPolicy<'skip'> = {
   refusedOnConcurrency: {
     skip: 'is not supported on a concurrency limit; use @SkipRateLimit(name) on the routes it should not apply to',
   },
+  appliesTo: (limit) => limit.skip !== undefined,
   resolve: (options, _draft, _context, fail) => ({ skip: resolveSkip(options.skip, fail) }),
 };

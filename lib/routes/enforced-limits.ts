@@ -2,7 +2,9 @@ import { policyHeader } from '../headers/rate-limit-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { strictestFailMode } from '../limits/fail-mode.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
+import type { AfterHandlerStep, DecisionStep } from '../policies/call-steps.js';
 import { reservingBucket } from '../policies/delay/reservation.js';
+import { LIMIT_POLICIES } from '../policies/limit-policies.js';
 import { capacityOf, type StoreLimit } from '../store/rate-limit-store.interface.js';
 
 /**
@@ -28,18 +30,14 @@ export interface EnforcedLimits {
   /** `limits`' names and capacities, in order: what the decision channel publishes, built once. */
   readonly limitNames: readonly string[];
   readonly limitBursts: readonly number[];
-  /** Names of the adaptive limits, whose outcomes the interceptor reports. */
-  readonly adaptiveNames: readonly string[];
-  /** Some limit counts only failures or only successes: the interceptor may give tokens back. */
-  readonly chargesByOutcome: boolean;
-  /** The interceptor has work after the handler (adaptive limits, charge by outcome): it needs the checks charged. */
+  /** The steps of the limits' policies on the store's decision, in registry order (`blockDuration`, `maxDelay`). */
+  readonly decisionSteps: readonly DecisionStep[];
+  /** Their steps after the handler, in registry order (adaptive, `charge`): run by the interceptor. */
+  readonly afterHandlerSteps: readonly AfterHandlerStep[];
+  /** The interceptor has work after the handler: it needs the checks charged. */
   readonly reportsOutcome: boolean;
   /** Some limit's rate or burst is a function of the call: its bucket is computed per call. */
   readonly dynamic: boolean;
-  /** Some limit has a `blockDuration`: a denial may block its key. */
-  readonly blocks: boolean;
-  /** Some limit has a `maxDelay`: an admitted request may wait for its token. */
-  readonly delays: boolean;
   /** Some limit has a `skip` predicate: each call narrows the route to the limits it does not skip. */
   readonly skips: boolean;
   /** `RateLimit-Policy` value, precomputed when no limit's quota can change (adaptive or dynamic). */
@@ -55,10 +53,11 @@ export function enforcedLimits(
   late: number,
   moduleFailMode: FailMode,
 ): EnforcedLimits {
-  const adaptiveNames = limits
-    .filter((limit) => limit.adaptive !== undefined)
-    .map((limit) => limit.name);
-  const chargesByOutcome = limits.some((limit) => limit.charge !== undefined);
+  const applying = LIMIT_POLICIES.filter((policy) =>
+    limits.some((limit) => policy.appliesTo(limit)),
+  );
+  const afterHandlerSteps = applying.flatMap((policy) => policy.afterHandler ?? []);
+  const adaptive = limits.some((limit) => limit.adaptive !== undefined);
   const dynamic = limits.some((limit) => limit.dynamic !== undefined);
   return {
     limits,
@@ -67,13 +66,11 @@ export function enforcedLimits(
     failMode: strictestFailMode(limits.map((limit) => limit.failMode ?? moduleFailMode)),
     limitNames: limits.map((limit) => limit.name),
     limitBursts: limits.map((limit) => capacityOf(limit.bucket)),
-    adaptiveNames,
-    chargesByOutcome,
-    reportsOutcome: adaptiveNames.length > 0 || chargesByOutcome,
+    decisionSteps: applying.flatMap((policy) => policy.onDecision ?? []),
+    afterHandlerSteps,
+    reportsOutcome: afterHandlerSteps.length > 0,
     dynamic,
-    blocks: limits.some((limit) => limit.blockMs !== undefined),
-    delays: limits.some((limit) => limit.maxDelayMs > 0),
     skips: limits.some((limit) => limit.skip !== undefined),
-    staticPolicy: adaptiveNames.length > 0 || dynamic ? undefined : policyHeader(limits),
+    staticPolicy: adaptive || dynamic ? undefined : policyHeader(limits),
   };
 }

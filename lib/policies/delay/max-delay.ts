@@ -1,6 +1,8 @@
 import { describeValue } from '../../errors/option-error.js';
 import { parseDuration } from '../../limits/parse-duration.js';
+import type { DecisionStep } from '../call-steps.js';
 import type { LimitPolicy } from '../limit-policy.js';
+import { delayedAdmission } from './delayed-admission.js';
 
 /** The longest `maxDelay`: a request held longer than an hour is a typo (`'15d'`), not a design. */
 export const MAX_DELAY_MS = 3_600_000;
@@ -37,12 +39,31 @@ export function resolveMaxDelay(
   return ms!;
 }
 
+/**
+ * The step on the decision: limits with `maxDelay` were charged against
+ * their reserving bucket; the call is answered in terms of the real one, and
+ * an admitted call waits for the last of its reserved tokens (`input.waitMs`).
+ */
+export const waitForReservedTokens: DecisionStep = (input, result) => {
+  const delayed = delayedAdmission(
+    input.route.limits,
+    input.from,
+    input.checks,
+    result.allowed,
+    result.decisions,
+  );
+  input.waitMs = delayed.waitMs;
+  return { allowed: result.allowed, decisions: delayed.decisions };
+};
+
 /** `maxDelay`: compiled into the limit's bucket (the reserving one), acts on the decision (an admitted request waits). */
 export const delayPolicy: LimitPolicy<'maxDelayMs'> = {
   options: ['maxDelay'],
   refusedOnConcurrency: {
     maxDelay: 'is a rate-limit option; a concurrency limit refuses at once rather than queueing',
   },
+  appliesTo: (limit) => limit.maxDelayMs > 0,
+  onDecision: waitForReservedTokens,
   resolve: (options, draft, _context, fail) => ({
     maxDelayMs: resolveMaxDelay(
       options.maxDelay,
