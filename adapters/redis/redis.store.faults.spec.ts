@@ -19,11 +19,8 @@ import {
   type RedisServer,
 } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
-import {
-  connectRedisClient,
-  createRedisClient,
-  RECOMMENDED_OPTIONS,
-} from '../../test/utils/redis-client.js';
+import { createRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
+import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore } from './index.js';
 import { bucket, check } from '../../test/utils/checks.js';
@@ -123,16 +120,6 @@ async function expectExact(tested: RedisStore, client: Redis, keyPrefix: string)
 }
 
 describe('RedisStore under Redis faults', () => {
-  let server: RedisServer | undefined;
-  let client: Redis | undefined;
-
-  const connect = async (url: string, options: RedisOptions) => {
-    // Reconnect quickly (the default backs off to 2 s) to keep the test short.
-    client = await connectRedisClient(url, { retryStrategy: () => 50, ...options });
-    client.on('error', () => {}); // connection errors are expected here; ioredis would log them
-    return client;
-  };
-
   let prefix = '';
   const makeStore = (redis: Redis, timeoutMs = TIMEOUT_MS) => {
     prefix = uniquePrefix('faults');
@@ -145,24 +132,30 @@ describe('RedisStore under Redis faults', () => {
     });
   };
 
-  afterEach(async () => {
-    client?.disconnect();
-    client = undefined;
-    await server?.stop();
-    server = undefined;
-  });
+  /**
+   * A server of its own per test, and a client that reconnects quickly (the
+   * default backs off to 2 s) to keep the test short; its connection errors
+   * are expected here (ioredis would log them).
+   */
+  const ownServer = (options: RedisOptions) =>
+    withRedisServer({
+      each: true,
+      client: { retryStrategy: () => 50, ...options },
+      quietErrors: true,
+    });
 
   describe.each(clientConfigs)('with %s', (_label, options) => {
+    const redis = ownServer(options);
+
     it('settles every call while Redis is killed, and recovers when it restarts', async () => {
-      server = await startRedisServer();
-      const store = makeStore(await connect(server.url, options));
+      const store = makeStore(redis.client);
       let stopped = false;
       const load = hammer(store, () => stopped);
       await sleep(150);
-      await server.kill();
+      await redis.server.kill();
       await sleep(400);
       const failuresWhileDown = store.errors + store.timeouts;
-      await server.restart();
+      await redis.server.restart();
       await waitForRecovery(store);
       await sleep(100);
       stopped = true;
@@ -171,48 +164,45 @@ describe('RedisStore under Redis faults', () => {
       expectBounded(calls);
       expect(failuresWhileDown).toBeGreaterThan(0);
       expect(calls.filter((call) => call.error === undefined).length).toBeGreaterThan(10);
-      await expectExact(store, client!, prefix);
+      await expectExact(store, redis.client, prefix);
       // The restarted server had no script: recovered through EVAL.
       expect(store.scriptReloads).toBeGreaterThanOrEqual(2);
     });
 
     it('times out every call while Redis is frozen (SIGSTOP), and is exact again after SIGCONT', async () => {
-      server = await startRedisServer();
-      const redis = await connect(server.url, options);
-      const store = makeStore(redis);
+      const store = makeStore(redis.client);
       let stopped = false;
       const load = hammer(store, () => stopped);
       await sleep(150);
-      server.pause();
+      redis.server.pause();
       await sleep(500);
-      server.resume();
+      redis.server.resume();
       await sleep(150);
       stopped = true;
       const calls = await load;
       // Let the frozen commands' late replies arrive: they must be swallowed.
-      expect(await redis.ping()).toBe('PONG');
+      expect(await redis.client.ping()).toBe('PONG');
 
       expectBounded(calls);
       expect(store.timeouts).toBeGreaterThan(0);
       expect(
         calls.filter((call) => call.error !== undefined).every((call) => call.ms >= TIMEOUT_MS - 5),
       ).toBe(true);
-      await expectExact(store, client!, prefix);
+      await expectExact(store, redis.client, prefix);
     });
 
     it('settles every call when Redis is killed while frozen (late failures are swallowed)', async () => {
-      server = await startRedisServer();
-      const store = makeStore(await connect(server.url, options));
+      const store = makeStore(redis.client);
       let stopped = false;
       const load = hammer(store, () => stopped);
       await sleep(150);
-      server.pause();
+      redis.server.pause();
       await sleep(300);
       // The commands sent while frozen timed out long ago; now they fail (or
       // are resent, with ioredis defaults) after their callers were answered.
-      await server.kill();
+      await redis.server.kill();
       await sleep(200);
-      await server.restart();
+      await redis.server.restart();
       await waitForRecovery(store);
       await sleep(150);
       stopped = true;
@@ -220,65 +210,78 @@ describe('RedisStore under Redis faults', () => {
 
       expectBounded(calls);
       expect(store.timeouts).toBeGreaterThan(0);
-      await expectExact(store, client!, prefix);
+      await expectExact(store, redis.client, prefix);
     });
   });
 
-  it('rides through SCRIPT FLUSH mid-run without an error or a wrong decision', async () => {
-    server = await startRedisServer();
-    const store = makeStore(await connect(server.url, clientConfigs[0]![1]), PATIENT_MS);
-    const admin = createRedisClient(server.url);
-    try {
-      await store.peek({ checks: [bucket('warm-up', 1, 1)], now: 0 });
-      // One script per operation: load consume's too, and consume_one's (a single token bucket).
-      await store.consume({ checks: [check('warm-up', 1, 1), check('warm-up-2', 1, 1)], now: 0 });
-      await store.consume({ checks: [check('warm-up', 1, 1)], now: 0 });
-      const reloadsBefore = store.scriptReloads;
-      const model = new ModelStore();
-      const checks = [check('a', 5, 3), check('b', 1, 2)];
-      for (let i = 0; i < 120; i++) {
-        if (i === 30 || i === 80) await admin.script('FLUSH');
-        const request = { checks: i % 3 === 0 ? checks : [checks[0]!], now: i * 97.5 };
-        expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
-      }
-      // Each flush costs one reload of each script used after it: consume (two checks) and consume_one (one).
-      expect(store.scriptReloads - reloadsBefore).toBe(4);
+  describe('with the recommended options', () => {
+    const redis = ownServer(clientConfigs[0]![1]);
 
-      // Concurrent callers while flushing: nobody sees an error.
-      let stopped = false;
-      const load = hammer(store, () => stopped, 4);
-      for (let i = 0; i < 5; i++) {
-        await sleep(30);
-        await admin.script('FLUSH');
+    it('rides through SCRIPT FLUSH mid-run without an error or a wrong decision', async () => {
+      const store = makeStore(redis.client, PATIENT_MS);
+      const admin = createRedisClient(redis.server.url);
+      try {
+        await store.peek({ checks: [bucket('warm-up', 1, 1)], now: 0 });
+        // One script per operation: load consume's too, and consume_one's (a single token bucket).
+        await store.consume({ checks: [check('warm-up', 1, 1), check('warm-up-2', 1, 1)], now: 0 });
+        await store.consume({ checks: [check('warm-up', 1, 1)], now: 0 });
+        const reloadsBefore = store.scriptReloads;
+        const model = new ModelStore();
+        const checks = [check('a', 5, 3), check('b', 1, 2)];
+        for (let i = 0; i < 120; i++) {
+          if (i === 30 || i === 80) await admin.script('FLUSH');
+          const request = { checks: i % 3 === 0 ? checks : [checks[0]!], now: i * 97.5 };
+          expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
+        }
+        // Each flush costs one reload of each script used after it: consume (two checks) and consume_one (one).
+        expect(store.scriptReloads - reloadsBefore).toBe(4);
+
+        // Concurrent callers while flushing: nobody sees an error.
+        let stopped = false;
+        const load = hammer(store, () => stopped, 4);
+        for (let i = 0; i < 5; i++) {
+          await sleep(30);
+          await admin.script('FLUSH');
+        }
+        stopped = true;
+        const calls = await load;
+        expect(calls.filter((call) => call.error !== undefined)).toEqual([]);
+      } finally {
+        admin.disconnect();
       }
-      stopped = true;
-      const calls = await load;
-      expect(calls.filter((call) => call.error !== undefined)).toEqual([]);
-    } finally {
-      admin.disconnect();
-    }
+    });
+
+    it('rejects fast with the cause when Redis answers errors (OOM), and is exact once it stops', async () => {
+      // Patient: the rejection must come from Redis' error reply, not from a timeout.
+      const store = makeStore(redis.client, PATIENT_MS);
+      const admin = createRedisClient(redis.server.url);
+      try {
+        await admin.config('SET', 'maxmemory', '1');
+        const started = performance.now();
+        const failure = await store
+          .consume({ checks: [check('k', 1, 1)], now: 0 })
+          .catch((error: unknown) => error);
+        expect(performance.now() - started).toBeLessThan(PATIENT_MS / 2);
+        expect(failure).toBeInstanceOf(RateLimitStoreError);
+        expect(String((failure as Error).message)).toMatch(/OOM/);
+        expect(store.errors).toBe(1);
+        await admin.config('SET', 'maxmemory', '0');
+        await expectExact(store, redis.client, prefix);
+      } finally {
+        admin.disconnect();
+      }
+    });
   });
 
-  it('rejects fast with the cause when Redis answers errors (OOM), and is exact once it stops', async () => {
-    server = await startRedisServer();
-    // Patient: the rejection must come from Redis' error reply, not from a timeout.
-    const store = makeStore(await connect(server.url, clientConfigs[0]![1]), PATIENT_MS);
-    const admin = createRedisClient(server.url);
-    try {
-      await admin.config('SET', 'maxmemory', '1');
-      const started = performance.now();
-      const failure = await store
-        .consume({ checks: [check('k', 1, 1)], now: 0 })
-        .catch((error: unknown) => error);
-      expect(performance.now() - started).toBeLessThan(PATIENT_MS / 2);
-      expect(failure).toBeInstanceOf(RateLimitStoreError);
-      expect(String((failure as Error).message)).toMatch(/OOM/);
-      expect(store.errors).toBe(1);
-      await admin.config('SET', 'maxmemory', '0');
-      await expectExact(store, client!, prefix);
-    } finally {
-      admin.disconnect();
-    }
+  // This one's client exists before its server does (on a port reserved for
+  // it): started by the test, not by the fixture, and stopped here.
+  let server: RedisServer | undefined;
+  let client: Redis | undefined;
+  afterEach(async () => {
+    client?.disconnect();
+    client = undefined;
+    await server?.stop();
+    server = undefined;
   });
 
   it('fails fast while Redis is down from the start, queues nothing, and recovers when it comes up', async () => {

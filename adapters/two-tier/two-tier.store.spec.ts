@@ -3,8 +3,9 @@ import { ManualClock } from '../../lib/clock.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
-import { rawCommand, startRedisServer, uniquePrefix } from '../../test/utils/redis-harness.js';
-import { connectRedisClient, connectSharedClient } from '../../test/utils/redis-client.js';
+import { rawCommand, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
+import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { until } from '../../test/utils/time.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore } from '../redis/index.js';
@@ -126,10 +127,13 @@ describe('TwoTierStore', () => {
     expect(store.stats().redisCalls / admitted).toBeLessThanOrEqual(0.1);
   });
 
-  it('costs a cold key exactly one Redis call per decision and leaves no lease behind', async () => {
-    const server = await startRedisServer();
-    const own = await connectRedisClient(server.url);
-    try {
+  // A server of its own: its commandstats count this store's calls alone.
+  describe('on a server of its own', () => {
+    const redis = withRedisServer();
+
+    it('costs a cold key exactly one Redis call per decision and leaves no lease behind', async () => {
+      const server = redis.server;
+      const own = redis.client;
       const store = new TwoTierStore({
         client: own,
         keyPrefix: prefix,
@@ -159,10 +163,7 @@ describe('TwoTierStore', () => {
       await store.close();
       expect(await scriptCalls(server.port)).toBe(300); // nothing to give back at close
       expect(store.stats()).toMatchObject({ leasesReturned: 0, returnedTokens: 0 });
-    } finally {
-      own.disconnect();
-      await server.stop();
-    }
+    });
   });
 
   it('gives unspent tokens back when the lease expires, leaving Redis as if only the spent ones were taken', async () => {

@@ -8,11 +8,9 @@ import {
   Controller,
   Get,
   InternalServerErrorException,
-  Logger,
   type INestApplication,
   type ModuleMetadata,
 } from '@nestjs/common';
-import { jest } from '@jest/globals';
 import request from 'supertest';
 import {
   AdaptiveRateProvider,
@@ -21,6 +19,7 @@ import {
   type RateLimitOptions,
 } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { behaviour, clock } from './flaky.controller.js';
 
 const adaptive = { min: 10, max: 100, jitter: 0, minOutcomes: 5 };
@@ -101,22 +100,19 @@ describe.each(PLATFORMS)('module-wide adaptive limits (%s)', (platform) => {
 });
 
 describe('module-wide adaptive limits with global: false', () => {
+  const logs = silenceRateLimitLogs();
+
   it('says once at start-up that their outcomes are reported only where the interceptor is bound', async () => {
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    try {
-      const app = await createApp('express', {
-        imports: [RateLimitModule.forRoot({ clock, global: false, limits: [MODULE_LIMIT] })],
-        controllers: [PlainController],
-      });
-      await app.close();
-      const lines = warn.mock.calls
-        .map(([message]) => String(message))
-        .filter((message) => message.includes('RateLimitInterceptor'));
-      expect(lines).toEqual([
-        expect.stringContaining('global is false and the module limits or defaults are adaptive'),
-      ]);
-    } finally {
-      warn.mockRestore();
-    }
+    const app = await createApp('express', {
+      imports: [RateLimitModule.forRoot({ clock, global: false, limits: [MODULE_LIMIT] })],
+      controllers: [PlainController],
+    });
+    await app.close();
+    const lines = logs.warn.mock.calls
+      .map(([message]) => String(message))
+      .filter((message) => message.includes('RateLimitInterceptor'));
+    expect(lines).toEqual([
+      expect.stringContaining('global is false and the module limits or defaults are adaptive'),
+    ]);
   });
 });

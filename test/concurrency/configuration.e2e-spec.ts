@@ -9,6 +9,7 @@ import {
   type RateLimitStore,
 } from 'nestjs-holdup';
 import { controllerWith } from '../validation/validation.fixtures.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 /** Boot a real application (Express) with one controller `Gen` carrying `limits`; what it failed with, or undefined. */
 async function bootError(
@@ -165,27 +166,22 @@ describe('concurrency: start-up validation names the place, the limit and the op
 });
 
 describe('concurrency: module-wide limits with global: false', () => {
+  const logs = silenceRateLimitLogs();
+
   it('warns that outside HTTP their slots are only taken where RateLimitInterceptor is bound', async () => {
-    const { jest } = await import('@jest/globals');
-    const { Logger } = await import('@nestjs/common');
-    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    try {
-      const moduleRef = await Test.createTestingModule({
-        imports: [
-          RateLimitModule.forRoot({ global: false, limits: [{ name: 'cap', concurrency: 10 }] }),
-        ],
-      }).compile();
-      const app = moduleRef.createNestApplication(new ExpressAdapter(), { logger: false });
-      await app.init();
-      await app.close();
-      const said = warn.mock.calls
-        .map(([message]) => String(message))
-        .filter((message) => message.includes('global is false'));
-      expect(said).toEqual([
-        'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all',
-      ]);
-    } finally {
-      warn.mockRestore();
-    }
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        RateLimitModule.forRoot({ global: false, limits: [{ name: 'cap', concurrency: 10 }] }),
+      ],
+    }).compile();
+    const app = moduleRef.createNestApplication(new ExpressAdapter(), { logger: false });
+    await app.init();
+    await app.close();
+    const said = logs.warn.mock.calls
+      .map(([message]) => String(message))
+      .filter((message) => message.includes('global is false'));
+    expect(said).toEqual([
+      'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all',
+    ]);
   });
 });

@@ -1,12 +1,12 @@
-import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
-import { jest } from '@jest/globals';
-import type { Redis } from 'ioredis';
+import { Controller, Get, type INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { RateLimit, RateLimitModule } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { createApp } from '../utils/create-app.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 import { InFlight } from './generations.controller.js';
 
 const gate = new InFlight();
@@ -42,26 +42,26 @@ class FaultController {
  * rejection), the slot left to its lease.
  */
 describe('concurrency slots when Redis fails', () => {
-  let server: RedisServer;
-  let client: Redis;
   let app: INestApplication;
-  let warn: jest.SpiedFunction<Logger['warn']>;
-  let error: jest.SpiedFunction<Logger['error']>;
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  const logs = silenceRateLimitLogs();
 
-  beforeEach(async () => {
-    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  beforeEach(() => {
     process.on('unhandledRejection', onUnhandled);
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, {
-      ...RECOMMENDED_OPTIONS,
-      retryStrategy: () => 50,
-    });
-    client.on('error', () => undefined);
+  });
+  const redis = withRedisServer({
+    each: true,
+    client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 },
+    quietErrors: true,
+    beforeStop: async () => {
+      gate.release();
+      await app.close();
+    },
+  });
+  beforeEach(async () => {
     const store = new RedisStore({
-      client,
+      client: redis.client,
       keyPrefix: uniquePrefix('slot-faults'),
       timeoutMs: 200,
     });
@@ -71,19 +71,13 @@ describe('concurrency slots when Redis fails', () => {
     });
     gate.reset();
   });
-  afterEach(async () => {
-    gate.release();
-    await app.close();
-    client.disconnect();
-    await server.stop();
+  afterEach(() => {
     process.off('unhandledRejection', onUnhandled);
-    warn.mockRestore();
-    error.mockRestore();
   });
 
   it("Redis down: failMode 'open' admits without a slot, 'closed' answers 503", async () => {
     expect((await request(app.getHttpServer()).get('/f/open')).status).toBe(200);
-    await server.kill();
+    await redis.server.kill();
     for (let i = 0; i < 3; i++) {
       const open = await request(app.getHttpServer()).get('/f/open');
       expect(open.status).toBe(200);
@@ -93,7 +87,9 @@ describe('concurrency slots when Redis fails', () => {
     }
     // Said once for the burst, not per request.
     expect(
-      error.mock.calls.filter(([message]) => String(message).includes('Rate-limit store failed')),
+      logs.error.mock.calls.filter(([message]) =>
+        String(message).includes('Rate-limit store failed'),
+      ),
     ).toHaveLength(1);
   });
 
@@ -102,12 +98,12 @@ describe('concurrency slots when Redis fails', () => {
     // Only one of the two may hold the slot: the other is refused while Redis is up.
     while (gate.now < 1) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await server.kill();
+    await redis.server.kill();
     gate.release();
     const statuses = (await running).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 429]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const said = warn.mock.calls
+    const said = logs.warn.mock.calls
       .map(([message]) => String(message))
       .filter((message) => message.includes('could not be released'));
     expect(said).toHaveLength(1);

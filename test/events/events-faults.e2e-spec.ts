@@ -7,42 +7,30 @@
  * - a TwoTierStore (failMode 'local'): the fallback entered on the first
  *   failure, left when the store's probes find Redis back (no request needed).
  */
-import { jest } from '@jest/globals';
-import { Logger, type INestApplication } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { ManualClock, RateLimitEvents, RateLimitModule, type RateLimitStore } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 import { EventsController, record, settled, until } from './events.fixtures.js';
 
 describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)', (platform) => {
-  let server: RedisServer;
-  let client: Redis;
   let app: INestApplication | undefined;
-  let silenced: { mockRestore(): void }[];
-
-  beforeEach(async () => {
-    // The store's own failure and recovery lines: expected here.
-    silenced = (['error', 'log', 'warn'] as const).map((level) =>
-      jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined),
-    );
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, {
-      ...RECOMMENDED_OPTIONS,
-      retryStrategy: () => 50,
-    });
-    client.on('error', () => undefined);
-  });
-  afterEach(async () => {
-    await app?.close();
-    app = undefined;
-    client.disconnect();
-    await server.stop();
-    for (const spy of silenced) spy.mockRestore();
+  // The store's own failure and recovery lines: expected here.
+  silenceRateLimitLogs();
+  const redis = withRedisServer({
+    each: true,
+    client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 },
+    quietErrors: true,
+    beforeStop: async () => {
+      await app?.close();
+      app = undefined;
+    },
   });
 
   const start = async (store: RateLimitStore, failMode: 'open' | 'local') => {
@@ -57,18 +45,18 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
   const get = (status: number) =>
     request(app!.getHttpServer()).get('/events/limited').expect(status);
   const restart = async () => {
-    await server.restart();
-    await until(() => client.status === 'ready', 10_000);
+    await redis.server.restart();
+    await until(() => redis.client.status === 'ready', 10_000);
   };
 
   it('a RedisStore: store-failure for each failed decision, then store-recovered once Redis answers', async () => {
     const events = await start(
-      new RedisStore({ client, keyPrefix: uniquePrefix('ev-redis'), timeoutMs: 100 }),
+      new RedisStore({ client: redis.client, keyPrefix: uniquePrefix('ev-redis'), timeoutMs: 100 }),
       'open',
     );
     const { seen } = record(events, 'store-failure', 'store-recovered');
     await get(200);
-    await server.kill();
+    await redis.server.kill();
     await get(200); // failMode 'open'
     await get(200);
     await until(() => seen.length === 2);
@@ -90,7 +78,7 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
 
   it('a TwoTierStore with failMode local: fallback-entered on the first failure, fallback-left when Redis is back', async () => {
     const store = new TwoTierStore({
-      client,
+      client: redis.client,
       keyPrefix: uniquePrefix('ev-tt'),
       time: 'client',
       timeoutMs: 100,
@@ -100,7 +88,7 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
     const events = await start(store, 'local');
     const { seen } = record(events, 'fallback-entered', 'fallback-left', 'store-failure');
     await get(200);
-    await server.kill();
+    await redis.server.kill();
     await get(200); // decided by the local share (burst 2 / 2 instances = 1)
     await get(429);
     await until(() => seen.some((s) => s.type === 'fallback-entered'));

@@ -6,8 +6,7 @@
  * @nestjs/event-emitter, and two applications in one process that each see
  * only their own events (metrics included).
  */
-import { jest } from '@jest/globals';
-import { Logger, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { Registry } from 'prom-client';
@@ -20,6 +19,7 @@ import {
   type RateLimitModuleOptions,
 } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { EventsController, record, settled, until } from './events.fixtures.js';
 
 const appWith = (
@@ -46,6 +46,7 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
     events = app.get(RateLimitEvents);
   });
   afterEach(() => app.close());
+  const logs = silenceRateLimitLogs();
 
   it('sends a denial with the limit that denied and its bucket key, once per denied request', async () => {
     const { seen } = record(events, 'denied', 'shadow-denied');
@@ -116,7 +117,6 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
   });
 
   it('a listener that throws or rejects changes no response, and is logged once', async () => {
-    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => void unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
@@ -134,7 +134,7 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
         await request(app.getHttpServer()).get('/events/limited').expect(status);
       await until(() => calls === 6);
       await settled();
-      const said = error.mock.calls
+      const said = logs.error.mock.calls
         .map(([message]) => String(message))
         .filter((message) => message.includes('RateLimitEvents'));
       expect(said).toHaveLength(2);
@@ -143,7 +143,6 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
-      error.mockRestore();
     }
   });
 
@@ -166,6 +165,8 @@ describe.each(PLATFORMS)('RateLimitEvents (%s)', (platform) => {
 });
 
 describe.each(PLATFORMS)('forwarding to @nestjs/event-emitter (%s)', (platform) => {
+  const logs = silenceRateLimitLogs();
+
   it('emits rate-limit.<type> on the application EventEmitter2', async () => {
     const app = await appWith(platform, { events: { eventEmitter: true } }, [
       EventEmitterModule.forRoot() as never,
@@ -177,24 +178,21 @@ describe.each(PLATFORMS)('forwarding to @nestjs/event-emitter (%s)', (platform) 
       emitter.on('rate-limit.penalty', () => {
         throw new Error('emitter listener bug');
       });
-      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-      try {
-        for (const status of [200, 200, 429])
-          await request(app.getHttpServer()).get('/events/limited').expect(status);
-        for (const status of [200, 200, 429])
-          await request(app.getHttpServer()).get('/events/penalized').expect(status);
-        await until(() => denied.length === 2);
-        await settled();
-        expect(denied[0]).toMatchObject({
-          route: 'EventsController.limited:events/limited',
-          verdicts: [{ limit: 'tight' }],
-        });
-        expect(
-          error.mock.calls.filter(([message]) => String(message).includes('emitter listener bug')),
-        ).toHaveLength(1);
-      } finally {
-        error.mockRestore();
-      }
+      for (const status of [200, 200, 429])
+        await request(app.getHttpServer()).get('/events/limited').expect(status);
+      for (const status of [200, 200, 429])
+        await request(app.getHttpServer()).get('/events/penalized').expect(status);
+      await until(() => denied.length === 2);
+      await settled();
+      expect(denied[0]).toMatchObject({
+        route: 'EventsController.limited:events/limited',
+        verdicts: [{ limit: 'tight' }],
+      });
+      expect(
+        logs.error.mock.calls.filter(([message]) =>
+          String(message).includes('emitter listener bug'),
+        ),
+      ).toHaveLength(1);
     } finally {
       await app.close();
     }

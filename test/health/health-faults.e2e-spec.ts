@@ -6,54 +6,46 @@
  * - a TwoTierStore with failMode 'local': degraded while its fallback
  *   decides (terminus 12: still 200), up once the fallback ends.
  */
-import { jest } from '@jest/globals';
-import { Logger, type INestApplication } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { PLATFORMS } from '../utils/create-app.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 import { until } from '../events/events.fixtures.js';
 import { healthApp } from './health.fixtures.js';
 
 describe.each(PLATFORMS)(
   'RateLimitHealthIndicator with Redis killed and restarted (%s)',
   (platform) => {
-    let server: RedisServer;
-    let client: Redis;
     let app: INestApplication | undefined;
-    let silenced: { mockRestore(): void }[];
-
-    beforeEach(async () => {
-      silenced = (['error', 'log', 'warn'] as const).map((level) =>
-        jest.spyOn(Logger.prototype, level).mockImplementation(() => undefined),
-      );
-      server = await startRedisServer();
-      client = await connectRedisClient(server.url, {
-        ...RECOMMENDED_OPTIONS,
-        retryStrategy: () => 50,
-      });
-      client.on('error', () => undefined);
-    });
-    afterEach(async () => {
-      await app?.close();
-      app = undefined;
-      client.disconnect();
-      await server.stop();
-      for (const spy of silenced) spy.mockRestore();
+    silenceRateLimitLogs();
+    const redis = withRedisServer({
+      each: true,
+      client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 },
+      quietErrors: true,
+      beforeStop: async () => {
+        await app?.close();
+        app = undefined;
+      },
     });
 
     const health = () => request(app!.getHttpServer()).get('/health');
     const restart = async () => {
-      await server.restart();
-      await until(() => client.status === 'ready', 10_000);
+      await redis.server.restart();
+      await until(() => redis.client.status === 'ready', 10_000);
     };
 
     it('a RedisStore: up with its latency, down (503) with Redis dead, up again after the restart', async () => {
       app = await healthApp(platform, {
-        store: new RedisStore({ client, keyPrefix: uniquePrefix('health'), timeoutMs: 100 }),
+        store: new RedisStore({
+          client: redis.client,
+          keyPrefix: uniquePrefix('health'),
+          timeoutMs: 100,
+        }),
       });
       const up = await health().expect(200);
       expect(up.body).toMatchObject({
@@ -61,7 +53,7 @@ describe.each(PLATFORMS)(
         info: { 'rate-limit': { status: 'up', store: 'redis', latencyMs: expect.any(Number) } },
       });
 
-      await server.kill();
+      await redis.server.kill();
       const started = performance.now();
       const down = await health().expect(503);
       expect(performance.now() - started).toBeLessThan(2_000); // the PING's timeout (200 ms), or the client's fast failure
@@ -75,7 +67,7 @@ describe.each(PLATFORMS)(
           },
         },
       });
-      expect(JSON.stringify(down.body)).not.toContain(String(server.port)); // no connection details
+      expect(JSON.stringify(down.body)).not.toContain(String(redis.server.port)); // no connection details
 
       await restart();
       await health().expect(200);
@@ -83,21 +75,21 @@ describe.each(PLATFORMS)(
 
     it('a TwoTierStore with failMode open: down (503) with Redis dead, since nothing decides in its place', async () => {
       const store = new TwoTierStore({
-        client,
+        client: redis.client,
         keyPrefix: uniquePrefix('health-tt-open'),
         time: 'client',
         timeoutMs: 100,
       });
       app = await healthApp(platform, { store });
       await health().expect(200);
-      await server.kill();
+      await redis.server.kill();
       const down = await health().expect(503);
       expect(down.body.error['rate-limit']).toMatchObject({ status: 'down', store: 'two-tier' });
     });
 
     it('a TwoTierStore with failMode local: degraded while its fallback decides, up once Redis is back', async () => {
       const store = new TwoTierStore({
-        client,
+        client: redis.client,
         keyPrefix: uniquePrefix('health-tt'),
         time: 'client',
         timeoutMs: 100,
@@ -111,7 +103,7 @@ describe.each(PLATFORMS)(
         store: 'two-tier',
       });
 
-      await server.kill();
+      await redis.server.kill();
       // Redis dead, the fallback not yet in use (no request since): degraded all the same, since the
       // module's failMode is 'local' and the next request will be decided by the fallback.
       const beforeFallback = await health().expect(200);

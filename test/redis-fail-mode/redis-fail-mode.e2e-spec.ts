@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { RateLimit, RateLimitModule, type FailMode } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import request from 'supertest';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 
 @Controller('guarded')
 class GuardedController {
@@ -29,28 +29,25 @@ class GuardedController {
  * again once Redis is back. Each test has its own redis-server.
  */
 describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => {
-  let server: RedisServer;
-  let client: Redis;
   let app: INestApplication;
+  const redis = withRedisServer({
+    each: true,
+    client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 },
+    quietErrors: true,
+    beforeStop: () => app.close(),
+  });
 
   const boot = async (failMode: FailMode) => {
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, {
-      ...RECOMMENDED_OPTIONS,
-      retryStrategy: () => 50,
+    const store = new RedisStore({
+      client: redis.client,
+      keyPrefix: uniquePrefix('fail-mode'),
+      timeoutMs: 100,
     });
-    client.on('error', () => undefined);
-    const store = new RedisStore({ client, keyPrefix: uniquePrefix('fail-mode'), timeoutMs: 100 });
     app = await createApp(platform, {
       imports: [RateLimitModule.forRoot({ store, failMode })],
       controllers: [GuardedController],
     });
   };
-  afterEach(async () => {
-    await app.close();
-    client.disconnect();
-    await server.stop();
-  });
 
   const timed = async (path: string) => {
     const started = performance.now();
@@ -61,7 +58,7 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
   it("'open': Redis paused (SIGSTOP) → admitted within the timeout; exact again after SIGCONT", async () => {
     await boot('open');
     expect((await timed('/guarded')).status).toBe(200);
-    server.pause();
+    redis.server.pause();
     for (let i = 0; i < 4; i++) {
       const { status, ms } = await timed('/guarded');
       expect(status).toBe(200);
@@ -69,7 +66,7 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
     }
     // A limit that says 'closed' overrides the module's 'open'.
     expect((await timed('/guarded/strict')).status).toBe(503);
-    server.resume();
+    redis.server.resume();
     await sleep(200); // let the paused replies drain
     // The 503'd request's script was already in Redis' socket: Redis ran it on
     // waking up and charged one token. A timed-out decision can only make later
@@ -81,15 +78,15 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
 
   it("'closed': Redis killed → 503 within the timeout; back to limiting after a restart", async () => {
     await boot('closed');
-    await server.kill();
+    await redis.server.kill();
     for (let i = 0; i < 3; i++) {
       const { status, ms } = await timed('/guarded');
       expect(status).toBe(503);
       expect(ms).toBeLessThan(100 + 400);
     }
-    await server.restart();
+    await redis.server.restart();
     await new Promise((resolve) =>
-      client.status === 'ready' ? resolve(undefined) : client.once('ready', resolve),
+      redis.client.status === 'ready' ? resolve(undefined) : redis.client.once('ready', resolve),
     );
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await timed('/guarded')).status);

@@ -11,7 +11,8 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 
 const WORKER = fileURLToPath(new URL('./faults.worker.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/redis/index.js', import.meta.url));
@@ -20,14 +21,15 @@ const TIMEOUT_MS = 100;
 const MARGIN_MS = 400;
 
 describe('RedisStore under faults, in a plain Node process', () => {
-  let server: RedisServer | undefined;
   let child: ChildProcess | undefined;
-
-  afterEach(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-    child = undefined;
-    await server?.stop();
-    server = undefined;
+  // The worker connects its own client: the server alone, one per test.
+  const redis = withRedisServer({
+    each: true,
+    client: false,
+    beforeStop: () => {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      child = undefined;
+    },
   });
 
   it.each([
@@ -38,7 +40,7 @@ describe('RedisStore under faults, in a plain Node process', () => {
     async (_label, clientOptions) => {
       if (!existsSync(BUILT))
         throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
-      server = await startRedisServer();
+      const server = redis.server;
       const worker = fork(WORKER, [], {
         env: {
           ...process.env,

@@ -17,8 +17,7 @@
  * figures per cell (for docs/reliability.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
-import { jest } from '@jest/globals';
+import { Controller, Get, type INestApplication } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import {
@@ -32,7 +31,9 @@ import { RedisStore } from 'nestjs-holdup/redis';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp } from '../utils/create-app.js';
 import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 import { FAULTS, type RedisFault } from './faults.js';
 
 const TIMEOUT_MS = 100;
@@ -100,26 +101,26 @@ const CELLS = STORES.flatMap((store) =>
 );
 
 describe('the fault matrix', () => {
-  let server: RedisServer;
-  let client: Redis;
   let admin: Redis;
   let app: INestApplication;
-  let silenced: jest.SpiedFunction<Logger['error']>[];
-
-  beforeEach(() => {
-    // Store failures are logged once per burst: expected here, not noise for the report.
-    silenced = [
-      jest.spyOn(Logger.prototype, 'error'),
-      jest.spyOn(Logger.prototype, 'warn'),
-      jest.spyOn(Logger.prototype, 'log'),
-    ].map((spy) => spy.mockImplementation(() => undefined));
+  // Store failures are logged once per burst: expected here, not noise for the report.
+  silenceRateLimitLogs();
+  // Each cell its own server.
+  const redis = withRedisServer({
+    each: true,
+    client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 30 },
+    quietErrors: true,
+    beforeStop: async () => {
+      await app?.close();
+      admin?.disconnect();
+    },
   });
-  afterEach(async () => {
-    await app?.close();
-    client?.disconnect();
-    admin?.disconnect();
-    await server?.stop();
-    for (const spy of silenced) spy.mockRestore();
+  beforeEach(async () => {
+    admin = await connectRedisClient(redis.server.url, {
+      retryStrategy: () => 30,
+      maxRetriesPerRequest: 50,
+    });
+    admin.on('error', () => undefined);
   });
 
   const timed = async (path: string) => {
@@ -131,9 +132,9 @@ describe('the fault matrix', () => {
   /** Redis answers the admin connection and the store's again. */
   const healthy = async () => {
     for (let i = 0; i < 100; i++) {
-      if (client.status === 'ready' && admin.status === 'ready') {
+      if (redis.client.status === 'ready' && admin.status === 'ready') {
         try {
-          await client.ping();
+          await redis.client.ping();
           return;
         } catch {
           // not yet
@@ -147,25 +148,14 @@ describe('the fault matrix', () => {
   it.each(CELLS)(
     '%s, failMode %s, Redis %s',
     async (_store, failMode, _fault, kind: StoreKind, fault: RedisFault) => {
-      server = await startRedisServer();
-      client = await connectRedisClient(server.url, {
-        ...RECOMMENDED_OPTIONS,
-        retryStrategy: () => 30,
-      });
-      client.on('error', () => undefined);
-      admin = await connectRedisClient(server.url, {
-        retryStrategy: () => 30,
-        maxRetriesPerRequest: 50,
-      });
-      admin.on('error', () => undefined);
       const clock = new ManualClock(1_700_000_000_000);
       app = await createApp('express', {
-        imports: [RateLimitModule.forRoot({ store: kind.create(client), clock, failMode })],
+        imports: [RateLimitModule.forRoot({ store: kind.create(redis.client), clock, failMode })],
         controllers: [MatrixController],
       });
 
       expect((await timed('/matrix')).status).toBe(200);
-      await fault.apply(server, admin);
+      await fault.apply(redis.server, admin);
 
       // During the fault: answered in time, by the fail mode.
       const during: number[] = [];
@@ -205,7 +195,7 @@ describe('the fault matrix', () => {
         expect(admitted).toBeLessThanOrEqual(LOCAL_BURST);
       }
 
-      await fault.heal(server, admin);
+      await fault.heal(redis.server, admin);
       await healthy();
       // Leave time for the store to notice (probe, reconnection), then check exactness on a fresh bucket.
       await sleep(PROBE_INTERVAL_MS * 4);

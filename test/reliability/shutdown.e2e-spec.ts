@@ -5,8 +5,7 @@
  * rejects unhandled, and the store refuses work after it is closed rather
  * than hanging.
  */
-import { Controller, Get, Logger, type INestApplication } from '@nestjs/common';
-import { jest } from '@jest/globals';
+import { Controller, Get, type INestApplication } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { RateLimit, RateLimitModule, type RateLimitStore } from 'nestjs-holdup';
@@ -14,7 +13,9 @@ import { RedisStore } from 'nestjs-holdup/redis';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp } from '../utils/create-app.js';
 import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { silenceRateLimitLogs } from '../utils/silence-logs.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 
 const TIMEOUT_MS = 100;
 const IN_FLIGHT = 30;
@@ -40,31 +41,21 @@ describe.each([
       new TwoTierStore({ client, keyPrefix: uniquePrefix('shutdown-tt'), timeoutMs: TIMEOUT_MS }),
   ],
 ])('shutdown under load, %s', (_name, createStore) => {
-  let server: RedisServer;
-  let client: Redis;
   let admin: Redis;
   let app: INestApplication;
-  let silenced: jest.SpiedFunction<Logger['error']>;
-
-  beforeEach(() => {
-    silenced = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  silenceRateLimitLogs();
+  const redis = withRedisServer({
+    each: true,
+    client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 30 },
+    quietErrors: true,
+    beforeStop: () => admin?.disconnect(),
   });
-  afterEach(async () => {
-    client?.disconnect();
-    admin?.disconnect();
-    await server?.stop();
-    silenced.mockRestore();
+  beforeEach(async () => {
+    admin = await connectRedisClient(redis.server.url);
   });
 
   it(`${IN_FLIGHT} requests waiting on a slow Redis when the application closes: all answered, close() bounded`, async () => {
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, {
-      ...RECOMMENDED_OPTIONS,
-      retryStrategy: () => 30,
-    });
-    client.on('error', () => undefined);
-    admin = await connectRedisClient(server.url);
-    const store = createStore(client);
+    const store = createStore(redis.client);
     let reached = 0;
     const consume = store.consume.bind(store);
     store.consume = (request) => {

@@ -17,7 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 
 const WORKER = fileURLToPath(new URL('./faults.worker.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/two-tier/index.js', import.meta.url));
@@ -41,21 +42,21 @@ interface Summary {
 }
 
 describe('TwoTierStore under Redis faults, in a plain Node process', () => {
-  let server: RedisServer | undefined;
   let child: ChildProcess | undefined;
-
-  afterEach(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-    child = undefined;
-    await server?.stop();
-    server = undefined;
+  // The worker connects its own client: the server alone, one per test.
+  const redisServer = withRedisServer({
+    each: true,
+    client: false,
+    beforeStop: () => {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      child = undefined;
+    },
   });
 
   const run = async (clientOptions: object, failMode: 'local' | 'open') => {
     if (!existsSync(BUILT))
       throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
-    const redis = await startRedisServer();
-    server = redis;
+    const redis = redisServer.server;
     const worker = fork(WORKER, [], {
       env: {
         ...process.env,

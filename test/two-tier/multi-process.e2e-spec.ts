@@ -17,12 +17,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TwoTierStoreStats } from 'nestjs-holdup/two-tier';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import {
-  rawCommand,
-  startRedisServer,
-  uniquePrefix,
-  type RedisServer,
-} from '../utils/redis-harness.js';
+import { rawCommand, uniquePrefix } from '../utils/redis-harness.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 import { nextMessage } from '../utils/next-message.js';
 
 const WORKER = fileURLToPath(new URL('./multi-process.worker.mjs', import.meta.url));
@@ -60,11 +56,12 @@ async function scriptCalls(port: number): Promise<number> {
 
 describe(`${STORE === 'redis' ? 'RedisStore' : 'TwoTierStore'} across processes, paced load`, () => {
   const children: ChildProcess[] = [];
-  let server: RedisServer | undefined;
-
-  afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-    await server?.stop();
+  // Each worker connects its own client: the server alone.
+  const redis = withRedisServer({
+    client: false,
+    beforeStop: () => {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    },
   });
 
   const title =
@@ -76,7 +73,7 @@ describe(`${STORE === 'redis' ? 'RedisStore' : 'TwoTierStore'} across processes,
     async () => {
       if (!existsSync(BUILT))
         throw new Error('dist/ is missing: run `npm run build` first (`npm test` does).');
-      server = await startRedisServer();
+      const server = redis.server;
       const env = {
         ...process.env,
         NODE_OPTIONS: '',

@@ -7,13 +7,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, type INestApplication } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { ManualClock, RateLimit, RateLimitModule } from 'nestjs-holdup';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { withRedisServer } from '../utils/with-redis-server.js';
 
 @Controller('local')
 class LocalController {
@@ -37,21 +37,19 @@ const MARGIN_MS = 400;
 describe.each(PLATFORMS)(
   "failMode 'local' with a TwoTierStore whose Redis dies (%s)",
   (platform) => {
-    let server: RedisServer;
-    let client: Redis;
     let store: TwoTierStore;
     let app: INestApplication;
     const clock = new ManualClock(1_700_000_000_000);
 
+    const redis = withRedisServer({
+      each: true,
+      client: { ...RECOMMENDED_OPTIONS, retryStrategy: () => 50 },
+      quietErrors: true,
+      beforeStop: () => app.close(),
+    });
     beforeEach(async () => {
-      server = await startRedisServer();
-      client = await connectRedisClient(server.url, {
-        ...RECOMMENDED_OPTIONS,
-        retryStrategy: () => 50,
-      });
-      client.on('error', () => undefined);
       store = new TwoTierStore({
-        client,
+        client: redis.client,
         keyPrefix: uniquePrefix('tt-local'),
         time: 'client',
         timeoutMs: TIMEOUT_MS,
@@ -62,11 +60,6 @@ describe.each(PLATFORMS)(
         imports: [RateLimitModule.forRoot({ store, clock, failMode: 'local' })],
         controllers: [LocalController],
       });
-    });
-    afterEach(async () => {
-      await app.close();
-      client.disconnect();
-      await server.stop();
     });
 
     const timed = async (path: string) => {
@@ -81,7 +74,7 @@ describe.each(PLATFORMS)(
 
     it('limits from the local share while Redis is down, answers 503 where a limit says closed, and returns to Redis', async () => {
       expect((await timed('/local')).status).toBe(200); // Redis: 3 of 4 left
-      await server.kill();
+      await redis.server.kill();
 
       // Local share: burst 4 / 2 instances = 2, whatever Redis had left.
       const statuses: number[] = [];
@@ -98,7 +91,7 @@ describe.each(PLATFORMS)(
       expect(strict.status).toBe(503);
       expect(strict.ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
 
-      await server.restart();
+      await redis.server.restart();
       const deadline = Date.now() + 5_000;
       while (store.degraded && Date.now() < deadline) await sleep(20);
       expect(store.degraded).toBe(false);

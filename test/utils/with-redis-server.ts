@@ -30,19 +30,26 @@ import {
 export interface WithRedisServerOptions {
   /** A server (and client) per test instead of one for the block. */
   readonly each?: boolean;
-  /** The client's options. @default RECOMMENDED_OPTIONS */
-  readonly client?: RedisOptions;
+  /**
+   * The client's options, or `false` for the server alone (specs whose
+   * clients live in other processes). @default RECOMMENDED_OPTIONS
+   */
+  readonly client?: RedisOptions | false;
   /** Ignore the client's `error` events (for specs that kill or freeze the server). @default false */
   readonly quietErrors?: boolean;
   readonly server?: StartRedisServerOptions;
-  /** Runs first at teardown, while the server is still up (e.g. closing the application that uses the client). */
+  /**
+   * Runs first at teardown, while the server is still up (e.g. closing the
+   * application that uses the client, killing a worker process); the client
+   * and the server are stopped even if it throws.
+   */
   readonly beforeStop?: () => unknown;
 }
 
 export interface RedisServerFixture {
   /** The running server (throws outside a test or hook of the block). */
   readonly server: RedisServer;
-  /** The connected client. */
+  /** The connected client (throws with `client: false`). */
   readonly client: Redis;
 }
 
@@ -51,22 +58,26 @@ export function withRedisServer(options: WithRedisServerOptions = {}): RedisServ
   let client: Redis | undefined;
   const start = async () => {
     server = await startRedisServer(options.server);
+    if (options.client === false) return;
     client = await connectRedisClient(server.url, options.client ?? RECOMMENDED_OPTIONS);
     if (options.quietErrors) client.on('error', () => undefined);
   };
   const stop = async () => {
-    await options.beforeStop?.();
-    client?.disconnect();
-    client = undefined;
-    if (server) {
-      try {
-        server.resume();
-      } catch {
-        // already gone (killed by the test)
+    try {
+      await options.beforeStop?.();
+    } finally {
+      client?.disconnect();
+      client = undefined;
+      if (server) {
+        try {
+          server.resume();
+        } catch {
+          // already gone (killed by the test)
+        }
+        await server.stop();
       }
-      await server.stop();
+      server = undefined;
     }
-    server = undefined;
   };
   if (options.each) {
     beforeEach(start);
@@ -85,6 +96,8 @@ export function withRedisServer(options: WithRedisServerOptions = {}): RedisServ
       return running(server, 'server');
     },
     get client() {
+      if (options.client === false)
+        throw new Error('withRedisServer(): no client with { client: false }');
       return running(client, 'client');
     },
   };
