@@ -1,5 +1,5 @@
+import { limitContext } from '../../test/utils/limit-context.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
-import { compileRequestAddress } from '../keys/request-address.js';
 import type { LimitContext } from '../limits/resolve-limit.js';
 import {
   DEFAULT_LEASE_TIMEOUT_MS,
@@ -7,20 +7,11 @@ import {
   resolveConcurrencyLimit,
 } from './resolve-concurrency-limit.js';
 
-const context: LimitContext = {
+const context: LimitContext = limitContext({
   where: 'GenController.generate',
   routeId: 'r7',
-  defaultKey: 'ip',
-  address: compileRequestAddress({
-    trustProxy: false,
-    ipv6Subnet: 64,
-    onUntrustedForward: () => undefined,
-  }),
-  ipv6Subnet: 64,
-  warn: () => undefined,
-  localFallback: false,
   storeSlots: true,
-};
+});
 
 describe('resolveConcurrencyLimit', () => {
   it('a concurrency limit is one that says concurrency', () => {

@@ -3,12 +3,11 @@ import type { FailMode, RateLimitOptions } from '../interfaces/rate-limit-option
 import type { Identify } from '../keys/key-strategy.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { rejectUnknownOptions } from '../errors/unknown-options.js';
-import { failModeProblem } from '../limits/fail-mode.js';
 import { parseDuration } from '../limits/parse-duration.js';
-import { compileLimitKey, LIMIT_OPTIONS, type LimitContext } from '../limits/resolve-limit.js';
+import { checkLimitName, resolveCommonOptions } from '../limits/common-limit-options.js';
+import { LIMIT_OPTIONS, type LimitContext } from '../limits/resolve-limit.js';
 import { LIMIT_POLICIES } from '../policies/limit-policies.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
-import { SHARED_ROUTE } from '../store/bucket-key.js';
 import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
 
 /** A `concurrency` limit's slots are held at most this long by default: 5 minutes. */
@@ -77,9 +76,7 @@ export function resolveConcurrencyLimit(
     throw optionError(where, option, problem);
   };
   rejectUnknownOptions(where, options, LIMIT_OPTIONS);
-  if (typeof name !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(name)) {
-    fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
-  }
+  checkLimitName(name, fail);
   for (const [option, why] of Object.entries(RATE_ONLY)) {
     if ((options as Record<string, unknown>)[option] !== undefined)
       fail(option, `cannot be combined with concurrency: ${why}`);
@@ -110,22 +107,14 @@ export function resolveConcurrencyLimit(
       `is not supported on a concurrency limit${options.shadow === undefined ? " (the module's shadow is on: set shadow: false on this limit)" : ''}`,
     );
   }
-  const scope = options.scope ?? 'route';
-  if (scope !== 'route' && scope !== 'shared')
-    fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
-  const failModeError =
-    options.failMode === undefined
-      ? undefined
-      : failModeProblem(options.failMode, context.localFallback);
-  if (failModeError) fail('failMode', failModeError);
-  const identify = compileLimitKey(options.key, name, context, fail);
+  const { identify, route, failMode } = resolveCommonOptions(options, name, context, fail);
   return {
     name,
     concurrency: concurrency!,
     leaseMs,
     identify,
-    namespace: `cc|${name}|${scope === 'shared' ? SHARED_ROUTE : context.routeId}|`,
-    failMode: options.failMode,
+    namespace: `cc|${name}|${route}|`,
+    failMode,
     header: Object.freeze({
       name,
       rate: concurrency!,

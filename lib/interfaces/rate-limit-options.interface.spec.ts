@@ -1,9 +1,9 @@
+import { limitContext } from '../../test/utils/limit-context.js';
 import type { ExecutionContext } from '@nestjs/common';
 import {
   isConcurrencyLimit,
   resolveConcurrencyLimit,
 } from '../concurrency/resolve-concurrency-limit.js';
-import { compileRequestAddress } from '../keys/request-address.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
 import type { RateLimitModuleOptions } from './rate-limit-module-options.interface.js';
 import type {
@@ -24,20 +24,7 @@ import type {
  * run-time checks being what JavaScript callers get.
  */
 
-const context: LimitContext = {
-  where: 'OrdersController.search',
-  routeId: 'r1',
-  defaultKey: 'ip',
-  address: compileRequestAddress({
-    trustProxy: false,
-    ipv6Subnet: 64,
-    onUntrustedForward: () => undefined,
-  }),
-  ipv6Subnet: 64,
-  warn: () => undefined,
-  localFallback: false,
-  storeSlots: true,
-};
+const context: LimitContext = limitContext({ storeSlots: true });
 
 /** Start-up validation of one limit, as the module does it. */
 function resolve(limit: RateLimitOptions): unknown {

@@ -1,14 +1,9 @@
-import { compileKeyStrategy, type Identify } from '../keys/key-strategy.js';
-import type {
-  KeyStrategy,
-  Rate,
-  RateLimitOptions,
-} from '../interfaces/rate-limit-options.interface.js';
+import type { Rate, RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
-import { bucketNamespace, SHARED_ROUTE } from '../store/bucket-key.js';
+import { bucketNamespace } from '../store/bucket-key.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { rejectUnknownOptions } from '../errors/unknown-options.js';
-import { failModeProblem } from './fail-mode.js';
+import { checkLimitName, resolveCommonOptions } from './common-limit-options.js';
 import { LIMIT_POLICIES } from '../policies/limit-policies.js';
 import type { LimitDraft } from '../policies/limit-policy.js';
 import type { LimitContext, OptionFail } from './limit-context.js';
@@ -18,6 +13,7 @@ import { resolveAlgorithm, resolveWindow } from './resolve-window.js';
 import { capacityOf, type StoreLimit } from '../store/rate-limit-store.interface.js';
 
 export type { LimitContext } from './limit-context.js';
+export { compileLimitKey } from './common-limit-options.js';
 
 /** The options of a limit's bucket, key and fail mode; then the policies' (`LIMIT_POLICIES`); then those of other kinds of limit. */
 const OWN_OPTIONS: readonly (keyof RateLimitOptions)[] = [
@@ -73,9 +69,7 @@ function resolveBase(
   context: LimitContext,
   fail: OptionFail,
 ): LimitDraft {
-  if (typeof name !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(name)) {
-    fail('name', `must be 1-64 characters of [A-Za-z0-9_.:-], got ${describeValue(name)}`);
-  }
+  checkLimitName(name, fail);
   if (options.leaseTimeout !== undefined)
     fail('leaseTimeout', 'only applies to a concurrency limit (one with concurrency: N)');
   const algorithm = resolveAlgorithm(options, fail);
@@ -108,15 +102,7 @@ function resolveBase(
     fail('cost', `must be a positive number or a function, got ${describeValue(cost)}`);
   }
 
-  const identify = compileLimitKey(options.key, name, context, fail);
-  const scope = options.scope ?? 'route';
-  if (scope !== 'route' && scope !== 'shared')
-    fail('scope', `must be 'route' or 'shared', got ${describeValue(scope)}`);
-  const failModeError =
-    options.failMode === undefined
-      ? undefined
-      : failModeProblem(options.failMode, context.localFallback);
-  if (failModeError) fail('failMode', failModeError);
+  const { identify, route, failMode } = resolveCommonOptions(options, name, context, fail);
   return {
     name,
     rate,
@@ -124,60 +110,7 @@ function resolveBase(
     bucket,
     cost,
     identify,
-    namespace: bucketNamespace(
-      algorithm,
-      name,
-      scope === 'shared' ? SHARED_ROUTE : context.routeId,
-    ),
-    failMode: options.failMode,
+    namespace: bucketNamespace(algorithm, name, route),
+    failMode,
   };
-}
-
-/** A limit's key strategy (its own, else the module's default), compiled; refused through `fail`. */
-export function compileLimitKey(
-  key: KeyStrategy | undefined,
-  name: string,
-  context: LimitContext,
-  fail: (option: string, problem: string) => never,
-): Identify {
-  const keyStrategy = key ?? context.defaultKey;
-  let userFallbackReported = false;
-  let keyErrorReported = false;
-  const identify = compileKeyStrategy(keyStrategy, {
-    address: context.address,
-    ipv6Subnet: context.ipv6Subnet,
-    where: `${context.where}, limit "${name}"`,
-    onUserFallback: () => {
-      if (userFallbackReported) return;
-      userFallbackReported = true;
-      context.warn(userFallbackWarning(`${context.where}, limit "${name}"`));
-    },
-    // Refused calls: said once per limit, not once per call.
-    onKeyError: (message) => {
-      if (keyErrorReported) return;
-      keyErrorReported = true;
-      context.warn(`${message}. Such calls are refused; said once.`);
-    },
-  });
-  if (!identify) {
-    return fail(
-      'key',
-      `must be 'ip', 'user', 'global', 'connection', 'header:<name>' or a function, got ${describeValue(keyStrategy)}`,
-    );
-  }
-  return identify;
-}
-
-/**
- * Said once per route and limit: a `'user'` key that finds no `req.user` is
- * an anonymous request (fine) or an authentication that has not run yet
- * (every user then shares their address's bucket).
- */
-function userFallbackWarning(where: string): string {
-  return (
-    `RateLimit: ${where}: key 'user' found no req.user (neither id nor sub), so the request was keyed by its client address. ` +
-    'If this route is authenticated, authentication has not run before the limit: bind the auth guard with @UseGuards() on the ' +
-    'controller or the route (limits keyed by user then run after it), or register it as a global guard before RateLimitModule. ' +
-    'Anonymous requests are keyed by address on purpose; this is said once per route.'
-  );
 }

@@ -1,20 +1,8 @@
+import { limitContext } from '../../test/utils/limit-context.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
-import { compileRequestAddress } from '../keys/request-address.js';
 import { resolveLimit, type LimitContext } from './resolve-limit.js';
 
-const context: LimitContext = {
-  where: 'OrdersController.search',
-  routeId: 'r1',
-  defaultKey: 'ip',
-  address: compileRequestAddress({
-    trustProxy: false,
-    ipv6Subnet: 64,
-    onUntrustedForward: () => undefined,
-  }),
-  ipv6Subnet: 64,
-  warn: () => undefined,
-  localFallback: false,
-};
+const context: LimitContext = limitContext();
 const resolve = (limit: unknown) => () => resolveLimit(limit as RateLimitOptions, context);
 const where = 'RateLimit: OrdersController.search, limit';
 

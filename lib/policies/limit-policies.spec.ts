@@ -1,23 +1,11 @@
+import { limitContext } from '../../test/utils/limit-context.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
-import { compileRequestAddress } from '../keys/request-address.js';
 import { resolveConcurrencyLimit } from '../concurrency/resolve-concurrency-limit.js';
 import { LIMIT_OPTIONS, resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
 import { LIMIT_POLICIES } from './limit-policies.js';
 import type { PolicyField } from './limit-policy.js';
 
-const context: LimitContext = {
-  where: 'OrdersController.search',
-  routeId: 'r1',
-  defaultKey: 'ip',
-  address: compileRequestAddress({
-    trustProxy: false,
-    ipv6Subnet: 64,
-    onUntrustedForward: () => undefined,
-  }),
-  ipv6Subnet: 64,
-  warn: () => undefined,
-  localFallback: false,
-};
+const context: LimitContext = limitContext();
 
 /** Every option of a limit, as the compiler knows them: a new one fails to compile here until it is listed. */
 const EVERY_OPTION: Record<keyof Required<RateLimitOptions>, true> = {
