@@ -1,4 +1,5 @@
-// `nestjs-holdup`: what an application uses. Custom stores: `nestjs-holdup/store`
+// `nestjs-holdup`: what an application uses (the types it rarely writes: the
+// `RateLimitTypes` namespace at the end). Custom stores: `nestjs-holdup/store`
 // (and `nestjs-holdup/algorithms`); diagnostics-channel payloads:
 // `nestjs-holdup/observability`; the AIMD engine: `nestjs-holdup/adaptive`.
 // Every runtime helper here is a value export (usable at run time), types are
@@ -36,34 +37,20 @@ export { clientAddress } from './keys/client-address-helper.js';
 // Rates: '100/min' and the like as tokens per second (undefined when not a rate)
 export { parseRate } from './limits/parse-rate.js';
 
-// Options
+// Options (the types of their fields, and the kinds `RateLimitOptions` is a
+// union of: the `RateLimitTypes` namespace below)
 export type {
   RateLimitOptions,
-  BaseLimitOptions,
-  RequestRateOptions,
-  TokenBucketLimitOptions,
-  WindowLimitOptions,
-  ConcurrencyLimitOptions,
   Rate,
-  DynamicRate,
-  DynamicBurst,
   KeyStrategy,
-  KeyFunctionResult,
   FailMode,
-  RateLimitAlgorithm,
-  CalendarOptions,
   ChargeMode,
   RateLimitOutcome,
 } from './interfaces/rate-limit-options.interface.js';
 export type {
   RateLimitModuleOptions,
   RateLimitOptionsFactory,
-  HeadersMode,
-  ErrorFormat,
-  TrustProxy,
 } from './interfaces/rate-limit-module-options.interface.js';
-export type { HotKeysOptions } from './interfaces/hot-keys-options.interface.js';
-export type { RateLimitMetricsOptions } from './interfaces/metrics-options.interface.js';
 
 // Transports (what the guard's protected hooks are given)
 export type {
@@ -73,33 +60,23 @@ export type {
 } from './transports/rate-limit-transport.interface.js';
 
 // Adaptive limits as an application meets them (the AIMD engine: `nestjs-holdup/adaptive`)
-export type {
-  AdaptiveOptions,
-  AdaptiveHandlerResult,
-} from './interfaces/adaptive-options.interface.js';
-export type { AdaptiveOutcome } from './adaptive/adaptive-outcome.js';
-export type {
-  AdaptiveRateChange,
-  AdaptiveRateListener,
-} from './adaptive/adaptive-rate-change.interface.js';
+export type { AdaptiveOptions } from './interfaces/adaptive-options.interface.js';
 export { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 
-// Events for application code (docs/events-and-health.md)
+// Events for application code (docs/events-and-health.md); the payload types
+// are `RateLimitEventMap['denied']`, ..., also named in `RateLimitTypes`
 export { RateLimitEvents } from './observability/events/rate-limit-events.js';
-export type {
-  RateLimitEventMap,
-  RateLimitEventType,
-  RateLimitEventListener,
-  LimitVerdict,
-  RateLimitDeniedEvent,
-  RateLimitShadowDeniedEvent,
-  RateLimitStoreFailureEvent,
-  RateLimitStoreRecoveredEvent,
-  RateLimitFallbackEvent,
-  RateLimitPenaltyEvent,
-} from './observability/events/rate-limit-events.interface.js';
+export type { RateLimitEventMap } from './observability/events/rate-limit-events.interface.js';
 
 // Clock, stores: the `store` option's type (implementing one: `nestjs-holdup/store`), the default store
-export { ManualClock, systemClock, type ClockTimer, type RateLimitClock } from './clock.js';
+export { ManualClock, systemClock, type RateLimitClock } from './clock.js';
 export type { RateLimitStore } from './store/rate-limit-store.interface.js';
 export { MemoryStore, type MemoryStoreOptions } from '../adapters/memory/index.js';
+
+/**
+ * The secondary types, under one type-only namespace: the types of option
+ * fields, the kinds `RateLimitOptions` is a union of, the event payloads and
+ * the adaptive and clock helper types (`RateLimitTypes.CalendarOptions`,
+ * `RateLimitTypes.HeadersMode`, `RateLimitTypes.RateLimitDeniedEvent`, ...).
+ */
+export type * as RateLimitTypes from './rate-limit-types.js';

@@ -8,8 +8,12 @@
 //
 //   npm run build && node scripts/count-exports.mjs [--names | --json]
 //
+// A type-only namespace (`export type * as RateLimitTypes from ...`) counts as
+// one type; its members are listed under `namespaces` (and a value among them
+// is a type-only value too, `RateLimitTypes.name`).
+//
 // --names prints each entry point's names as well as the table; --json prints
-// `{ [entry]: { values, types, typeOnlyValues } }` instead (test/package reads it).
+// `{ [entry]: { values, types, typeOnlyValues, namespaces } }` instead (test/package reads it).
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,6 +44,21 @@ const program = ts.createProgram(
 );
 const checker = program.getTypeChecker();
 
+const resolveAlias = (symbol) =>
+  symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+const isModule = (symbol) =>
+  Boolean(symbol.flags & ts.SymbolFlags.ValueModule) &&
+  symbol.declarations?.some((declaration) => ts.isSourceFile(declaration));
+/** A function, class or constant (not an interface or type alias, whatever merges with it). */
+const isValue = (symbol) => {
+  const target = resolveAlias(symbol);
+  return (
+    Boolean(target.flags & ts.SymbolFlags.Value) &&
+    !(target.flags & ts.SymbolFlags.Interface) &&
+    !(target.flags & ts.SymbolFlags.TypeAlias)
+  );
+};
+
 const rows = [];
 const all = { values: new Set(), types: new Set() };
 for (const { entry, types, js } of entries) {
@@ -51,6 +70,7 @@ for (const { entry, types, js } of entries) {
   const values = [];
   const typesOnly = [];
   const typeOnlyValues = [];
+  const namespaces = {};
   for (const symbol of names) {
     const name = symbol.getName();
     if (runtime.has(name)) {
@@ -59,12 +79,16 @@ for (const { entry, types, js } of entries) {
     }
     typesOnly.push(name);
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-    if (
-      target.flags & ts.SymbolFlags.Value &&
-      !(target.flags & ts.SymbolFlags.Interface) &&
-      !(target.flags & ts.SymbolFlags.TypeAlias)
-    )
-      typeOnlyValues.push(name);
+    if (isModule(target)) {
+      // `export type * as Name from './file.js'`: a namespace of types, one
+      // name at the entry point; its members are listed (and checked) too.
+      const members = checker.getExportsOfModule(target);
+      namespaces[name] = members.map((member) => member.getName()).sort();
+      for (const member of members)
+        if (isValue(member)) typeOnlyValues.push(`${name}.${member.getName()}`);
+      continue;
+    }
+    if (isValue(symbol)) typeOnlyValues.push(name);
   }
   values.forEach((name) => all.values.add(`${entry}:${name}`));
   typesOnly.forEach((name) => all.types.add(`${entry}:${name}`));
@@ -73,14 +97,15 @@ for (const { entry, types, js } of entries) {
     values: values.sort(),
     types: typesOnly.sort(),
     typeOnlyValues: typeOnlyValues.sort(),
+    namespaces,
   });
 }
 
 if (json) {
   const report = Object.fromEntries(
-    rows.map(({ entry, values, types, typeOnlyValues }) => [
+    rows.map(({ entry, values, types, typeOnlyValues, namespaces }) => [
       entry,
-      { values, types, typeOnlyValues },
+      { values, types, typeOnlyValues, namespaces },
     ]),
   );
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
@@ -95,6 +120,11 @@ if (json) {
       `${pad(row.entry, 28)}${padStart(row.values.length, 8)}${padStart(row.types.length, 8)}${padStart(row.values.length + row.types.length, 8)}  ${row.typeOnlyValues.join(', ') || '-'}`,
     );
   }
+  for (const row of rows)
+    for (const [name, members] of Object.entries(row.namespaces))
+      console.log(
+        `${pad(`  ${row.entry} ${name}.*`, 28)}${padStart('', 8)}${padStart(members.length, 8)}  (type namespace: one name above)`,
+      );
   const distinct = new Set(rows.flatMap((row) => [...row.values, ...row.types]));
   console.log(
     `${pad('all entry points', 28)}${padStart(all.values.size, 8)}${padStart(all.types.size, 8)}${padStart(all.values.size + all.types.size, 8)}  (${distinct.size} distinct names)`,
@@ -104,6 +134,8 @@ if (json) {
       console.log(`\n${row.entry}`);
       console.log(`  values: ${row.values.join(', ') || '-'}`);
       console.log(`  types:  ${row.types.join(', ') || '-'}`);
+      for (const [name, members] of Object.entries(row.namespaces))
+        console.log(`  ${name}.: ${members.join(', ')}`);
     }
   }
 }

@@ -24,7 +24,7 @@ export type BucketState = number | WindowState;
  * are fine enough for GCRA); `origin` is the absolute time of that frame's 0,
  * which the window algorithms add back (0 for a store in absolute time).
  *
- * @internal
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export interface BucketAlgorithm {
   /** Charge `cost`: the decision, and the state to store when admitted. */
@@ -107,7 +107,7 @@ export function expiryOf(state: BucketState, origin: number): number {
  * build does not know is a wiring bug (a custom store fed by a newer module),
  * so it throws rather than guessing.
  *
- * @internal
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export function algorithmOf(limit: StoreLimit): BucketAlgorithm {
   const algorithm = ALGORITHMS[limit.algorithm];

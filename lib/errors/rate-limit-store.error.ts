@@ -19,7 +19,7 @@ export class RateLimitStoreError extends Error {
  * `error` as a {@link RateLimitStoreError}: as is when it already is one,
  * else wrapped (as `cause`) under `${what}: <its message>`.
  *
- * @internal
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export function toStoreError(error: unknown, what: string): RateLimitStoreError {
   if (error instanceof RateLimitStoreError) return error;

@@ -4,7 +4,9 @@ import type { BucketRef, ConsumeResult, RateLimitCheck } from './rate-limit-stor
 
 /**
  * Where an in-process store keeps its bucket states: a number per token
- * bucket (GCRA TAT), a small object per window. @internal
+ * bucket (GCRA TAT), a small object per window.
+ *
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export interface BucketStates {
   /** `ref`: the check the key is read for (its `namespace` and `identity`, when a store indexes by them). */
@@ -19,7 +21,7 @@ export interface BucketStates {
  * absolute time `origin` (0 when the store works in absolute time): window
  * algorithms align on absolute time.
  *
- * @internal
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export function consumeAllOrNothing(
   states: BucketStates,
@@ -58,7 +60,7 @@ export function consumeAllOrNothing(
  * admitted it report their bucket as it stands (a peek), not as it would
  * have been after the charge. Rewrites `decisions` in place and returns it.
  *
- * @internal
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export function reportUncharged(
   states: Pick<BucketStates, 'read'>,

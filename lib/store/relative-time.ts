@@ -7,7 +7,7 @@
  * in-process stores keep their state in this frame. (The Redis scripts do the
  * same with a frame per call: see `adapters/redis/scripts`.)
  *
- * @internal
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export class RelativeTime {
   private epoch: number | undefined;

@@ -10,7 +10,7 @@ import { MapCursor } from './map-cursor.js';
  * Every insertion goes through {@link set}, so the cursors hear of it (see
  * {@link MapCursor} for why they must).
  *
- * @internal
+ * For custom stores: exported by `nestjs-holdup/store`, which may change in a 0.x minor version.
  */
 export class SweptMap<K, V> {
   readonly entries = new Map<K, V>();

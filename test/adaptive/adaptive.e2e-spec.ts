@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
-import { AdaptiveRateProvider, RateLimitModule, type AdaptiveRateChange } from 'nestjs-holdup';
+import { AdaptiveRateProvider, RateLimitModule, type RateLimitTypes } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { behaviour, clock, FlakyController } from './flaky.controller.js';
 
@@ -32,7 +32,7 @@ describe.each(PLATFORMS)('adaptive limits end to end (%s)', (platform) => {
   });
 
   it('cuts the rate after a window of 5xx, and the guard and headers use the new bucket', async () => {
-    const changes: AdaptiveRateChange[] = [];
+    const changes: RateLimitTypes.AdaptiveRateChange[] = [];
     adaptive.onRateChange((change) => changes.push(change));
     behaviour.mode = 'fail';
     expect(await hit('/flaky', 6)).toEqual(Array(6).fill(500));

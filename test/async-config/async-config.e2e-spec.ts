@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
-import { ManualClock, RateLimitModule, type HeadersMode } from 'nestjs-holdup';
+import { ManualClock, RateLimitModule, type RateLimitTypes } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import {
   ConfigModule,
@@ -22,7 +22,7 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
       CLOCK: clock,
       RATE: '1/min',
       BURST: 2,
-      HEADERS: 'both' satisfies HeadersMode,
+      HEADERS: 'both' satisfies RateLimitTypes.HeadersMode,
     };
   });
   afterEach(() => app?.close());
@@ -50,7 +50,7 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
     const factory = jest.fn(async (config: ConfigService) => ({
       clock: config.get<ManualClock>('CLOCK'),
       defaults: { rate: config.get<string>('RATE'), burst: config.get<number>('BURST') },
-      headers: config.get<HeadersMode>('HEADERS'),
+      headers: config.get<RateLimitTypes.HeadersMode>('HEADERS'),
     }));
     app = await createApp(platform, {
       imports: [
@@ -90,7 +90,7 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
           useFactory: (config: ConfigService) => ({
             clock: config.get<ManualClock>('CLOCK'),
             defaults: { rate: config.get<string>('RATE'), burst: config.get<number>('BURST') },
-            headers: config.get<HeadersMode>('HEADERS'),
+            headers: config.get<RateLimitTypes.HeadersMode>('HEADERS'),
           }),
         }),
       ],

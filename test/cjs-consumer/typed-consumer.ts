@@ -11,6 +11,7 @@ import {
   SkipRateLimit,
   parseRate,
   type RateLimitStore,
+  type RateLimitTypes,
 } from 'nestjs-holdup';
 import { aimdNext } from 'nestjs-holdup/adaptive';
 import { gcraPeek } from 'nestjs-holdup/algorithms';
@@ -71,7 +72,13 @@ export const step: typeof aimdNext = aimdNext;
 // The contract suite's declarations need no test framework's types (this project has none).
 export const contract: typeof describeStoreContract = describeStoreContract;
 
+// The root's type-only namespace of secondary types.
+export const headers: RateLimitTypes.HeadersMode = 'both';
+export const onDenied = (event: RateLimitTypes.RateLimitDeniedEvent): string => event.route;
+
 // The types are the package's, not `any`: these must be errors.
+// @ts-expect-error no such headers mode
+export const badHeaders: RateLimitTypes.HeadersMode = 'sometimes';
 // @ts-expect-error timeoutMs is a number
 new RedisStore({ client, timeoutMs: 'fast' });
 // @ts-expect-error no such fail mode

@@ -4,7 +4,7 @@ import {
   ManualClock,
   QUOTA_EXCEEDED_TYPE,
   RateLimitModule,
-  type ErrorFormat,
+  type RateLimitTypes,
   type RateLimitModuleOptions,
 } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
@@ -60,48 +60,51 @@ describe.each(PLATFORMS)(
       return get(path);
     };
 
-    describe.each<ErrorFormat>(['nest', 'problem+json'])("errorFormat: '%s'", (errorFormat) => {
-      beforeEach(() => boot({ errorFormat, headers: 'both' }));
+    describe.each<RateLimitTypes.ErrorFormat>(['nest', 'problem+json'])(
+      "errorFormat: '%s'",
+      (errorFormat) => {
+        beforeEach(() => boot({ errorFormat, headers: 'both' }));
 
-      it('RateLimiter.enforce() answers exactly what the guard answers for the same limit: status, body, every header', async () => {
-        const fromGuard = await refused('/e/guarded');
-        const fromService = await refused('/e/enforced');
-        expect(fromGuard.status).toBe(429);
-        expect(fromGuard.headers['retry-after']).toBe('1');
-        expect(fromGuard.headers['ratelimit']).toBe('"search";r=0;t=1');
-        expect(fromService).toEqual(fromGuard);
-      });
+        it('RateLimiter.enforce() answers exactly what the guard answers for the same limit: status, body, every header', async () => {
+          const fromGuard = await refused('/e/guarded');
+          const fromService = await refused('/e/enforced');
+          expect(fromGuard.status).toBe(429);
+          expect(fromGuard.headers['retry-after']).toBe('1');
+          expect(fromGuard.headers['ratelimit']).toBe('"search";r=0;t=1');
+          expect(fromService).toEqual(fromGuard);
+        });
 
-      it('the body in the chosen format, with its media type', async () => {
-        const told = await refused('/e/enforced');
-        if (errorFormat === 'nest') {
-          expect(told.type).toBe('application/json');
-          expect(told.body).toEqual({
-            statusCode: 429,
-            message: 'Too Many Requests',
-            retryAfter: 1,
-          });
-        } else {
-          expect(told.type).toBe('application/problem+json');
-          expect(told.body).toEqual({
-            type: QUOTA_EXCEEDED_TYPE,
-            title: 'Request cannot be satisfied as assigned quota has been exceeded',
-            status: 429,
-            detail: 'Too Many Requests: retry in 1 second',
-            'violated-policies': ['search'],
-            retryAfter: 1,
-          });
-        }
-      });
+        it('the body in the chosen format, with its media type', async () => {
+          const told = await refused('/e/enforced');
+          if (errorFormat === 'nest') {
+            expect(told.type).toBe('application/json');
+            expect(told.body).toEqual({
+              statusCode: 429,
+              message: 'Too Many Requests',
+              retryAfter: 1,
+            });
+          } else {
+            expect(told.type).toBe('application/problem+json');
+            expect(told.body).toEqual({
+              type: QUOTA_EXCEEDED_TYPE,
+              title: 'Request cannot be satisfied as assigned quota has been exceeded',
+              status: 429,
+              detail: 'Too Many Requests: retry in 1 second',
+              'violated-policies': ['search'],
+              retryAfter: 1,
+            });
+          }
+        });
 
-      it('a cost no wait can satisfy: no Retry-After, retryAfter null, the headers still say where the bucket stands', async () => {
-        const told = await get('/e/costly');
-        expect(told.status).toBe(429);
-        expect(told.headers['retry-after']).toBeUndefined();
-        expect(told.headers['ratelimit']).toBe('"search";r=2;t=1');
-        expect((told.body as { retryAfter: unknown }).retryAfter).toBeNull();
-      });
-    });
+        it('a cost no wait can satisfy: no Retry-After, retryAfter null, the headers still say where the bucket stands', async () => {
+          const told = await get('/e/costly');
+          expect(told.status).toBe(429);
+          expect(told.headers['retry-after']).toBeUndefined();
+          expect(told.headers['ratelimit']).toBe('"search";r=2;t=1');
+          expect((told.body as { retryAfter: unknown }).retryAfter).toBeNull();
+        });
+      },
+    );
 
     it('an exception thrown by hand gets its Retry-After (it knows no limits, so no rate-limit headers)', async () => {
       await boot();
@@ -129,7 +132,9 @@ describe('errorFormat: start-up validation', () => {
     async (errorFormat) => {
       await expect(
         createApp('express', {
-          imports: [RateLimitModule.forRoot({ errorFormat: errorFormat as ErrorFormat })],
+          imports: [
+            RateLimitModule.forRoot({ errorFormat: errorFormat as RateLimitTypes.ErrorFormat }),
+          ],
           controllers: [ErrorsController],
         }),
       ).rejects.toThrow(`RateLimitModule: errorFormat must be 'nest' or 'problem+json', got`);

@@ -3,7 +3,7 @@ import {
   RateLimit,
   type RateLimitEventMap,
   type RateLimitEvents,
-  type RateLimitEventType,
+  type RateLimitTypes,
 } from 'nestjs-holdup';
 
 /** One route per event the module sends on a request. */
@@ -45,7 +45,7 @@ export class EventsController {
 }
 
 /** Records the events of the given types, in order. */
-export function record<T extends RateLimitEventType>(
+export function record<T extends RateLimitTypes.RateLimitEventType>(
   events: RateLimitEvents,
   ...types: T[]
 ): { seen: { type: T; event: RateLimitEventMap[T] }[]; stop(): void } {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
 import { parseDictionary, parseItem, parseList } from 'structured-headers';
-import { ManualClock, RateLimitModule, type HeadersMode } from 'nestjs-holdup';
+import { ManualClock, RateLimitModule, type RateLimitTypes } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { HeaderModesController } from './header-modes.controller.js';
 
@@ -47,7 +47,7 @@ describe.each(PLATFORMS)(
     let app: INestApplication;
     let clock: ManualClock;
 
-    const boot = async (headers: HeadersMode) => {
+    const boot = async (headers: RateLimitTypes.HeadersMode) => {
       clock = new ManualClock(1_700_000_000_000);
       app = await createApp(platform, {
         imports: [RateLimitModule.forRoot({ clock, headers })],

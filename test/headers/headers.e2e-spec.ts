@@ -5,7 +5,7 @@ import {
   ManualClock,
   RateLimitInterceptor,
   RateLimitModule,
-  type HeadersMode,
+  type RateLimitTypes,
 } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { HeadersController, InterceptedController } from './headers.controller.js';
@@ -27,7 +27,10 @@ describe.each(PLATFORMS)('rate-limit headers (%s)', (platform) => {
   let app: INestApplication;
   let clock: ManualClock;
 
-  const boot = async (headers: HeadersMode | undefined, providers: Provider[] = []) => {
+  const boot = async (
+    headers: RateLimitTypes.HeadersMode | undefined,
+    providers: Provider[] = [],
+  ) => {
     clock = new ManualClock(20_000_000);
     app = await createApp(platform, {
       imports: [RateLimitModule.forRoot({ clock, ...(headers === undefined ? {} : { headers }) })],
