@@ -71,9 +71,13 @@ export interface SlotAdmission {
   readonly source: HeaderSource | undefined;
 }
 
-/** HTTP: the slots the guard took; their one release, for the interceptor's `finalize`. @internal */
+/**
+ * HTTP: the slots the guard took. The interceptor says when the handler
+ * starts (from then on the response closing no longer releases them) and
+ * gets their one release, for its `finalize`. @internal
+ */
 export interface HeldSlots {
-  readonly release: () => void;
+  readonly handlerStarted: () => () => void;
 }
 
 /** A call evaluated at once, with nothing left for later steps. @internal */

@@ -78,8 +78,10 @@ export class RateLimitInterceptor implements NestInterceptor {
     // Taken once: a second binding of the interceptor finds none and takes no second slot.
     const admission = route.concurrency.length > 0 ? call?.slots : undefined;
     if (admission !== undefined) call!.slots = undefined;
-    if (admission !== undefined && 'release' in admission)
-      return this.afterHandler(context, next, route, response).pipe(finalize(admission.release));
+    if (admission !== undefined && 'handlerStarted' in admission) {
+      const release = admission.handlerStarted();
+      return this.afterHandler(context, next, route, response).pipe(finalize(release));
+    }
     if (admission !== undefined) {
       return this.slots.hold(context, route, { request, response }, admission, () =>
         this.afterHandler(context, next, route, response),

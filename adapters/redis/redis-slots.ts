@@ -10,6 +10,14 @@ import type { RedisClient } from './redis-client.interface.js';
 import { redisKey } from './redis-keys.js';
 import { SLOT_SCRIPTS, type SlotScript } from './scripts/slots.lua.js';
 
+/** How long a released id that was not held is remembered when the release names no lease: the default `leaseTimeout`. */
+const DEFAULT_RELEASED_MS = 300_000;
+
+/** The set of released ids beside a slot key (`scripts/slots.lua.ts`): the same hash tag, so the same Cluster slot. */
+function releasedKey(slotKey: string): string {
+  return `${slotKey}:released`;
+}
+
 /**
  * `RedisStore`'s concurrency slots (`scripts/slots.lua.ts`): one script call
  * per acquisition or release, under the store's failure rules (timeout,
@@ -29,11 +37,8 @@ export class RedisSlots implements ConcurrencySlots {
   acquire(request: SlotAcquireRequest): Promise<SlotAcquireResult> {
     const args = [String(request.limit), String(request.leaseMs), request.id];
     return this.guard.run('acquire slot', async () => {
-      const reply = await this.run(
-        SLOT_SCRIPTS.acquire,
-        redisKey(this.keyPrefix, request.key),
-        args,
-      );
+      const key = redisKey(this.keyPrefix, request.key);
+      const reply = await this.run(SLOT_SCRIPTS.acquire, [key, releasedKey(key)], args);
       if (!Array.isArray(reply) || reply.length !== 2)
         throw new RateLimitStoreError(
           `RedisStore: acquire slot: unexpected reply ${JSON.stringify(reply)}`,
@@ -43,24 +48,30 @@ export class RedisSlots implements ConcurrencySlots {
   }
 
   release(request: SlotReleaseRequest): Promise<void> {
+    const keep = String(Math.max(1, Math.ceil(request.leaseMs ?? DEFAULT_RELEASED_MS)));
     return this.guard.run('release slot', async () => {
-      await this.run(SLOT_SCRIPTS.release, redisKey(this.keyPrefix, request.key), [request.id]);
+      const key = redisKey(this.keyPrefix, request.key);
+      await this.run(SLOT_SCRIPTS.release, [key, releasedKey(key)], [request.id, keep]);
     });
   }
 
   inFlight(key: string): Promise<number> {
     return this.guard.run('count slots', async () =>
-      Number(await this.run(SLOT_SCRIPTS.count, redisKey(this.keyPrefix, key), [])),
+      Number(await this.run(SLOT_SCRIPTS.count, [redisKey(this.keyPrefix, key)], [])),
     );
   }
 
-  private async run(script: SlotScript, key: string, args: readonly string[]): Promise<unknown> {
+  private async run(
+    script: SlotScript,
+    keys: readonly string[],
+    args: readonly string[],
+  ): Promise<unknown> {
     try {
-      return await this.client.evalsha(script.sha, 1, key, ...args);
+      return await this.client.evalsha(script.sha, keys.length, ...keys, ...args);
     } catch (error) {
       // After a restart, failover or SCRIPT FLUSH: the source once, which caches it again.
       if (!(error instanceof Error && error.message.includes('NOSCRIPT'))) throw error;
-      return this.client.eval(script.source, 1, key, ...args);
+      return this.client.eval(script.source, keys.length, ...keys, ...args);
     }
   }
 }

@@ -19,9 +19,10 @@ import type {
 } from '../transports/rate-limit-transport.interface.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
-import { openCall, type SlotAdmission } from '../rate-limit-call.js';
+import { openCall, type HeldSlots, type SlotAdmission } from '../rate-limit-call.js';
 import type { ResolvedConcurrencyLimit } from './resolve-concurrency-limit.js';
-import type { RateLimitClock } from '../clock.js';
+import { realTimer, type ClockTimer, type RateLimitClock } from '../clock.js';
+import { SlotReleases } from './slot-releases.js';
 import { RATE_LIMIT_CLOCK, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
 import { answerAdmitted, answerDenied } from '../transports/call-answer.js';
 
@@ -35,7 +36,11 @@ interface Holding {
   readonly exchange: RequestResponse;
   readonly admission: SlotAdmission;
   readonly slots: ConcurrencySlots;
-  readonly held: { readonly key: string; readonly id: string }[];
+  /**
+   * Slots to release when the call ends: those taken, and those whose
+   * acquisition failed (timed out: Redis may still run it when it wakes).
+   */
+  readonly held: { readonly key: string; readonly id: string; readonly leaseMs: number }[];
   /** Each decided limit's key, parallel to `decisions`, for the decision channel's `checks`. */
   readonly keys: BucketRef[];
   readonly limits: HeaderLimit[];
@@ -51,8 +56,12 @@ interface Holding {
  * limit for a call the guard admitted (in declaration order; one refused
  * gives back those taken and the call's rate tokens), runs the handler, and
  * releases every slot exactly once when its observable completes, errors or
- * is unsubscribed, or when the client goes away first. Synchronous with a
- * synchronous store (memory).
+ * is unsubscribed. The client going away does not end the handler, so it
+ * does not release a slot whose handler runs: only a handler that never
+ * ends loses its slot, at the end of its lease. An acquisition that failed
+ * (timed out) is released with the call all the same, and a release that
+ * fails is retried ({@link SlotReleases}). Synchronous with a synchronous
+ * store (memory).
  *
  * One instance per module, shared by the guard (HTTP) and the interceptor
  * (other transports).
@@ -67,6 +76,8 @@ export class SlotGate implements OnModuleDestroy {
   private readonly releaseFailures: BurstLog;
   /** Acquisitions that failed, said once per burst like the limiter's own store failures. */
   private readonly failures = new StoreFailureLog();
+  /** Every release, retried while it fails. */
+  private readonly releases: SlotReleases;
 
   constructor(
     private readonly engine: RateLimitEngine,
@@ -74,15 +85,19 @@ export class SlotGate implements OnModuleDestroy {
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
   ) {
     this.releaseFailures = new BurstLog(options.warn);
+    this.releases = new SlotReleases(() => this.clock.now(), {
+      failed: (error) => this.releaseFailed(error),
+      dropped: (count, why) => this.releasesDropped(count, why),
+    });
   }
 
   /**
    * HTTP: the guard takes the call's slots, so that a refusal is a 429
    * whatever the handler is (a server-sent events route commits its 200 on
    * the next macrotask, before an asynchronous store could answer an
-   * interceptor). Released by the interceptor's `finalize` or when the
-   * response closes (sent, or the client gone), whichever comes first: the
-   * response's end also covers a later guard that refuses the call.
+   * interceptor). Released by the interceptor's `finalize` once the handler
+   * runs; before it runs, when the response closes (sent, or the client
+   * gone): that covers a later guard that refuses the call.
    */
   takeInGuard(
     context: ExecutionContext,
@@ -100,8 +115,8 @@ export class SlotGate implements OnModuleDestroy {
   private heldByCall(holding: Holding): true {
     this.announce(holding);
     if (holding.held.length === 0) return true;
-    const release = this.releaser(holding, onResponseClosed(holding.exchange.response));
-    openCall(holding.context, holding.route).slots = { release };
+    const slots = this.releaser(holding, onResponseClosed(holding.exchange.response));
+    openCall(holding.context, holding.route).slots = slots;
     return true;
   }
 
@@ -150,7 +165,7 @@ export class SlotGate implements OnModuleDestroy {
       holding.route.transport,
       holding.exchange,
     );
-    return run().pipe(finalize(this.releaser(holding, watch)));
+    return run().pipe(finalize(this.releaser(holding, watch).handlerStarted()));
   }
 
   private holding(
@@ -200,21 +215,46 @@ export class SlotGate implements OnModuleDestroy {
     }
   }
 
-  /** The one release of a call's slots, also run by `watch` (the client gone, the response closed), whichever comes first. */
+  /**
+   * The one release of a call's slots. Before the handler starts, `watch`
+   * (the response closed, sent or not) releases them at once: nothing else
+   * would (a later guard refused the call). Once the handler runs
+   * (`handlerStarted`), only its end releases them (the interceptor's
+   * `finalize`), or, after the client has gone, the end of the longest lease
+   * among them, counted from when they were taken: the moment the store
+   * would free them by itself, for a handler that never ends.
+   */
   private releaser(
     holding: Holding,
     watch: ((listener: () => void) => () => void) | undefined,
-  ): () => void {
+  ): HeldSlots {
     let released = false;
+    let running = false;
     let stopWatching: (() => void) | undefined;
+    let leaseEnd: ClockTimer | undefined;
+    const takenAt = this.clock.now();
     const release = (): void => {
       if (released) return;
       released = true;
       stopWatching?.();
+      leaseEnd?.cancel();
       this.releaseAll(holding);
     };
-    stopWatching = watch?.(release);
-    return release;
+    const gone = (): void => {
+      if (!running) return release();
+      if (released || leaseEnd !== undefined) return;
+      let leaseMs = 0;
+      for (const slot of holding.held) leaseMs = Math.max(leaseMs, slot.leaseMs);
+      const setTimer = this.clock.setTimer?.bind(this.clock) ?? realTimer;
+      leaseEnd = setTimer(takenAt + leaseMs - this.clock.now(), release);
+    };
+    stopWatching = watch?.(gone);
+    return {
+      handlerStarted: () => {
+        running = true;
+        return release;
+      },
+    };
   }
 
   /** Limits `from` on, in order; answers once every slot is taken (or its failure admitted). */
@@ -263,7 +303,12 @@ export class SlotGate implements OnModuleDestroy {
     if (!isPromiseLike(answer)) return this.decided(holding, limit, key, id, answer);
     return answer.then(
       (result) => this.decided(holding, limit, key, id, result),
-      (error: unknown) => this.failed(holding, limit, error),
+      (error: unknown) => {
+        // No answer is not no slot: a Redis that stalled past the timeout runs the
+        // acquisition when it wakes. Released with the call like a slot taken.
+        holding.held.push({ key, id, leaseMs: limit.leaseMs });
+        return this.failed(holding, limit, error);
+      },
     );
   }
 
@@ -279,7 +324,7 @@ export class SlotGate implements OnModuleDestroy {
     holding.limits.push(limit.header);
     holding.keys.push({ key, limit: limit.shape });
     if (result.allowed) {
-      holding.held.push({ key, id });
+      holding.held.push({ key, id, leaseMs: limit.leaseMs });
       holding.decisions.push({ allowed: true, remaining: free, retryAfterMs: 0, resetMs: 0 });
       return;
     }
@@ -328,25 +373,32 @@ export class SlotGate implements OnModuleDestroy {
     if (holding.admission.charged.length > 0) this.engine.refundCharged(holding.admission.charged);
   }
 
-  /** Never throws, never leaves a rejection unhandled: a failed release is said once per burst (its lease frees the slot). */
+  /** Never throws, never leaves a rejection unhandled: a failed release is retried, and said once per burst. */
   private releaseAll(holding: Holding): void {
-    for (const { key, id } of holding.held.splice(0)) {
-      try {
-        const done = holding.slots.release({ key, id, now: this.clock.now() });
-        if (isPromiseLike(done))
-          done.then(undefined, (error: unknown) => this.releaseFailed(error));
-      } catch (error) {
-        this.releaseFailed(error);
-      }
-    }
+    for (const { key, id, leaseMs } of holding.held.splice(0))
+      this.releases.release(holding.slots, key, id, leaseMs);
   }
 
   private releaseFailed(error: unknown): void {
     const why = error instanceof Error ? error.message : String(error);
     this.releaseFailures.occurred('release', 60_000, () => ({
-      first: `RateLimit: a concurrency slot could not be released (${why}); it comes back when its lease runs out (leaseTimeout). Later failures are counted and said when this burst ends.`,
+      first: `RateLimit: a concurrency slot could not be released (${why}); retried until the store answers (at most until its lease runs out). Later failures are counted and said when this burst ends.`,
       summary: (count) =>
-        `RateLimit: ${count} concurrency slot(s) could not be released in the last burst; their leases free them.`,
+        `RateLimit: ${count} concurrency slot release(s) failed in the last burst and were retried.`,
+    }));
+  }
+
+  private releasesDropped(count: number, why: 'lease' | 'full' | 'shutdown'): void {
+    const reason =
+      why === 'lease'
+        ? 'their leases ran out while the store kept failing'
+        : why === 'full'
+          ? 'too many releases were already waiting'
+          : 'the module shut down';
+    this.releaseFailures.occurred(`dropped:${why}`, 60_000, () => ({
+      first: `RateLimit: ${count} concurrency slot release(s) given up (${reason}); their leases free the slots. Later ones are counted and said when this burst ends.`,
+      summary: (times) =>
+        `RateLimit: concurrency slot releases were given up ${times} time(s) in the last burst (${reason}).`,
     }));
   }
 
@@ -364,8 +416,9 @@ export class SlotGate implements OnModuleDestroy {
     };
   }
 
-  /** Module shutdown: the release failures counted are said. */
+  /** Module shutdown: pending retries dropped (left to their leases), the release failures counted are said. */
   onModuleDestroy(): void {
+    this.releases.close();
     this.releaseFailures.flush();
   }
 }

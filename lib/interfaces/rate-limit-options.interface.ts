@@ -304,7 +304,8 @@ export interface ConcurrencyLimitOptions extends BaseLimitOptions {
    * Makes this a concurrency limit instead of a rate limit: at most this many
    * requests of one key in flight at once (a positive integer). A slot is
    * taken when the request is admitted and given back when its handler
-   * completes, throws, or its stream ends, or when the client goes away. Takes
+   * completes, throws, or its stream ends (or is torn down): a client that
+   * goes away does not free the slot of a handler still running. Takes
    * only `name`, `key`, `scope`, `failMode`, `shadow: false` and
    * `leaseTimeout`; declare a rate limit beside it for a rate. See
    * docs/concurrency.md.

@@ -14,7 +14,14 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 export interface ConcurrencySlots {
   /** Take one slot of `key` if fewer than `limit` are held (expired leases do not count). */
   acquire(request: SlotAcquireRequest): MaybePromise<SlotAcquireResult>;
-  /** Give the slot `id` back. Releasing a slot that is not held (expired, released) does nothing. */
+  /**
+   * Give the slot `id` back. Releasing a slot that is not held (expired,
+   * released, never acquired) does nothing to the slots held. The caller also
+   * releases the ids of acquisitions it gave up waiting for (timed out): a
+   * store that can run an acquisition after its caller gave up (Redis, after
+   * a stall) must let such a release win even if it arrives first, e.g. by
+   * refusing, for `leaseMs`, an acquisition of an id already released.
+   */
   release(request: SlotReleaseRequest): MaybePromise<void>;
   /** The slots of `key` held now (leases not run out): for tests and diagnostics. Optional. */
   inFlight?(key: string, now: number): MaybePromise<number>;
@@ -45,5 +52,7 @@ export interface SlotAcquireResult {
 export interface SlotReleaseRequest {
   readonly key: string;
   readonly id: string;
+  /** The lease the slot was asked with: how long a late acquisition of `id` could still hold it. */
+  readonly leaseMs?: number;
   readonly now: number;
 }

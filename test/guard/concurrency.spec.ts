@@ -7,9 +7,10 @@
  */
 import { Controller, Get } from '@nestjs/common';
 import { Subject } from 'rxjs';
-import { RateLimit } from 'nestjs-holdup';
+import { ManualClock, MemoryStore, RateLimit } from 'nestjs-holdup';
 import {
   createGuardHarness,
+  HARNESS_START,
   fakeRequest,
   FakeResponse,
   type GuardHarness,
@@ -102,6 +103,43 @@ describe('guard and interceptor: concurrency', () => {
     expect((await h.canActivate('generate', key('k1'))).status).toBe(429);
     response.abort();
     expect((await h.canActivate('generate', key('k1'))).status).toBe(200);
+  });
+
+  it('a client that leaves while its handler runs: the slot stays held until the handler ends; one that never ends loses it at its lease end', async () => {
+    const clock = new ManualClock(HARNESS_START);
+    const store = new MemoryStore();
+    const released: string[] = [];
+    const release = store.slots.release.bind(store.slots);
+    store.slots.release = (request) => {
+      released.push(request.id);
+      return release(request);
+    };
+    await h.close();
+    h = await createGuardHarness(GenerationsController, { clock, store });
+
+    const ending = key('k1');
+    const endingResponse = new FakeResponse();
+    const neverEnding = key('k1');
+    const neverEndingResponse = new FakeResponse();
+    await h.canActivate('generate', ending, endingResponse);
+    await h.canActivate('generate', neverEnding, neverEndingResponse);
+    const stream = new Subject<string>();
+    const ended = h.intercept('generate', () => stream, ending);
+    void h.intercept('generate', () => new Subject<string>(), neverEnding);
+    // Both clients leave; both handlers still run: their slots are theirs.
+    endingResponse.abort();
+    neverEndingResponse.abort();
+    expect((await h.canActivate('generate', key('k1'))).status).toBe(429);
+    expect(released).toEqual([]);
+
+    stream.complete();
+    await ended;
+    expect(released).toHaveLength(1);
+    // The handler that never ends: released when its lease (5 min by default) runs out, not before.
+    clock.advance(300_000 - 1);
+    expect(released).toHaveLength(1);
+    clock.advance(1);
+    expect(released).toHaveLength(2);
   });
 
   it('with a rate limit: both in the headers; a refused slot gives the rate token back', async () => {

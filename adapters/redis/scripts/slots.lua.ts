@@ -4,8 +4,13 @@ import { createHash } from 'node:crypto';
  * Concurrency slots: one sorted set per key, members the slot ids, scores
  * their lease expiry in Redis server time (milliseconds). Every instance
  * reads the same clock, so a slot taken by an instance that died is
- * reclaimed after its lease whichever instance asks next. One key per call
- * (Cluster: the key's own slot).
+ * reclaimed after its lease whichever instance asks next.
+ *
+ * Beside it, a second sorted set (KEYS[2], the same hash tag: the same
+ * Cluster slot) of released ids that were not held, scored by when they may
+ * be forgotten: an acquisition the caller gave up waiting for (Redis stalled
+ * past the store's timeout) may run after the caller released its id; it is
+ * refused instead of holding a slot nobody will release.
  */
 
 /** Redis TIME in milliseconds; effects replication asked for where it is not the default (before 5.0). */
@@ -23,6 +28,7 @@ export const ACQUIRE_SLOT_LUA = `--[[
     ARGV[1]   limit: slots the key may hold at once
     ARGV[2]   lease: milliseconds a slot is held at most
     ARGV[3]   id: this slot's member
+    KEYS[2]   released ids not held when released (see the file comment)
 
   Output: { allowed (1/0), slots held afterwards }
 ]]
@@ -34,6 +40,9 @@ local lease = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
 local held = redis.call('ZCARD', key)
 if held >= limit then return { 0, held } end
+-- Released already: its caller gave up on this acquisition (it arrives late).
+local released = redis.call('ZSCORE', KEYS[2], ARGV[3])
+if released and tonumber(released) > now then return { 0, held } end
 redis.call('ZADD', key, now + lease, ARGV[3])
 -- The set outlives its last lease by nothing: idle keys disappear by themselves.
 local ttl = redis.call('PTTL', key)
@@ -42,10 +51,19 @@ return { 1, held + 1 }
 `;
 
 export const RELEASE_SLOT_LUA = `--[[
-  release: give the slot ARGV[1] of KEYS[1] back (nothing if it is gone).
+  release: give the slot ARGV[1] of KEYS[1] back. Not held (never acquired,
+  expired, released, or its acquisition not run yet): the id is kept in
+  KEYS[2] for ARGV[2] ms, so that a late acquisition of it is refused.
   Output: 1 when it was held, else 0.
 ]]
-return redis.call('ZREM', KEYS[1], ARGV[1])
+${SERVER_TIME}
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then return 1 end
+local keep = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZADD', KEYS[2], now + keep, ARGV[1])
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl < keep then redis.call('PEXPIRE', KEYS[2], keep) end
+return 0
 `;
 
 export const COUNT_SLOTS_LUA = `--[[
