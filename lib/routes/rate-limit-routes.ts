@@ -6,7 +6,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import { INTERCEPTORS_METADATA } from '@nestjs/common/constants.js';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DiscoveryService, MetadataScanner, ModuleRef, Reflector } from '@nestjs/core';
 import { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js';
 import type { RateLimitOptions } from '../interfaces/rate-limit-options.interface.js';
 import { mergeLimits, type SkipDeclaration } from '../limits/merge-limits.js';
@@ -24,6 +24,11 @@ import {
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import { describeHandler, type HandlerKind } from '../transports/handler-kind.js';
 import { RateLimitTransports } from '../transports/rate-limit-transports.js';
+import {
+  checkFieldResolverEnhancers,
+  type FieldResolverEnhancer,
+  type LimitedFieldResolver,
+} from '../transports/field-resolver-enhancers.js';
 import type { CompiledRoute } from './compiled-route.js';
 import { enforcedLimits } from './enforced-limits.js';
 import { bindAfterRouteGuards, hasOwnGuards, runsAfterRouteGuards } from './after-route-guards.js';
@@ -57,13 +62,17 @@ export class RateLimitRoutes implements OnModuleInit {
     private readonly scanner: MetadataScanner,
     private readonly adaptive: AdaptiveRateProvider,
     private readonly transports: RateLimitTransports,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   /**
    * Compile every handler of every transport (controllers, resolvers,
    * gateways, message handlers), so that a bad limit fails the bootstrap
    * naming the handler, whatever calls it. The transports of the kinds found
-   * are built first (they load their optional peer packages).
+   * are built first (they load their optional peer packages). A GraphQL
+   * field resolver with limits of its own (or of its class) that Nest would
+   * call without the guard fails the bootstrap too (see
+   * `checkFieldResolverEnhancers`).
    */
   async onModuleInit(): Promise<void> {
     // Module-wide limits and defaults are checked even when no route uses them.
@@ -86,9 +95,26 @@ export class RateLimitRoutes implements OnModuleInit {
 
     const handlers = [...this.handlers()];
     await this.transports.load(new Set(handlers.map(({ kind }) => kind)));
-    for (const { target, handler, kind } of handlers) {
-      if (!this.routes.get(target)?.has(handler)) this.compile(target, handler, kind);
+    const fields: LimitedFieldResolver[] = [];
+    for (const { target, handler, kind, field } of handlers) {
+      const route = this.routes.get(target)?.get(handler) ?? this.compile(target, handler, kind);
+      if (field && this.declaresLimits(target, handler)) {
+        const needs = fieldResolverNeeds(route);
+        if (needs.length > 0) fields.push({ where: `${target.name}.${handler.name}`, needs });
+      }
     }
+    checkFieldResolverEnhancers(this.moduleRef, fields);
+  }
+
+  /**
+   * `@RateLimit()` on the handler or its class. Module-wide limits alone do
+   * not make a field resolver refused: they apply to field resolvers only
+   * where Nest runs guards on them.
+   */
+  private declaresLimits(target: Type, handler: Handler): boolean {
+    const declared = (on: Type | Handler) =>
+      (this.reflector.get<RateLimitOptions[]>(RATE_LIMIT_METADATA, on)?.length ?? 0) > 0;
+    return declared(handler) || declared(target);
   }
 
   /** Every handler a transport calls, in controllers and providers, with its kind. */
@@ -96,6 +122,7 @@ export class RateLimitRoutes implements OnModuleInit {
     readonly target: Type;
     readonly handler: Handler;
     readonly kind: HandlerKind;
+    readonly field: boolean;
   }> {
     const seen = new Set<Type>();
     for (const wrapper of [...this.discovery.getControllers(), ...this.discovery.getProviders()]) {
@@ -106,7 +133,8 @@ export class RateLimitRoutes implements OnModuleInit {
         const handler = target.prototype[method] as Handler;
         const description =
           typeof handler === 'function' ? describeHandler(target, handler) : undefined;
-        if (description !== undefined) yield { target, handler, kind: description.kind };
+        if (description !== undefined)
+          yield { target, handler, kind: description.kind, field: description.field };
       }
     }
   }
@@ -273,6 +301,15 @@ export class RateLimitRoutes implements OnModuleInit {
       storeSlots: this.options.store.slots !== undefined,
     };
   }
+}
+
+/** The enhancers a field resolver's route needs to run: the guard decides, the interceptor takes slots and reports outcomes. */
+function fieldResolverNeeds(route: CompiledRoute): FieldResolverEnhancer[] {
+  const needs: FieldResolverEnhancer[] = [];
+  if (route.limits.length > 0 || route.shadowLimits.length > 0 || route.concurrency.length > 0)
+    needs.push('guards');
+  if (route.concurrency.length > 0 || route.reportsOutcome) needs.push('interceptors');
+  return needs;
 }
 
 /** `RateLimitInterceptor` in the `@UseInterceptors()` metadata, recognised by its static brand (no import cycle). */

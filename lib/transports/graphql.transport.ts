@@ -1,4 +1,9 @@
-import type { ArgumentsHost, ExecutionContext, HttpServer } from '@nestjs/common';
+import {
+  IntrinsicException,
+  type ArgumentsHost,
+  type ExecutionContext,
+  type HttpServer,
+} from '@nestjs/common';
 import type { HeadersMode } from '../interfaces/rate-limit-module-options.interface.js';
 import type { RequestLike } from '../keys/key-strategy.js';
 import { HttpTransport } from './http.transport.js';
@@ -23,9 +28,16 @@ interface GraphqlContext {
  * `extensions` from the error a resolver throws, and Nest's Apollo driver
  * turns only `HttpException`s into `INTERNAL_SERVER_ERROR`, which this is not.
  *
+ * An `IntrinsicException`: an answer to the client, not a failure of the
+ * application, so Nest's exception handler for resolvers
+ * (`ExternalExceptionFilter`) does not log it. It logged every other error at
+ * ERROR with its stack: one line per refused field, 999 for one query of
+ * 1,000 aliases. (A store failure behind `SERVICE_UNAVAILABLE` is logged
+ * once per burst by the engine.)
+ *
  * @publicApi
  */
-export class RateLimitGraphqlError extends Error {
+export class RateLimitGraphqlError extends IntrinsicException {
   override readonly name = 'RateLimitGraphqlError';
 
   constructor(
