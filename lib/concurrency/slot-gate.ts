@@ -1,18 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
 import { finalize, Observable, type Subscription } from 'rxjs';
-import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
-import { policyHeader, type HeaderLimit } from '../headers/rate-limit-headers.js';
-import type { HeaderSource } from '../headers/write-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
-import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
-import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
+import { rateLimitChannels } from '../observability/rate-limit-channels.js';
 import { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
-import type { ConcurrencySlots, SlotAcquireResult } from '../store/concurrency-slots.interface.js';
-import type { BucketRef, MaybePromise } from '../store/rate-limit-store.interface.js';
+import type { SlotAcquireResult } from '../store/concurrency-slots.interface.js';
+import type { MaybePromise } from '../store/rate-limit-store.interface.js';
 import type {
   RateLimitDenial,
   RequestResponse,
@@ -21,6 +17,12 @@ import { isPromiseLike } from '../util/maybe-promise.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
 import { openCall, type HeldSlots, type SlotAdmission } from '../rate-limit-call.js';
 import type { ResolvedConcurrencyLimit } from './resolve-concurrency-limit.js';
+import {
+  holdingHeaders,
+  onResponseClosed,
+  publishSlotDecision,
+  type Holding,
+} from './slot-holding.js';
 import { realTimer, type ClockTimer, type RateLimitClock } from '../clock.js';
 import { SlotReleases } from './slot-releases.js';
 import { RATE_LIMIT_CLOCK, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
@@ -28,28 +30,6 @@ import { answerAdmitted, answerDenied } from '../transports/call-answer.js';
 
 /** A refused request may retry in a second: slots come back when requests end, which no header can predict. */
 const RETRY_AFTER_MS = 1000;
-
-/** One call's work in progress: the slots it holds so far and what they decided. */
-interface Holding {
-  readonly context: ExecutionContext;
-  readonly route: CompiledRoute;
-  readonly exchange: RequestResponse;
-  readonly admission: SlotAdmission;
-  readonly slots: ConcurrencySlots;
-  /**
-   * Slots to release when the call ends: those taken, and those whose
-   * acquisition failed (timed out: Redis may still run it when it wakes).
-   */
-  readonly held: { readonly key: string; readonly id: string; readonly leaseMs: number }[];
-  /** Each decided limit's key, parallel to `decisions`, for the decision channel's `checks`. */
-  readonly keys: BucketRef[];
-  readonly limits: HeaderLimit[];
-  readonly decisions: RateLimitDecision[];
-  /** A slot's store failed and its fail mode admitted the call without it. */
-  failedOpen: boolean;
-  /** Throws the denial (the guard's `throwRateLimitException`, or the transport's error). */
-  readonly deny: (denial: RateLimitDenial) => never;
-}
 
 /**
  * `RateLimitInterceptor`'s side of `concurrency` limits: takes one slot per
@@ -193,13 +173,13 @@ export class SlotGate implements OnModuleDestroy {
 
   /** Every slot taken: published, and the headers written (the slots given back if they cannot be). */
   private announce(holding: Holding): void {
-    publish(
+    publishSlotDecision(
       holding.route,
       this.options.owner,
       holding.failedOpen ? 'fail-open' : 'admitted',
       holding,
     );
-    const source = this.headers(holding);
+    const source = holdingHeaders(holding);
     try {
       // Nothing decided (no rate limit, and the slot store failed open): nothing to report.
       if (source.limits.length > 0)
@@ -336,8 +316,8 @@ export class SlotGate implements OnModuleDestroy {
       reason: 'limit',
     });
     this.giveBack(holding);
-    publish(holding.route, this.options.owner, 'denied', holding);
-    const source = this.headers(holding);
+    publishSlotDecision(holding.route, this.options.owner, 'denied', holding);
+    const source = holdingHeaders(holding);
     const { transport } = holding.route;
     holding.deny(answerDenied(transport, holding.exchange.response, this.options.headers, source));
   }
@@ -358,7 +338,7 @@ export class SlotGate implements OnModuleDestroy {
       return;
     }
     this.giveBack(holding);
-    publish(holding.route, this.options.owner, 'fail-closed', undefined);
+    publishSlotDecision(holding.route, this.options.owner, 'fail-closed', undefined);
     throw holding.route.transport.unavailableError(holding.context);
   }
 
@@ -402,76 +382,9 @@ export class SlotGate implements OnModuleDestroy {
     }));
   }
 
-  /** The rate limits' headers, with a member per concurrency limit that decided. */
-  private headers(holding: Holding): HeaderSource {
-    const rate = holding.admission.source;
-    if (rate === undefined || rate.limits.length === 0)
-      return { limits: holding.limits, decisions: holding.decisions, policy: undefined };
-    const own = policyHeader(holding.limits);
-    const policy = rate.policy === undefined || own === '' ? undefined : `${rate.policy}, ${own}`;
-    return {
-      limits: [...rate.limits, ...holding.limits],
-      decisions: [...rate.decisions, ...holding.decisions],
-      policy,
-    };
-  }
-
   /** Module shutdown: pending retries dropped (left to their leases), the release failures counted are said. */
   onModuleDestroy(): void {
     this.releases.close();
     this.releaseFailures.flush();
   }
-}
-
-/**
- * Concurrency decisions on the decision channel, as their own limits
- * (counted per limit name like any other; the call's rate limits were
- * published by the guard). A denial names the limits decided up to the one
- * that refused; a store failure, every limit.
- */
-function publish(
-  route: CompiledRoute,
-  owner: RateLimitOwner,
-  result: DecisionResult,
-  holding: Holding | undefined,
-): void {
-  if (!rateLimitChannels.decision.hasSubscribers) return;
-  const decided = result === 'admitted' || result === 'denied';
-  const count = result === 'denied' ? holding!.decisions.length : route.concurrency.length;
-  const whole = count === route.concurrency.length;
-  rateLimitChannels.decision.publish({
-    route: route.routeId,
-    transport: route.transport.type,
-    limits: whole ? route.concurrencyNames : route.concurrencyNames.slice(0, count),
-    bursts: whole ? route.concurrencyBursts : route.concurrencyBursts.slice(0, count),
-    result,
-    decisions: decided ? holding!.decisions : [],
-    owner,
-    checks: decided ? holding!.keys : undefined,
-  });
-}
-
-/** The part of a Node `ServerResponse` (Express's response, Fastify's `reply.raw`) watched for its end. */
-interface NodeResponse {
-  readonly closed?: boolean;
-  once(event: 'close', listener: () => void): unknown;
-  off(event: 'close', listener: () => void): unknown;
-}
-
-/**
- * Calls the listener once the HTTP response closes, sent or not; at once if
- * it has closed already (the client left while the slots were being taken).
- */
-function onResponseClosed(response: unknown): ((listener: () => void) => () => void) | undefined {
-  const raw = ((response as { raw?: NodeResponse } | undefined)?.raw ?? response) as
-    NodeResponse | undefined;
-  if (raw === undefined || typeof raw.once !== 'function') return undefined;
-  return (listener) => {
-    if (raw.closed === true) {
-      listener();
-      return () => undefined;
-    }
-    raw.once('close', listener);
-    return () => raw.off('close', listener);
-  };
 }
