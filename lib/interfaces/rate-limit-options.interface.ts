@@ -218,7 +218,14 @@ export interface TokenBucketLimitOptions extends RequestRateOptions {
   /**
    * Bucket capacity: how many requests may arrive at once; or a function of the call.
    * Token bucket only: refused with a window `algorithm` (the quota is the rate's count).
-   * @default one second's worth of `rate`, at least 1
+   *
+   * Without it, a string rate's bucket holds the count it is written with:
+   * `'100/min'` admits 100 at once, then refills at 100 per minute (and
+   * `'100/15min'` holds 100). A numeric rate holds one second of it (`rate: 5`
+   * holds 5). Rounded up, at least 1; a rate function's value gets the same
+   * default on each call. (Before 0.2.0 a string rate held one second too:
+   * `'100/min'` held 2.)
+   * @default a string rate's count (`'100/min'`: 100); a number's one second (`5`: 5); at least 1
    */
   readonly burst?: number | DynamicBurst;
   /** Let the AIMD controller move the rate between bounds from downstream outcomes. */

@@ -120,9 +120,14 @@ describe('start-up validation', () => {
         'cost (5) is larger than burst (2): every request would be denied',
       ],
       [
-        'cost > default burst',
-        { rate: '10/min', cost: 2 },
-        'cost (2) is larger than burst (1): every request would be denied',
+        'cost > default burst (a number: one second of it)',
+        { rate: 2, cost: 3 },
+        'cost (3) is larger than burst (2): every request would be denied',
+      ],
+      [
+        "cost > default burst (a string: its count, '10/min' holds 10)",
+        { rate: '10/min', cost: 11 },
+        'cost (11) is larger than burst (10): every request would be denied',
       ],
       ["key 'cookie'", { rate: 1, key: 'cookie' }, `key ${KEY_PROBLEM}, got "cookie"`],
       ["key 'header:'", { rate: 1, key: 'header:' }, `key ${KEY_PROBLEM}, got "header:"`],
