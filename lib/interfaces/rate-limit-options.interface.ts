@@ -96,7 +96,7 @@ export type ChargeMode = 'always' | 'failures' | 'successes';
 
 /**
  * What a handler's call came to, as `RateLimitInterceptor` sees it: the
- * input of a limit's `isFailure` predicate.
+ * input of a limit's `isChargeFailure` predicate.
  *
  * @publicApi
  */
@@ -108,7 +108,7 @@ export interface RateLimitOutcome {
   /** The call being judged (its request, handler and class). */
   readonly context: ExecutionContext;
   /**
-   * The default verdict, used when the limit has no `isFailure`: the handler
+   * The default verdict, used when the limit has no `isChargeFailure`: the handler
    * threw (anything but the limiter's own `RateLimitExceededException`), or
    * the response's status is 400 or more.
    */
@@ -169,7 +169,17 @@ export interface RequestRateOptions extends BaseLimitOptions {
   readonly charge?: ChargeMode;
   /**
    * Decides what a failure is for `charge` (default: the handler threw, or
-   * answered 400 or more). An `isFailure` that throws leaves the request charged.
+   * answered 400 or more: client errors count, as for a login). Only with
+   * `charge: 'failures'` or `'successes'`. One that throws leaves the request
+   * charged. Not `adaptive.isServerFailure`, which decides what slows an
+   * adaptive rate down (default: 5xx only).
+   */
+  readonly isChargeFailure?: (outcome: RateLimitOutcome) => boolean;
+  /**
+   * @deprecated since 0.2.0, removed in 0.3.0: use {@link isChargeFailure}
+   * (the same predicate, renamed so that it is not mistaken for
+   * `adaptive.isFailure`, now `adaptive.isServerFailure`). Still accepted,
+   * with a warning at start-up; not together with `isChargeFailure`.
    */
   readonly isFailure?: (outcome: RateLimitOutcome) => boolean;
   /**
@@ -345,6 +355,8 @@ export interface ConcurrencyLimitOptions extends BaseLimitOptions {
   /** Not on a concurrency limit: a slot is always given back when the request ends. */
   readonly charge?: never;
   /** Not on a concurrency limit: a slot is always given back when the request ends. */
+  readonly isChargeFailure?: never;
+  /** Not on a concurrency limit (and deprecated: `isChargeFailure`). */
   readonly isFailure?: never;
   /** Not on a concurrency limit: use `@SkipRateLimit(name)` on the routes it should not apply to. */
   readonly skip?: never;

@@ -1,4 +1,5 @@
 import type { RateLimitClock } from '../clock.js';
+import type { DeprecatedOptions } from '../util/deprecated-options.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { ResolvedEventsOptions } from './events-options.interface.js';
 import type { ResolvedHotKeysOptions } from './hot-keys-options.interface.js';
@@ -31,6 +32,8 @@ export interface ResolvedModuleOptions {
   readonly trustsProxies: boolean;
   /** What must be said once rather than per request goes here (Nest's logger, context `RateLimit`). */
   readonly warn: (message: string) => void;
+  /** Deprecated option names in use: noted at start-up, said once each when the routes are compiled. */
+  readonly deprecations: DeprecatedOptions;
   readonly defaultKey: KeyStrategy;
   readonly defaults: RateLimitOptions | undefined;
   readonly limits: readonly RateLimitOptions[];

@@ -89,6 +89,8 @@ export class RateLimitRoutes implements OnModuleInit {
     for (const { target, handler, kind } of handlers) {
       if (!this.routes.get(target)?.has(handler)) this.compile(target, handler, kind);
     }
+    // Every limit has been read: each deprecated name in use is said once, with its places.
+    this.options.deprecations.flush();
   }
 
   /** Every handler a transport calls, in controllers and providers, with its kind. */
@@ -267,6 +269,13 @@ export class RateLimitRoutes implements OnModuleInit {
       address: this.options.address,
       ipv6Subnet: this.options.ipv6Subnet,
       warn: this.options.warn,
+      deprecated: (option, replacement, limit, declaration) =>
+        this.options.deprecations.note(
+          option,
+          replacement,
+          `${where}, limit "${limit}"`,
+          declaration,
+        ),
       localFallback: this.options.store.localFallback !== undefined,
       shadow: this.options.shadow,
       storeBlocks: typeof this.options.store.block === 'function',

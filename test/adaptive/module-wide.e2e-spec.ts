@@ -100,12 +100,12 @@ describe.each(PLATFORMS)('module-wide adaptive limits (%s)', (platform) => {
   });
 });
 
-describe('module-wide adaptive limits with global: false', () => {
+describe('module-wide adaptive limits with bindGlobally: false', () => {
   it('says once at start-up that their outcomes are reported only where the interceptor is bound', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     try {
       const app = await createApp('express', {
-        imports: [RateLimitModule.forRoot({ clock, global: false, limits: [MODULE_LIMIT] })],
+        imports: [RateLimitModule.forRoot({ clock, bindGlobally: false, limits: [MODULE_LIMIT] })],
         controllers: [PlainController],
       });
       await app.close();
@@ -113,7 +113,9 @@ describe('module-wide adaptive limits with global: false', () => {
         .map(([message]) => String(message))
         .filter((message) => message.includes('RateLimitInterceptor'));
       expect(lines).toEqual([
-        expect.stringContaining('global is false and the module limits or defaults are adaptive'),
+        expect.stringContaining(
+          'bindGlobally is false and the module limits or defaults are adaptive',
+        ),
       ]);
     } finally {
       warn.mockRestore();
