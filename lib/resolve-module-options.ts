@@ -116,6 +116,7 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     ipv6Subnet,
     trustsProxies:
       options.trustProxy !== undefined && options.trustProxy !== false && options.trustProxy !== 0,
+    trustProxy: options.trustProxy,
     warn,
     deprecations,
     defaultKey: options.defaults?.key ?? 'ip',
