@@ -68,7 +68,7 @@ export interface RateLimitStoreFailure {
 
 /**
  * Enforces the limits of every route (registered as `APP_GUARD` unless the
- * module is imported with `global: false`).
+ * module is imported with `bindGlobally: false`).
  *
  * Per request, a flat path over the route compiled at start-up: build one
  * check per limit, ask the store once for all of them (all-or-nothing), then

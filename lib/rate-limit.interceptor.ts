@@ -45,7 +45,7 @@ export class RateLimitInterceptor implements NestInterceptor {
   static readonly [RATE_LIMIT_INTERCEPTOR_BRAND] = true;
 
   private readonly logger = new Logger('RateLimit');
-  /** Limits whose `isFailure` threw, already said in the log. */
+  /** Limits whose `isChargeFailure` threw, already said in the log. */
   private readonly predicateErrors = new Set<string>();
   /** What the policies' steps after the handler use. */
   private readonly services: AfterHandlerServices;
@@ -127,12 +127,12 @@ export class RateLimitInterceptor implements NestInterceptor {
     );
   }
 
-  /** An `isFailure` that throws leaves the request charged; said once per limit. */
+  /** An `isChargeFailure` (or deprecated `isFailure`) that throws leaves the request charged; said once per limit. */
   private readonly onPredicateError = (limitName: string, error: unknown): void => {
     if (this.predicateErrors.has(limitName)) return;
     this.predicateErrors.add(limitName);
     this.logger.error(
-      `RateLimit: limit "${limitName}": isFailure threw (${error instanceof Error ? error.message : String(error)}); ` +
+      `RateLimit: limit "${limitName}": isChargeFailure threw (${error instanceof Error ? error.message : String(error)}); ` +
         'the request stays charged. Said once per limit.',
     );
   };

@@ -1,12 +1,37 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import { optionError } from './errors/option-error.js';
+import { describeValue, optionError } from './errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
 import type { RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
 
 /**
- * `forRoot` / `forRootAsync`, generated. The extra `global` option (default
- * `true`) registers `RateLimitGuard` as an `APP_GUARD`; with `global: false`
- * bind `RateLimitGuard` (and, where needed, `RateLimitInterceptor`) yourself.
+ * The options `forRoot()` and `forRootAsync()` take besides the module
+ * options (Nest's "extras": they shape the module, they are not handed to it).
+ *
+ * @publicApi
+ */
+export interface RateLimitModuleExtras {
+  /**
+   * Bind `RateLimitGuard` app-wide (`APP_GUARD`), and `RateLimitInterceptor`
+   * (`APP_INTERCEPTOR`) when module-wide limits need it. With `false`, bind
+   * them yourself (for instance after your authentication guard). Not Nest's
+   * `isGlobal`: the module's providers (`RateLimiter`...) are injectable
+   * everywhere either way.
+   * @default true
+   */
+  readonly bindGlobally?: boolean;
+  /**
+   * @deprecated since 0.2.0, removed in 0.3.0: use {@link bindGlobally} (the
+   * same switch, renamed: `global` read like Nest's `isGlobal`, which it is
+   * not). Still accepted, with a warning at start-up; not together with `bindGlobally`.
+   */
+  readonly global?: boolean;
+}
+
+/**
+ * `forRoot` / `forRootAsync`, generated. The extra `bindGlobally` (default
+ * `true`; deprecated name `global`) registers `RateLimitGuard` as an
+ * `APP_GUARD`; with `bindGlobally: false` bind `RateLimitGuard` (and, where
+ * needed, `RateLimitInterceptor`) yourself.
  */
 export const {
   ConfigurableModuleClass: ConfigurableRateLimitModule,
@@ -16,11 +41,16 @@ export const {
 } = new ConfigurableModuleBuilder<RateLimitModuleOptions>({ moduleName: 'RateLimit' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createRateLimitOptions')
-  .setExtras({ global: true }, (definition) => definition)
+  // Both keys listed (no default here: `complete()` applies it), so that Nest strips both from the options.
+  .setExtras<RateLimitModuleExtras>(
+    { bindGlobally: undefined, global: undefined },
+    (definition) => definition,
+  )
   .build();
 
 /**
- * The names `forRootAsync()` takes: Nest's async options and the `global` extra.
+ * The names `forRootAsync()` takes: Nest's async options and the extras
+ * (`bindGlobally`, and its deprecated name `global`).
  */
 const ASYNC_OPTIONS = optionNames<typeof RATE_LIMIT_ASYNC_OPTIONS_TYPE>({
   imports: true,
@@ -29,6 +59,7 @@ const ASYNC_OPTIONS = optionNames<typeof RATE_LIMIT_ASYNC_OPTIONS_TYPE>({
   useFactory: true,
   inject: true,
   provideInjectionTokensFrom: true,
+  bindGlobally: true,
   global: true,
 });
 
@@ -52,4 +83,26 @@ export function checkAsyncOptions(options: typeof RATE_LIMIT_ASYNC_OPTIONS_TYPE)
   ) {
     throw optionError(where, 'options', 'must have useFactory, useClass or useExisting');
   }
+}
+
+/**
+ * Whether the guard (and the interceptor) are bound app-wide: `bindGlobally`,
+ * else the deprecated `global`, else `true`. Refuses both together and
+ * anything but a boolean, naming `where` (`RateLimitModule.forRoot`).
+ *
+ * @internal
+ */
+export function bindsGlobally(extras: RateLimitModuleExtras, where: string): boolean {
+  const { bindGlobally, global } = extras;
+  if (bindGlobally !== undefined && global !== undefined)
+    throw optionError(
+      where,
+      'global',
+      'is the deprecated name of bindGlobally: give only bindGlobally',
+    );
+  const option = global === undefined ? 'bindGlobally' : 'global';
+  const value = bindGlobally ?? global ?? true;
+  if (typeof value !== 'boolean')
+    throw optionError(where, option, `must be a boolean, got ${describeValue(value)}`);
+  return value;
 }

@@ -2,7 +2,9 @@ import { Logger, Module, type DynamicModule, type Provider } from '@nestjs/commo
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import {
+  bindsGlobally,
   checkAsyncOptions,
+  type RateLimitModuleExtras,
   ConfigurableRateLimitModule,
   RATE_LIMIT_ASYNC_OPTIONS_TYPE,
   RATE_LIMIT_OPTIONS_TYPE,
@@ -77,7 +79,7 @@ const afterRouteGuardsBinding: Provider = {
 };
 
 /**
- * With `global: false` the application binds the guard and the interceptor
+ * With `bindGlobally: false` the application binds the guard and the interceptor
  * itself; module-wide adaptive limits then adapt, limits that charge by
  * outcome give tokens back, and concurrency limits take slots, only where it
  * bound the interceptor. Said once at start-up rather than left to be discovered.
@@ -90,9 +92,9 @@ const unboundInterceptorWarning: Provider = {
     new Logger('RateLimit').warn(
       hasConcurrency(declared) &&
         !needsAfterHandler(declared.filter((limit) => limit?.concurrency === undefined))
-        ? 'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, ' +
+        ? 'RateLimitModule: bindGlobally is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, ' +
             'microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all'
-        : 'RateLimitModule: global is false and the module limits or defaults are adaptive or charge by outcome: their outcomes are only ' +
+        : 'RateLimitModule: bindGlobally is false and the module limits or defaults are adaptive or charge by outcome: their outcomes are only ' +
             'handled where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere an adaptive rate never adapts and ' +
             "charge: 'failures' / 'successes' counts every request" +
             (hasConcurrency(declared)
@@ -103,6 +105,21 @@ const unboundInterceptorWarning: Provider = {
   },
   inject: [RESOLVED_RATE_LIMIT_OPTIONS],
 };
+
+/**
+ * The deprecated `global` extra, noted while providers are instantiated: said
+ * at start-up with the limits' deprecated names (`RateLimitRoutes.onModuleInit`).
+ */
+function deprecatedGlobalNotice(where: string): Provider {
+  return {
+    provide: 'RATE_LIMIT:DEPRECATED_GLOBAL',
+    useFactory: (options: ResolvedModuleOptions) => {
+      options.deprecations.note('global', 'bindGlobally', where);
+      return true;
+    },
+    inject: [RESOLVED_RATE_LIMIT_OPTIONS],
+  };
+}
 
 /** Some of `limits` are concurrency limits. */
 function hasConcurrency(limits: readonly (RateLimitOptions | undefined)[]): boolean {
@@ -117,7 +134,7 @@ function hasConcurrency(limits: readonly (RateLimitOptions | undefined)[]): bool
  * ```
  *
  * The module is global (its services are injectable everywhere) and, unless
- * imported with `global: false`, registers {@link RateLimitGuard} as an
+ * imported with `bindGlobally: false`, registers {@link RateLimitGuard} as an
  * `APP_GUARD` (and {@link RateLimitInterceptor} as an `APP_INTERCEPTOR` when
  * module-wide limits need it). The store is closed when the application shuts down.
  *
@@ -126,16 +143,27 @@ function hasConcurrency(limits: readonly (RateLimitOptions | undefined)[]): bool
 @Module({})
 export class RateLimitModule extends ConfigurableRateLimitModule {
   static override forRoot(options: typeof RATE_LIMIT_OPTIONS_TYPE = {}): DynamicModule {
-    return RateLimitModule.complete(super.forRoot(options), options.global);
+    return RateLimitModule.complete(super.forRoot(options), options, 'RateLimitModule.forRoot');
   }
 
   static override forRootAsync(options: typeof RATE_LIMIT_ASYNC_OPTIONS_TYPE): DynamicModule {
     checkAsyncOptions(options);
-    return RateLimitModule.complete(super.forRootAsync(options), options.global);
+    return RateLimitModule.complete(
+      super.forRootAsync(options),
+      options,
+      'RateLimitModule.forRootAsync',
+    );
   }
 
-  private static complete(definition: DynamicModule, global = true): DynamicModule {
-    const guard: Provider[] = global
+  private static complete(
+    definition: DynamicModule,
+    extras: RateLimitModuleExtras,
+    where: string,
+  ): DynamicModule {
+    const bind = bindsGlobally(extras, where);
+    const deprecated: Provider[] =
+      extras.global === undefined ? [] : [deprecatedGlobalNotice(`${where}({ global })`)];
+    const guard: Provider[] = bind
       ? [
           { provide: APP_GUARD, useExisting: RateLimitGuard },
           moduleWideInterceptor,
@@ -146,13 +174,14 @@ export class RateLimitModule extends ConfigurableRateLimitModule {
       ...definition,
       global: true,
       imports: [...(definition.imports ?? []), DiscoveryModule],
-      // The filter whatever `global` says: it only shapes RateLimitExceededException responses.
+      // The filter whatever `bindGlobally` says: it only shapes RateLimitExceededException responses.
       providers: [
         ...(definition.providers ?? []),
         ...SHARED_PROVIDERS,
         afterRouteGuardsBinding,
         { provide: APP_FILTER, useClass: RateLimitExceptionFilter },
         ...guard,
+        ...deprecated,
       ],
       exports: [...(definition.exports ?? []), ...SHARED_PROVIDERS],
     };

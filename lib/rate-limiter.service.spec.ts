@@ -18,6 +18,15 @@ describe('RateLimiter: the limits it takes', () => {
     expect((await limiter.peek('a', limit)).remaining).toBe(3);
   });
 
+  it("with no burst, a string rate's bucket holds its count, a number's one second of it", async () => {
+    const perMinute: ProgrammaticLimit = { name: 'per-minute', rate: '10/min' };
+    for (let i = 9; i >= 0; i--)
+      expect(await limiter.consume('b', perMinute)).toMatchObject({ allowed: true, remaining: i });
+    expect((await limiter.consume('b', perMinute)).allowed).toBe(false);
+    const perSecond: ProgrammaticLimit = { name: 'per-second', rate: 2.5 };
+    expect((await limiter.peek('b', perSecond)).remaining).toBe(3);
+  });
+
   it.each([
     [
       { name: 'jobs', rate: '2/min', brust: 20 },

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { DynamicModule, ValueProvider } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { ManualClock } from './clock.js';
 import type { RateLimitModuleOptions } from './interfaces/rate-limit-module-options.interface.js';
 import { MemoryStore } from '../adapters/memory/memory.store.js';
@@ -45,23 +46,46 @@ describe('module options: unknown names', () => {
     expect(resolve(options)).toThrow(new TypeError(message));
   });
 
-  it('refuses global in the options a forRootAsync() factory returns (it would be ignored there)', () => {
-    expect(resolve({ global: false })).toThrow(
-      new TypeError(
-        "RateLimitModule: global belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored",
-      ),
-    );
-  });
+  it.each(['bindGlobally', 'global'])(
+    'refuses %s in the options a forRootAsync() factory returns (it would be ignored there)',
+    (extra) => {
+      expect(resolve({ [extra]: false })).toThrow(
+        new TypeError(
+          `RateLimitModule: ${extra} belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored`,
+        ),
+      );
+    },
+  );
 
-  it('forRoot({ global }) is fine: Nest strips the extra before the options are resolved', () => {
-    const definition = RateLimitModule.forRoot({ global: false, headers: 'legacy' });
-    const provider = definition.providers!.find(
-      (p): p is ValueProvider =>
-        typeof p === 'object' && 'provide' in p && p.provide === RATE_LIMIT_MODULE_OPTIONS,
-    );
-    expect(provider?.useValue).toEqual({ headers: 'legacy' });
-    expect(resolveModuleOptions(provider!.useValue as RateLimitModuleOptions).headers).toBe(
-      'legacy',
+  it.each([{ bindGlobally: false }, { global: false }, { bindGlobally: true }])(
+    'forRoot(%j) is fine: Nest strips the extra before the options are resolved',
+    (extra) => {
+      const definition = RateLimitModule.forRoot({ ...extra, headers: 'legacy' });
+      const provider = definition.providers!.find(
+        (p): p is ValueProvider =>
+          typeof p === 'object' && 'provide' in p && p.provide === RATE_LIMIT_MODULE_OPTIONS,
+      );
+      expect(provider?.useValue).toEqual({ headers: 'legacy' });
+      expect(resolveModuleOptions(provider!.useValue as RateLimitModuleOptions).headers).toBe(
+        'legacy',
+      );
+    },
+  );
+
+  it('binds the guard app-wide unless bindGlobally (or the deprecated global) is false', () => {
+    const appGuard = (definition: DynamicModule) =>
+      definition.providers!.some(
+        (p) => typeof p === 'object' && 'provide' in p && p.provide === APP_GUARD,
+      );
+    expect(appGuard(RateLimitModule.forRoot())).toBe(true);
+    expect(appGuard(RateLimitModule.forRoot({ bindGlobally: true }))).toBe(true);
+    expect(appGuard(RateLimitModule.forRoot({ bindGlobally: false }))).toBe(false);
+    expect(appGuard(RateLimitModule.forRoot({ global: false }))).toBe(false);
+    expect(
+      appGuard(RateLimitModule.forRootAsync({ useFactory: () => ({}), bindGlobally: false })),
+    ).toBe(false);
+    expect(() => RateLimitModule.forRoot({ bindGlobally: 'no' as never })).toThrow(
+      'RateLimitModule.forRoot: bindGlobally must be a boolean, got "no"',
     );
   });
 
@@ -81,14 +105,15 @@ describe('module options: unknown names', () => {
 describe('forRootAsync() options', () => {
   const useFactory = () => ({});
 
-  it('the async options Nest knows, and global, are accepted', () => {
+  it('the async options Nest knows, and bindGlobally (or global), are accepted', () => {
     class Config {
       createRateLimitOptions() {
         return {};
       }
     }
     for (const options of [
-      { useFactory, inject: [], imports: [], provideInjectionTokensFrom: [], global: false },
+      { useFactory, inject: [], imports: [], provideInjectionTokensFrom: [], bindGlobally: false },
+      { useFactory, global: false },
       { useClass: Config },
       { useExisting: Config },
     ]) {

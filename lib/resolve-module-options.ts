@@ -8,6 +8,7 @@ import { compileRequestAddress } from './keys/request-address.js';
 import { compileAddressList } from './keys/address-list.js';
 import { resolveSkip } from './policies/skip.js';
 import { describeValue, optionError } from './errors/option-error.js';
+import { DeprecatedOptions } from './util/deprecated-options.js';
 import { closestName, optionNames, rejectUnknownOptions } from './errors/unknown-options.js';
 import { HEADER_MODES } from './headers/write-headers.js';
 import { failModeProblem } from './limits/fail-mode.js';
@@ -18,9 +19,9 @@ import { newOwner } from './observability/rate-limit-channels.js';
 import { resolveEventsOptions } from './observability/events/resolve-events-options.js';
 
 /**
- * The names `forRoot()` and a `forRootAsync()` factory may use. `global` never gets here from
- * `forRoot()` (Nest strips its extras); from a factory it would be ignored,
- * so it is refused with where it belongs.
+ * The names `forRoot()` and a `forRootAsync()` factory may use. `bindGlobally` (and the
+ * deprecated `global`) never get here from `forRoot()` (Nest strips its extras); from a
+ * factory they would be ignored, so they are refused with where they belong.
  */
 const MODULE_OPTIONS = optionNames<RateLimitModuleOptions>({
   store: true,
@@ -49,11 +50,13 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     throw optionError('RateLimitModule', option, problem);
   };
   if (options === null || typeof options !== 'object') fail('options', 'must be an object');
-  if (Object.hasOwn(options, 'global')) {
-    fail(
-      'global',
-      "belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored",
-    );
+  for (const extra of ['bindGlobally', 'global']) {
+    if (Object.hasOwn(options, extra)) {
+      fail(
+        extra,
+        "belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored",
+      );
+    }
   }
   rejectUnknownOptions('RateLimitModule', options, MODULE_OPTIONS);
   const headers = options.headers ?? 'draft';
@@ -92,11 +95,14 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
   const metrics = resolveMetricsOptions(options.metrics);
   const events = resolveEventsOptions(options.events);
   const warn = (message: string) => logger.warn(message);
+  const deprecations = new DeprecatedOptions(warn);
   return {
     metrics,
     events,
     owner: newOwner(),
-    hotKeys: resolveHotKeysOptions(options.hotKeys),
+    hotKeys: resolveHotKeysOptions(options.hotKeys, (option, replacement) =>
+      deprecations.note(option, replacement, 'RateLimitModule options'),
+    ),
     store,
     headers,
     errorFormat,
@@ -110,7 +116,9 @@ export function resolveModuleOptions(options: RateLimitModuleOptions = {}): Reso
     ipv6Subnet,
     trustsProxies:
       options.trustProxy !== undefined && options.trustProxy !== false && options.trustProxy !== 0,
+    trustProxy: options.trustProxy,
     warn,
+    deprecations,
     defaultKey: options.defaults?.key ?? 'ip',
     defaults: options.defaults,
     limits: options.limits ?? [],

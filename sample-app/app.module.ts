@@ -16,7 +16,7 @@ import { createStore } from './store.js';
     RateLimitModule.forRootAsync({
       // The guard is registered below, after authentication, so that
       // `key: 'user'` sees the user: global guards run in registration order.
-      global: false,
+      bindGlobally: false,
       imports: [MetricsModule],
       inject: [PROMETHEUS_REGISTRY],
       useFactory: async (registry: Registry) => {

@@ -29,6 +29,13 @@ export interface MemoryStoreOptions {
    * (earliest TAT) among 8 candidates from the oldest end (first inserted) of
    * the new bucket's shard; candidates passed over stay candidates, so a
    * denied (drained) bucket is not evicted before fuller ones.
+   *
+   * Higher than `TwoTierStore`'s `maxKeys` (100,000) on purpose: here the
+   * buckets are the only record of what each caller spent, so an eviction
+   * hands a caller a full bucket, and a cap a flood of minted identities can
+   * reach lets the others start over. A bucket costs 66 to 94 bytes of heap
+   * with an 8-character identity (docs/benchmarks.md), under 100 MB at the
+   * default. `TwoTierStore`'s local tier only caches what Redis holds.
    * @default 1_000_000
    */
   readonly maxKeys?: number;

@@ -51,6 +51,13 @@ export interface TwoTierStoreOptions extends Partial<Omit<RedisStoreOptions, 'cl
    * Hard cap on the keys the local tier tracks (leases, cached denials,
    * demand). Past it, the least recently used key is dropped (its lease given
    * back): it only costs that key Redis calls again.
+   *
+   * Lower than `MemoryStore`'s `maxKeys` (1,000,000) on purpose: Redis holds
+   * every bucket, so this is a cache of the keys worth keeping local (hot
+   * ones), whose eviction costs calls, never a limit; each key is an object
+   * of its own (lease, demand, deny cache), several times a `MemoryStore`
+   * bucket. (The local fallback, used while Redis is down, is a `MemoryStore`
+   * with its own default.)
    * @default 100_000
    */
   readonly maxKeys?: number;

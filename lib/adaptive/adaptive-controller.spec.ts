@@ -266,7 +266,7 @@ describe("AdaptiveController: one key's share of a window (maxKeyShare)", () => 
   });
 });
 
-describe('AdaptiveController: isFailure', () => {
+describe('AdaptiveController: isServerFailure', () => {
   const result = (status: number) => ({
     error: undefined,
     response: { statusCode: status },
@@ -283,7 +283,7 @@ describe('AdaptiveController: isFailure', () => {
 
   it("replaces the transport's verdict", () => {
     const { controller } = make({
-      isFailure: (r) => (r.response as { statusCode: number }).statusCode === 503,
+      isServerFailure: (r) => (r.response as { statusCode: number }).statusCode === 503,
     });
     controller.effective(1000);
     for (let i = 0; i < 30; i++) controller.recordResult(result(500), 1000 + i); // a 500 is not a failure for this limit
@@ -293,7 +293,7 @@ describe('AdaptiveController: isFailure', () => {
   });
 
   it('latency over the target is still a congestion signal', () => {
-    const { controller } = make({ latencyTargetMs: 1, isFailure: () => false });
+    const { controller } = make({ latencyTargetMs: 1, isServerFailure: () => false });
     controller.effective(1000);
     for (let i = 0; i < 30; i++) controller.recordResult(result(200), 1000 + 10 * i);
     expect(controller.current(2000)).toBe(80);

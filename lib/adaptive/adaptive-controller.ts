@@ -88,14 +88,14 @@ export class AdaptiveController {
 
   /**
    * Record what a handler's call came to (from `RateLimitInterceptor`): a
-   * failure as the limit's `isFailure` judges it (the transport's verdict,
+   * failure as the limit's `adaptive.isServerFailure` judges it (the transport's verdict,
    * `result.failed`, without one), a congestion signal when over
-   * `latencyTargetMs`. An `isFailure` that throws is the caller's to handle:
+   * `latencyTargetMs`. An `isServerFailure` that throws is the caller's to handle:
    * nothing is recorded then.
    */
   recordResult(result: AdaptiveHandlerResult, now: number, key?: string): void {
-    const isFailure = this.config.isFailure;
-    const failed = isFailure === undefined ? result.failed : isFailure(result) === true;
+    const isServerFailure = this.config.isServerFailure;
+    const failed = isServerFailure === undefined ? result.failed : isServerFailure(result) === true;
     const latencyMs = result.latencyMs;
     const target = this.config.latencyTargetMs;
     this.count(failed || (target !== undefined && latencyMs > target), latencyMs, now, key);

@@ -118,8 +118,8 @@ export class AdaptiveRateProvider {
 
   /**
    * What `RateLimitInterceptor` reports: a handler's call, judged by the
-   * limit's `isFailure` (the transport's verdict without one). An
-   * `isFailure` that throws is logged and the transport's verdict used: the
+   * limit's `adaptive.isServerFailure` (the transport's verdict without one).
+   * One that throws is logged and the transport's verdict used: the
    * call's own answer never turns into an error because of it.
    *
    * @internal
@@ -131,7 +131,7 @@ export class AdaptiveRateProvider {
       controller.recordResult(result, now, key);
     } catch (error) {
       this.logger.error(
-        `adaptive.isFailure of limit "${name}" threw; the transport's verdict is used`,
+        `adaptive.isServerFailure of limit "${name}" threw; the transport's verdict is used`,
         error instanceof Error ? error.stack : String(error),
       );
       controller.record({ latencyMs: result.latencyMs, failed: result.failed }, now, key);

@@ -27,7 +27,7 @@ describe('resolveAdaptiveOptions', () => {
       random: Math.random,
       notifyThreshold: 0.05,
       maxKeyShare: 0.05,
-      isFailure: undefined,
+      isServerFailure: undefined,
     });
     expect(ADAPTIVE_DEFAULTS).toMatchObject({
       decrease: 0.8,
@@ -43,11 +43,30 @@ describe('resolveAdaptiveOptions', () => {
     expect(resolveAdaptiveOptions({ failureThreshold: 0 }, declared, where).maxKeyShare).toBe(0);
   });
 
-  it('suggests isFailure for a misspelt predicate', () => {
+  it('suggests isServerFailure for a misspelt predicate', () => {
     expect(() =>
-      resolveAdaptiveOptions({ isFailur: () => true } as AdaptiveOptions, declared, where),
+      resolveAdaptiveOptions({ isServerFailur: () => true } as AdaptiveOptions, declared, where),
     ).toThrow(
-      new TypeError(`${where}: adaptive.isFailur is not an option (did you mean isFailure?)`),
+      new TypeError(
+        `${where}: adaptive.isServerFailur is not an option (did you mean isServerFailure?)`,
+      ),
+    );
+  });
+
+  it('takes the deprecated isFailure as isServerFailure, but not both', () => {
+    const predicate = () => true;
+    expect(resolveAdaptiveOptions({ isFailure: predicate }, declared, where)).toEqual(
+      resolveAdaptiveOptions({ isServerFailure: predicate }, declared, where),
+    );
+    expect(resolveAdaptiveOptions({ isFailure: predicate }, declared, where).isServerFailure).toBe(
+      predicate,
+    );
+    expect(() =>
+      resolveAdaptiveOptions({ isFailure: predicate, isServerFailure: predicate }, declared, where),
+    ).toThrow(
+      new TypeError(
+        `${where}: adaptive.isFailure is the deprecated name of adaptive.isServerFailure: give only isServerFailure`,
+      ),
     );
   });
 
@@ -59,7 +78,7 @@ describe('resolveAdaptiveOptions', () => {
 
   it('keeps what is given', () => {
     const random = seededRandom(7);
-    const options: Required<AdaptiveOptions> = {
+    const options: Required<Omit<AdaptiveOptions, 'isFailure'>> = {
       min: 5,
       max: 500,
       decrease: 0.5,
@@ -73,7 +92,7 @@ describe('resolveAdaptiveOptions', () => {
       random,
       notifyThreshold: 0,
       maxKeyShare: 1,
-      isFailure: (result) => result.error !== undefined,
+      isServerFailure: (result) => result.error !== undefined,
     };
     expect(resolveAdaptiveOptions(options, declared, where)).toEqual({ declared, ...options });
   });
@@ -118,6 +137,11 @@ describe('resolveAdaptiveOptions', () => {
     ['notifyThreshold', 2, /adaptive\.notifyThreshold/],
     ['maxKeyShare', 1.5, /adaptive\.maxKeyShare must be a number in \[0, 1\], got 1.5/],
     ['maxKeyShare', -0.1, /adaptive\.maxKeyShare/],
+    [
+      'isServerFailure',
+      'status >= 500',
+      /adaptive\.isServerFailure must be a function \(result\) => boolean, got "status >= 500"/,
+    ],
     [
       'isFailure',
       'status >= 500',

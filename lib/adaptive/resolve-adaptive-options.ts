@@ -26,8 +26,11 @@ export interface AdaptiveConfig extends AimdParams {
   readonly notifyThreshold: number;
   /** Largest share of a window's outcomes one key's failures may make up, in [0, 1]. */
   readonly maxKeyShare: number;
-  /** Replaces the transport's verdict on a handler's call; `undefined` keeps it. */
-  readonly isFailure: ((result: AdaptiveHandlerResult) => boolean) | undefined;
+  /**
+   * Replaces the transport's verdict on a handler's call; `undefined` keeps it
+   * (`adaptive.isServerFailure`, or its deprecated name `adaptive.isFailure`).
+   */
+  readonly isServerFailure: ((result: AdaptiveHandlerResult) => boolean) | undefined;
 }
 
 /**
@@ -70,11 +73,14 @@ const CONFIG_SCALARS = [
   'random',
   'notifyThreshold',
   'maxKeyShare',
-  'isFailure',
+  'isServerFailure',
 ] as const satisfies readonly (keyof AdaptiveConfig & keyof AdaptiveOptions)[];
 
-/** Every option `adaptive` accepts: a misspelt one is an error, not ignored. */
-const KNOWN_OPTIONS: readonly string[] = CONFIG_SCALARS;
+/**
+ * Every option `adaptive` accepts: a misspelt one is an error, not ignored.
+ * `isFailure`: the deprecated name of `isServerFailure`.
+ */
+const KNOWN_OPTIONS: readonly string[] = [...CONFIG_SCALARS, 'isFailure'];
 
 /**
  * Apply defaults to an `adaptive` option and validate it, once, at start-up.
@@ -175,11 +181,19 @@ export function resolveAdaptiveOptions(
     (v) => v >= 0 && v <= 1,
     'a number in [0, 1]',
   );
-  const givenIsFailure: unknown = opts.isFailure;
-  const isFailure =
-    givenIsFailure === undefined || typeof givenIsFailure === 'function'
-      ? (givenIsFailure as ((result: AdaptiveHandlerResult) => boolean) | undefined)
-      : fail('adaptive.isFailure', 'a function (result) => boolean', givenIsFailure);
+  // `isFailure`: the deprecated name (the caller says so in the log), not both.
+  if (opts.isFailure !== undefined && opts.isServerFailure !== undefined)
+    throw optionError(
+      where,
+      'adaptive.isFailure',
+      'is the deprecated name of adaptive.isServerFailure: give only isServerFailure',
+    );
+  const predicateName = opts.isFailure === undefined ? 'isServerFailure' : 'isFailure';
+  const givenPredicate: unknown = opts.isServerFailure ?? opts.isFailure;
+  const isServerFailure =
+    givenPredicate === undefined || typeof givenPredicate === 'function'
+      ? (givenPredicate as ((result: AdaptiveHandlerResult) => boolean) | undefined)
+      : fail(`adaptive.${predicateName}`, 'a function (result) => boolean', givenPredicate);
 
   let latencyTargetMs: number | undefined;
   if (opts.latencyTargetMs !== undefined) {
@@ -206,7 +220,7 @@ export function resolveAdaptiveOptions(
     random,
     notifyThreshold,
     maxKeyShare,
-    isFailure,
+    isServerFailure,
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a handler's call came to, as `RateLimitInterceptor` sees it: the input
- * of an adaptive limit's `isFailure` predicate.
+ * of an adaptive limit's `isServerFailure` predicate.
  *
  * @publicApi
  */
@@ -12,7 +12,7 @@ export interface AdaptiveHandlerResult {
   /** How long the call took, ms. */
   readonly latencyMs: number;
   /**
-   * The transport's own verdict, used when the limit has no `isFailure`: over
+   * The transport's own verdict, used when the limit has no `isServerFailure`: over
    * HTTP (and GraphQL), a status >= 500 or a thrown error that is not an
    * `HttpException` below 500; elsewhere, any thrown error that is not one.
    */
@@ -125,15 +125,24 @@ export interface AdaptiveOptions {
    */
   readonly maxKeyShare?: number;
   /**
-   * Whether a handler's call is a failure for this limit, replacing the
-   * transport's verdict (`result.failed`: 5xx, thrown non-HTTP errors). Use
-   * it to count only what says the protected resource struggles, for example
-   * `(r) => r.error instanceof DownstreamTimeoutError || r.failed`, or to
-   * leave out errors a client can cause with its own input. Called once per
+   * Whether a handler's call says the protected resource struggles (a
+   * failure that slows the rate down), replacing the transport's verdict
+   * (`result.failed`: 5xx, thrown non-HTTP errors; a 4xx is the client's
+   * doing and does not count). For example
+   * `(r) => r.error instanceof DownstreamTimeoutError || r.failed`, or leave
+   * out errors a client can cause with its own input. Called once per
    * admitted call of a route with this limit (not for `report()` from
    * application code); an error it throws is logged and the transport's
-   * verdict is used.
+   * verdict is used. Not the limit's `isChargeFailure` (for `charge`, which
+   * counts 4xx too).
    * @default the transport's verdict
+   */
+  readonly isServerFailure?: (result: AdaptiveHandlerResult) => boolean;
+  /**
+   * @deprecated since 0.2.0, removed in 0.3.0: use {@link isServerFailure}
+   * (the same predicate, renamed so that it is not mistaken for the limit's
+   * `isFailure`, now `isChargeFailure`, whose default differs). Still
+   * accepted, with a warning at start-up; not together with `isServerFailure`.
    */
   readonly isFailure?: (result: AdaptiveHandlerResult) => boolean;
 }

@@ -13,8 +13,14 @@ export interface HotKeysOptions {
   /**
    * What "recent" means: {@link RateLimiter.hottestKeys} covers the current
    * window and the one before it (so between one and two windows).
-   * Milliseconds or a duration such as `'5min'`.
+   * Milliseconds or a duration such as `'5min'`, from 1 s to 1 day.
    * @default '1min'
+   */
+  readonly window?: number | string;
+  /**
+   * @deprecated since 0.2.0, removed in 0.3.0: use {@link window}, which takes
+   * the same values (a name ending in `Ms` should not take `'1min'`). Still
+   * accepted, with a warning at start-up; not together with `window`.
    */
   readonly windowMs?: number | string;
   /**

@@ -64,7 +64,14 @@ export interface RateLimitModuleOptions {
   readonly errorFormat?: ErrorFormat;
   /** @default 'open' */
   readonly failMode?: FailMode;
-  /** @default not set: the HTTP platform's own trust-proxy setting (`req.ip`) */
+  /**
+   * Overrides the HTTP platform's trust-proxy setting for the rate limiter.
+   * When the platform trusts proxies too (Express `app.set('trust proxy', …)`,
+   * Fastify `trustProxy`) and says otherwise, a warning names both at
+   * start-up: the limiter would see another client than `req.ip`. A platform
+   * left at its default (trusting nothing) is not warned about.
+   * @default not set: the HTTP platform's own trust-proxy setting (`req.ip`)
+   */
   readonly trustProxy?: TrustProxy;
   /**
    * How many leading bits of an IPv6 address are one client: every address

@@ -51,7 +51,7 @@ describe('RateLimitOptions: accepted', () => {
         scope: 'shared',
         failMode: 'closed',
         charge: 'failures',
-        isFailure: (outcome) => outcome.failed,
+        isChargeFailure: (outcome) => outcome.failed,
         skip: () => false,
         blockDuration: '15min',
         maxDelay: '1s',
@@ -141,10 +141,11 @@ describe('RateLimitOptions: accepted', () => {
         limit.blockDuration,
         limit.skip,
         limit.charge,
+        limit.isChargeFailure,
         limit.isFailure,
       ];
     };
-    expect(read({ rate: 10 })).toHaveLength(15);
+    expect(read({ rate: 10 })).toHaveLength(16);
   });
 
   it('`concurrency` and `algorithm` tell the kinds apart', () => {
@@ -206,7 +207,13 @@ describe('RateLimitOptions: refused by the type, and at start-up', () => {
       /charge cannot be combined with concurrency/,
     ],
     [
-      'concurrency with isFailure',
+      'concurrency with isChargeFailure',
+      // @ts-expect-error nor isChargeFailure
+      { concurrency: 4, isChargeFailure: () => true },
+      /isChargeFailure cannot be combined with concurrency/,
+    ],
+    [
+      'concurrency with isFailure (the deprecated name)',
       // @ts-expect-error nor isFailure
       { concurrency: 4, isFailure: () => true },
       /isFailure cannot be combined with concurrency/,
@@ -319,7 +326,12 @@ describe('RateLimitOptions: left to start-up (the types do not say)', () => {
       /calendar only applies to algorithm 'fixed-window'/,
     ],
     [
-      'isFailure without charge',
+      'isChargeFailure without charge',
+      { rate: 10, isChargeFailure: () => true },
+      /isChargeFailure only applies with charge/,
+    ],
+    [
+      'isFailure (the deprecated name) without charge',
       { rate: 10, isFailure: () => true },
       /isFailure only applies with charge/,
     ],

@@ -96,7 +96,7 @@ export type ChargeMode = 'always' | 'failures' | 'successes';
 
 /**
  * What a handler's call came to, as `RateLimitInterceptor` sees it: the
- * input of a limit's `isFailure` predicate.
+ * input of a limit's `isChargeFailure` predicate.
  *
  * @publicApi
  */
@@ -108,7 +108,7 @@ export interface RateLimitOutcome {
   /** The call being judged (its request, handler and class). */
   readonly context: ExecutionContext;
   /**
-   * The default verdict, used when the limit has no `isFailure`: the handler
+   * The default verdict, used when the limit has no `isChargeFailure`: the handler
    * threw (anything but the limiter's own `RateLimitExceededException`), or
    * the response's status is 400 or more.
    */
@@ -169,7 +169,17 @@ export interface RequestRateOptions extends BaseLimitOptions {
   readonly charge?: ChargeMode;
   /**
    * Decides what a failure is for `charge` (default: the handler threw, or
-   * answered 400 or more). An `isFailure` that throws leaves the request charged.
+   * answered 400 or more: client errors count, as for a login). Only with
+   * `charge: 'failures'` or `'successes'`. One that throws leaves the request
+   * charged. Not `adaptive.isServerFailure`, which decides what slows an
+   * adaptive rate down (default: 5xx only).
+   */
+  readonly isChargeFailure?: (outcome: RateLimitOutcome) => boolean;
+  /**
+   * @deprecated since 0.2.0, removed in 0.3.0: use {@link isChargeFailure}
+   * (the same predicate, renamed so that it is not mistaken for
+   * `adaptive.isFailure`, now `adaptive.isServerFailure`). Still accepted,
+   * with a warning at start-up; not together with `isChargeFailure`.
    */
   readonly isFailure?: (outcome: RateLimitOutcome) => boolean;
   /**
@@ -218,7 +228,14 @@ export interface TokenBucketLimitOptions extends RequestRateOptions {
   /**
    * Bucket capacity: how many requests may arrive at once; or a function of the call.
    * Token bucket only: refused with a window `algorithm` (the quota is the rate's count).
-   * @default one second's worth of `rate`, at least 1
+   *
+   * Without it, a string rate's bucket holds the count it is written with:
+   * `'100/min'` admits 100 at once, then refills at 100 per minute (and
+   * `'100/15min'` holds 100). A numeric rate holds one second of it (`rate: 5`
+   * holds 5). Rounded up, at least 1; a rate function's value gets the same
+   * default on each call. (Before 0.2.0 a string rate held one second too:
+   * `'100/min'` held 2.)
+   * @default a string rate's count (`'100/min'`: 100); a number's one second (`5`: 5); at least 1
    */
   readonly burst?: number | DynamicBurst;
   /** Let the AIMD controller move the rate between bounds from downstream outcomes. */
@@ -339,6 +356,8 @@ export interface ConcurrencyLimitOptions extends BaseLimitOptions {
   /** Not on a concurrency limit: a slot is always given back when the request ends. */
   readonly charge?: never;
   /** Not on a concurrency limit: a slot is always given back when the request ends. */
+  readonly isChargeFailure?: never;
+  /** Not on a concurrency limit (and deprecated: `isChargeFailure`). */
   readonly isFailure?: never;
   /** Not on a concurrency limit: use `@SkipRateLimit(name)` on the routes it should not apply to. */
   readonly skip?: never;

@@ -1,9 +1,14 @@
 import type { RateLimitClock } from '../clock.js';
+import type { DeprecatedOptions } from '../util/deprecated-options.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { ResolvedEventsOptions } from './events-options.interface.js';
 import type { ResolvedHotKeysOptions } from './hot-keys-options.interface.js';
 import type { ResolvedMetricsOptions } from './metrics-options.interface.js';
-import type { ErrorFormat, HeadersMode } from './rate-limit-module-options.interface.js';
+import type {
+  ErrorFormat,
+  HeadersMode,
+  TrustProxy,
+} from './rate-limit-module-options.interface.js';
 import type {
   FailMode,
   KeyStrategy,
@@ -29,8 +34,12 @@ export interface ResolvedModuleOptions {
   readonly ipv6Subnet: number;
   /** `trustProxy` is set (forwarded addresses count, where a transport can read them). */
   readonly trustsProxies: boolean;
+  /** The module's `trustProxy` as given (`undefined`: the platform's applies), compared with the platform's at start-up. */
+  readonly trustProxy: TrustProxy | undefined;
   /** What must be said once rather than per request goes here (Nest's logger, context `RateLimit`). */
   readonly warn: (message: string) => void;
+  /** Deprecated option names in use: noted at start-up, said once each when the routes are compiled. */
+  readonly deprecations: DeprecatedOptions;
   readonly defaultKey: KeyStrategy;
   readonly defaults: RateLimitOptions | undefined;
   readonly limits: readonly RateLimitOptions[];

@@ -21,6 +21,17 @@ export interface LimitContext {
   readonly storeBlocks?: boolean;
   /** The store has concurrency slots (allows `concurrency`). */
   readonly storeSlots?: boolean;
+  /**
+   * A deprecated option name is in use (`isFailure`, `adaptive.isFailure`):
+   * said once at start-up with its new name and where (`limit`, the limit's
+   * name; `declaration`, the options object carrying it). Not set: said nowhere.
+   */
+  readonly deprecated?: (
+    option: string,
+    replacement: string,
+    limit: string,
+    declaration: object,
+  ) => void;
 }
 
 /** Refuses an option of a limit, naming it: `fail('burst', 'must be at least 1')`. Throws. */

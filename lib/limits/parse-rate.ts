@@ -41,6 +41,17 @@ export function parseRate(rate: Rate): number | undefined {
   return Number.isFinite(perSecond) && perSecond > 0 ? perSecond : undefined;
 }
 
+/**
+ * The count a string rate is written with: `'100/min'` and `'100/15min'` give
+ * 100; `undefined` for a number (or anything that is not such a string). A
+ * token bucket's default burst when the rate is a string.
+ */
+export function rateCount(rate: Rate): number | undefined {
+  if (typeof rate !== 'string') return undefined;
+  const match = RATE_PATTERN.exec(rate);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** A rate read as a window's quota: `quota` per `windowMs`. */
 export interface WindowRate {
   readonly quota: number;

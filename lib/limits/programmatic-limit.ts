@@ -11,7 +11,11 @@ export interface ProgrammaticLimit {
   readonly name?: string;
   /** Tokens per second, or a string such as `'100/min'`. */
   readonly rate: Rate;
-  /** @default one second's worth of `rate`, at least 1 */
+  /**
+   * Bucket capacity. Without it, as on a route limit: a string rate holds its
+   * count (`'10/min'`: 10 at once), a number one second of it; at least 1.
+   * @default a string rate's count; a number's one second; at least 1
+   */
   readonly burst?: number;
 }
 

@@ -35,14 +35,31 @@ describe('resolveBucket', () => {
     expect(resolve({ rate: 1, burst: 1e6 })).toEqual({ rate: 1, burst: 1e6 });
   });
 
-  describe('burst defaults to one second of the rate, rounded up, at least 1', () => {
+  describe('a string rate: burst defaults to its count, rounded up, at least 1', () => {
+    it.each([
+      ['10/s', 10],
+      ['100/min', 100],
+      ['100/15min', 100],
+      ['1/h', 1],
+      ['1000/day', 1000],
+      ['2.5/s', 3],
+      ['0.5/min', 1],
+      ['0.7/0.7ms', 1], // 1000 tokens per second, but written as 0.7 at a time
+    ])('rate %p: burst %p', (rate, burst) => {
+      expect(resolve({ rate })).toEqual({ rate: expect.any(Number), burst });
+    });
+
+    it('a count whose bucket spans more than the horizon is refused as a burst', () => {
+      // The bucket of a count N refills over the written period.
+      expect(resolve({ rate: '5/2000000d' })).toMatchObject({ option: 'burst' });
+    });
+  });
+
+  describe('a numeric rate: burst defaults to one second of the rate, rounded up, at least 1', () => {
     it.each([
       [10, 10],
-      ['10/s', 10],
       [2.5, 3],
-      ['100/min', 2],
       [0.5, 1],
-      ['1/h', 1],
       [1e-6, 1],
       [1e-11, 1], // below the rounding tolerance: the floor of 1, not 0 (and the smallest rate)
     ])('rate %p: burst %p', (rate, burst) => {
@@ -58,7 +75,7 @@ describe('resolveBucket', () => {
       // 0.7 tokens per 0.7 ms computes as 1000.0000000000001 per second.
       const rate = (resolve({ rate: '0.7/0.7ms' }) as { rate: number }).rate;
       expect(rate).toBeGreaterThan(1000);
-      expect(resolve({ rate: '0.7/0.7ms' })).toEqual({ rate, burst: 1000 });
+      expect(resolve({ rate })).toEqual({ rate, burst: 1000 });
     });
   });
 

@@ -1,7 +1,7 @@
 import type { BucketLimit } from '../algorithms/gcra.js';
 import type { Rate } from '../interfaces/rate-limit-options.interface.js';
 import { describeValue } from '../errors/option-error.js';
-import { parseRate } from './parse-rate.js';
+import { parseRate, rateCount } from './parse-rate.js';
 import { TOKEN_EPSILON } from '../algorithms/token-epsilon.js';
 import { MAX_HORIZON_MS } from '../store/horizon.js';
 
@@ -34,9 +34,21 @@ export function horizonProblem(
 }
 
 /**
- * Validate a declared rate and burst. The burst defaults to one second's
- * worth of the rate, at least 1. The bucket's horizon (burst x interval)
- * must be at most {@link MAX_HORIZON_MS}. `fail(option, problem)` must throw.
+ * The burst a bucket gets when none is declared: for a string rate, the count
+ * it is written with (`'100/min'` holds 100, `'100/15min'` 100); for a number,
+ * one second's worth. At least 1, rounded up.
+ */
+export function defaultBurst(declared: Rate, perSecond: number): number {
+  const tokens = rateCount(declared) ?? perSecond;
+  return Math.max(1, Math.ceil(tokens - TOKEN_EPSILON));
+}
+
+/**
+ * Validate a declared rate and burst. The burst defaults to
+ * {@link defaultBurst}: a string rate's count (`'100/min'` holds 100), a
+ * number's one second's worth, at least 1. The bucket's horizon (burst x
+ * interval) must be at most {@link MAX_HORIZON_MS}. `fail(option, problem)`
+ * must throw.
  */
 export function resolveBucket(
   options: { readonly rate: Rate; readonly burst?: number },
@@ -49,7 +61,7 @@ export function resolveBucket(
       `must be a positive number of tokens per second or a string like '10/s' or '100/15min', got ${describeValue(options.rate)}`,
     );
   }
-  const burst = options.burst ?? Math.max(1, Math.ceil(rate - TOKEN_EPSILON));
+  const burst = options.burst ?? defaultBurst(options.rate, rate);
   if (typeof burst !== 'number' || !Number.isFinite(burst) || burst < 1) {
     fail('burst', `must be a finite number >= 1, got ${describeValue(options.burst)}`);
   }

@@ -10,7 +10,7 @@ import type { StoreLimit } from '../store/rate-limit-store.interface.js';
 import type { BucketLimit } from '../algorithms/gcra.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 
-/** A limit's `charge` and `isFailure`, validated (`policies/charge-by-outcome.ts`). @internal */
+/** A limit's `charge` and `isChargeFailure` (its `isFailure` field), validated (`policies/charge-by-outcome.ts`). @internal */
 export interface ChargePolicy {
   readonly mode: 'failures' | 'successes';
   readonly isFailure: ((outcome: RateLimitOutcome) => boolean) | undefined;

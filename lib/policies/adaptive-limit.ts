@@ -37,6 +37,9 @@ export const adaptivePolicy: LimitPolicy<'adaptive'> = {
   needsInterceptor: (options) => options.adaptive !== undefined,
   resolve: (options, draft, context, fail) => {
     if (options.adaptive === undefined) return { adaptive: undefined };
+    const declared = options.adaptive as { isFailure?: unknown } | null;
+    if (typeof declared === 'object' && declared?.isFailure !== undefined)
+      context.deprecated?.('adaptive.isFailure', 'adaptive.isServerFailure', draft.name, declared);
     const adaptive = resolveAdaptiveOptions(
       options.adaptive,
       { rate: draft.rate, burst: draft.burst },

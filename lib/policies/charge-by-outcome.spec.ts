@@ -41,10 +41,14 @@ describe('resolveChargePolicy', () => {
       `charge must be 'always', 'failures' or 'successes', got "failure"`,
     );
     expect(() => resolveChargePolicy('failures', 'yes', fail)).toThrow(
-      'isFailure must be a function (outcome) => boolean, got "yes"',
+      'isChargeFailure must be a function (outcome) => boolean, got "yes"',
     );
     expect(() => resolveChargePolicy(undefined, () => true, fail)).toThrow(
-      "isFailure only applies with charge: 'failures' or 'successes'",
+      "isChargeFailure only applies with charge: 'failures' or 'successes'",
+    );
+    // Declared under its deprecated name, the predicate is named as declared.
+    expect(() => resolveChargePolicy('failures', 'yes', fail, 'isFailure')).toThrow(
+      'isFailure must be a function (outcome) => boolean, got "yes"',
     );
   });
 });

@@ -9,25 +9,28 @@ import type { ChargePolicy } from '../limits/resolved-limit.js';
 export type { ChargePolicy } from '../limits/resolved-limit.js';
 
 /**
- * Validate `charge` and `isFailure`; `undefined` for a limit that counts
- * every request (nothing to do after the handler). Throws through `fail`.
+ * Validate `charge` and its predicate (`isChargeFailure`, or `option`: the
+ * deprecated `isFailure` when that is the name used); `undefined` for a limit
+ * that counts every request (nothing to do after the handler). Throws
+ * through `fail`.
  */
 export function resolveChargePolicy(
   charge: unknown,
   isFailure: unknown,
   fail: (option: string, problem: string) => never,
+  option = 'isChargeFailure',
 ): ChargePolicy | undefined {
   const mode = charge ?? 'always';
   if (mode !== 'always' && mode !== 'failures' && mode !== 'successes') {
     fail('charge', `must be 'always', 'failures' or 'successes', got ${describeValue(charge)}`);
   }
   if (isFailure !== undefined && typeof isFailure !== 'function') {
-    fail('isFailure', `must be a function (outcome) => boolean, got ${describeValue(isFailure)}`);
+    fail(option, `must be a function (outcome) => boolean, got ${describeValue(isFailure)}`);
   }
   if (mode === 'always') {
     if (isFailure !== undefined)
       fail(
-        'isFailure',
+        option,
         "only applies with charge: 'failures' or 'successes'; this limit counts every request",
       );
     return undefined;
@@ -94,18 +97,33 @@ export const refundByOutcome: AfterHandlerStep = (outcome, { engine, onPredicate
   if (refunds !== undefined) engine.refundCharged(refunds);
 };
 
-/** `charge` and `isFailure`: acts after the handler (`RateLimitInterceptor` refunds what should not have counted). */
+/**
+ * `charge` and `isChargeFailure` (deprecated name: `isFailure`, said once at
+ * start-up): acts after the handler (`RateLimitInterceptor` refunds what
+ * should not have counted).
+ */
 export const chargePolicy: LimitPolicy<'charge'> = {
-  options: ['charge', 'isFailure'],
+  options: ['charge', 'isChargeFailure', 'isFailure'],
   refusedOnConcurrency: {
     charge: 'is a rate-limit option; a slot is always given back when the request ends',
+    isChargeFailure:
+      'is a rate-limit option (for charge); a slot is always given back when the request ends',
     isFailure:
       'is a rate-limit option (for charge); a slot is always given back when the request ends',
   },
   appliesTo: (limit) => limit.charge !== undefined,
   afterHandler: refundByOutcome,
   needsInterceptor: (options) => options.charge !== undefined && options.charge !== 'always',
-  resolve: (options, _draft, _context, fail) => ({
-    charge: resolveChargePolicy(options.charge, options.isFailure, fail),
-  }),
+  resolve: (options, draft, context, fail) => {
+    let option = 'isChargeFailure';
+    let predicate: unknown = options.isChargeFailure;
+    if (options.isFailure !== undefined) {
+      if (predicate !== undefined)
+        fail('isFailure', 'is the deprecated name of isChargeFailure: give only isChargeFailure');
+      context.deprecated?.('isFailure', 'isChargeFailure', draft.name, options);
+      option = 'isFailure';
+      predicate = options.isFailure;
+    }
+    return { charge: resolveChargePolicy(options.charge, predicate, fail, option) };
+  },
 };

@@ -18,7 +18,8 @@ const EVERY_OPTION: Record<keyof Required<RateLimitOptions>, true> = {
   failMode: true,
   adaptive: true,
   charge: true,
-  isFailure: true,
+  isChargeFailure: true,
+  isFailure: true, // deprecated name of isChargeFailure, still accepted
   skip: true,
   shadow: true,
   blockDuration: true,

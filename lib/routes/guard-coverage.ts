@@ -9,7 +9,7 @@ import { RateLimitRoutes } from './rate-limit-routes.js';
 const NAMED = 5;
 
 /**
- * With `global: false` the application binds the guard itself; a limited
+ * With `bindGlobally: false` the application binds the guard itself; a limited
  * route where it bound none is not limited at all. Checked once the
  * application has bootstrapped (global guards added with
  * `app.useGlobalGuards()` before `listen()`/`init()` count) and said once.
@@ -42,9 +42,9 @@ export class RateLimitGuardCoverage implements OnApplicationBootstrap {
       unguarded.slice(0, NAMED).join(', ') +
       (unguarded.length > NAMED ? ` and ${unguarded.length - NAMED} more` : '');
     this.options.warn(
-      `RateLimitModule: global is false and no RateLimitGuard runs for ${unguarded.length} route(s) with limits: ${named}. ` +
+      `RateLimitModule: bindGlobally is false and no RateLimitGuard runs for ${unguarded.length} route(s) with limits: ${named}. ` +
         'They are not limited. Bind the guard: @UseGuards(RateLimitGuard) on the controllers, a global guard ' +
-        '({ provide: APP_GUARD, useExisting: RateLimitGuard }), or import the module without global: false.',
+        '({ provide: APP_GUARD, useExisting: RateLimitGuard }), or import the module without bindGlobally: false.',
     );
   }
 }

@@ -104,6 +104,8 @@ export class RateLimitRoutes implements OnModuleInit {
       }
     }
     checkFieldResolverEnhancers(this.moduleRef, fields);
+    // Every limit has been read: each deprecated name in use is said once, with its places.
+    this.options.deprecations.flush();
   }
 
   /**
@@ -295,6 +297,13 @@ export class RateLimitRoutes implements OnModuleInit {
       address: this.options.address,
       ipv6Subnet: this.options.ipv6Subnet,
       warn: this.options.warn,
+      deprecated: (option, replacement, limit, declaration) =>
+        this.options.deprecations.note(
+          option,
+          replacement,
+          `${where}, limit "${limit}"`,
+          declaration,
+        ),
       localFallback: this.options.store.localFallback !== undefined,
       shadow: this.options.shadow,
       storeBlocks: typeof this.options.store.block === 'function',

@@ -1,6 +1,12 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
+import { readPlatformTrustProxy, trustProxyConflict } from '../keys/platform-trust-proxy.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import { GraphqlTransport } from './graphql.transport.js';
 import type { HandlerKind } from './handler-kind.js';
@@ -28,13 +34,13 @@ const LOADED: Partial<Record<HandlerKind, (host: TransportHost) => Promise<RateL
  * @internal
  */
 @Injectable()
-export class RateLimitTransports implements OnModuleDestroy {
+export class RateLimitTransports implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly byType = new Map<string, RateLimitTransport>();
   private readonly host: TransportHost;
 
   constructor(
     adapterHost: HttpAdapterHost,
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) options: ResolvedModuleOptions,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
   ) {
     this.host = {
       adapter: () => adapterHost.httpAdapter,
@@ -52,6 +58,20 @@ export class RateLimitTransports implements OnModuleDestroy {
       if (create !== undefined && !this.byType.has(kind))
         this.byType.set(kind, await create(this.host));
     }
+  }
+
+  /**
+   * A module `trustProxy` that says otherwise than the HTTP platform's own
+   * setting (Express `app.set('trust proxy')`, Fastify `trustProxy`) is said
+   * once. At bootstrap: the application sets the platform's after it is
+   * created, before `init()` or `listen()`.
+   */
+  onApplicationBootstrap(): void {
+    const conflict = trustProxyConflict(
+      this.options.trustProxy,
+      readPlatformTrustProxy(this.host.adapter()),
+    );
+    if (conflict !== undefined) this.options.warn(conflict);
   }
 
   /** Transports that keep something for later (refused events not yet said) finish it. */

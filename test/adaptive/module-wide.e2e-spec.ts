@@ -99,12 +99,12 @@ describe.each(PLATFORMS)('module-wide adaptive limits (%s)', (platform) => {
   });
 });
 
-describe('module-wide adaptive limits with global: false', () => {
+describe('module-wide adaptive limits with bindGlobally: false', () => {
   const logs = silenceRateLimitLogs();
 
   it('says once at start-up that their outcomes are reported only where the interceptor is bound', async () => {
     const app = await createApp('express', {
-      imports: [RateLimitModule.forRoot({ clock, global: false, limits: [MODULE_LIMIT] })],
+      imports: [RateLimitModule.forRoot({ clock, bindGlobally: false, limits: [MODULE_LIMIT] })],
       controllers: [PlainController],
     });
     await app.close();
@@ -112,7 +112,9 @@ describe('module-wide adaptive limits with global: false', () => {
       .map(([message]) => String(message))
       .filter((message) => message.includes('RateLimitInterceptor'));
     expect(lines).toEqual([
-      expect.stringContaining('global is false and the module limits or defaults are adaptive'),
+      expect.stringContaining(
+        'bindGlobally is false and the module limits or defaults are adaptive',
+      ),
     ]);
   });
 });

@@ -12,7 +12,7 @@ import {
   RateLimitConfig,
 } from './async-config.fixtures.js';
 
-describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
+describe.each(PLATFORMS)('forRootAsync and bindGlobally: false (%s)', (platform) => {
   let app: INestApplication;
   let clock: ManualClock;
 
@@ -80,11 +80,11 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
     await expectConfiguredDefaults('/configured');
   });
 
-  it('global: false (forRootAsync): nothing is limited until RateLimitGuard is bound with @UseGuards', async () => {
+  it('bindGlobally: false (forRootAsync): nothing is limited until RateLimitGuard is bound with @UseGuards', async () => {
     app = await createApp(platform, {
       imports: [
         RateLimitModule.forRootAsync({
-          global: false,
+          bindGlobally: false,
           imports: [ConfigModule],
           inject: [ConfigService],
           useFactory: (config: ConfigService) => ({
@@ -113,11 +113,11 @@ describe.each(PLATFORMS)('forRootAsync and global: false (%s)', (platform) => {
     await get('/guarded-route/off').expect(200);
   });
 
-  it('global: false (forRoot): same', async () => {
+  it('bindGlobally: false (forRoot): same', async () => {
     app = await createApp(platform, {
       imports: [
         RateLimitModule.forRoot({
-          global: false,
+          bindGlobally: false,
           clock,
           defaults: { rate: '1/min', burst: 2 },
           headers: 'both',

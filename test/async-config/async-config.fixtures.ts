@@ -49,7 +49,7 @@ export class ConfiguredController {
   }
 }
 
-/** Bound by hand, for `global: false`. */
+/** Bound by hand, for `bindGlobally: false`. */
 @UseGuards(RateLimitGuard)
 @Controller('guarded')
 export class GuardedController {

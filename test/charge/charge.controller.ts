@@ -58,7 +58,7 @@ export class ChargeController {
     rate: '2/hour',
     burst: 2,
     charge: 'failures',
-    isFailure: ({ error }) => error instanceof HttpException && error.getStatus() === 409,
+    isChargeFailure: ({ error }) => error instanceof HttpException && error.getStatus() === 409,
   })
   @Get('conflict')
   conflict(@Query('status') status?: string) {
@@ -66,13 +66,13 @@ export class ChargeController {
     return { ok: true };
   }
 
-  /** An `isFailure` that throws: the request stays charged. */
+  /** An `isChargeFailure` that throws: the request stays charged. */
   @RateLimit({
     name: 'broken',
     rate: '2/hour',
     burst: 2,
     charge: 'failures',
-    isFailure: () => {
+    isChargeFailure: () => {
       throw new Error('predicate bug');
     },
   })

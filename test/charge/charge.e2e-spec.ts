@@ -67,7 +67,7 @@ describe.each(ALL_STORES)('charge by outcome (%s store)', (kind) => {
       expect((await request(app.getHttpServer()).get('/charge/export')).status).toBe(429);
     });
 
-    it('isFailure decides what counts: only 409s here; one that throws leaves the request charged', async () => {
+    it('isChargeFailure decides what counts: only 409s here; one that throws leaves the request charged', async () => {
       for (const status of [400, 500, 404])
         expect(
           (await request(app.getHttpServer()).get(`/charge/conflict?status=${status}`)).status,

@@ -165,13 +165,16 @@ describe('concurrency: start-up validation names the place, the limit and the op
   });
 });
 
-describe('concurrency: module-wide limits with global: false', () => {
+describe('concurrency: module-wide limits with bindGlobally: false', () => {
   const logs = silenceRateLimitLogs();
 
   it('warns that outside HTTP their slots are only taken where RateLimitInterceptor is bound', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
-        RateLimitModule.forRoot({ global: false, limits: [{ name: 'cap', concurrency: 10 }] }),
+        RateLimitModule.forRoot({
+          bindGlobally: false,
+          limits: [{ name: 'cap', concurrency: 10 }],
+        }),
       ],
     }).compile();
     const app = moduleRef.createNestApplication(new ExpressAdapter(), { logger: false });
@@ -179,9 +182,9 @@ describe('concurrency: module-wide limits with global: false', () => {
     await app.close();
     const said = logs.warn.mock.calls
       .map(([message]) => String(message))
-      .filter((message) => message.includes('global is false'));
+      .filter((message) => message.includes('bindGlobally is false'));
     expect(said).toEqual([
-      'RateLimitModule: global is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all',
+      'RateLimitModule: bindGlobally is false and the module limits or defaults have concurrency limits: outside HTTP (GraphQL, WebSocket, microservices) their slots are only taken where you bind RateLimitInterceptor (e.g. as APP_INTERCEPTOR); elsewhere they do not limit at all',
     ]);
   });
 });

@@ -15,7 +15,7 @@ import {
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 interface Setup {
-  readonly global?: boolean;
+  readonly bindGlobally?: boolean;
   readonly controllers: Type[];
   readonly providers?: Provider[];
   /** Called between creation and init, as `main.ts` would call `app.useGlobalGuards()` before `listen()`. */
@@ -25,7 +25,10 @@ interface Setup {
 async function boot(platform: Platform, setup: Setup): Promise<INestApplication> {
   const moduleRef = await Test.createTestingModule({
     imports: [
-      RateLimitModule.forRoot({ global: setup.global, clock: new ManualClock(10_000_000) }),
+      RateLimitModule.forRoot({
+        bindGlobally: setup.bindGlobally,
+        clock: new ManualClock(10_000_000),
+      }),
     ],
     controllers: setup.controllers,
     providers: setup.providers ?? [],
@@ -86,9 +89,12 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
     });
   });
 
-  describe('global: false', () => {
+  describe('bindGlobally: false', () => {
     it('no guard anywhere: one warning at start-up naming the limited routes, and indeed nothing is limited', async () => {
-      app = await boot(platform, { global: false, controllers: [PlainController, FreeController] });
+      app = await boot(platform, {
+        bindGlobally: false,
+        controllers: [PlainController, FreeController],
+      });
       const said = unguardedWarnings();
       expect(said).toHaveLength(1);
       expect(said[0]).toContain(
@@ -100,14 +106,17 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
     });
 
     it('the guard on the controller: no warning, limited', async () => {
-      app = await boot(platform, { global: false, controllers: [BoundController, FreeController] });
+      app = await boot(platform, {
+        bindGlobally: false,
+        controllers: [BoundController, FreeController],
+      });
       expect(unguardedWarnings()).toEqual([]);
       expect(await statuses('/bound', 3)).toEqual([200, 200, 429]);
     });
 
     it('the guard as an APP_GUARD of the application: no warning, limited', async () => {
       app = await boot(platform, {
-        global: false,
+        bindGlobally: false,
         controllers: [PlainController],
         providers: [{ provide: APP_GUARD, useExisting: RateLimitGuard }],
       });
@@ -117,7 +126,7 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
 
     it('app.useGlobalGuards(app.get(RateLimitGuard)) before init: no warning, limited', async () => {
       app = await boot(platform, {
-        global: false,
+        bindGlobally: false,
         controllers: [PlainController],
         beforeInit: (created) => created.useGlobalGuards(created.get(RateLimitGuard)),
       });
@@ -127,7 +136,7 @@ describe.each(PLATFORMS)('where RateLimitGuard is bound (%s)', (platform) => {
 
     it('only some routes guarded: the warning names the others', async () => {
       app = await boot(platform, {
-        global: false,
+        bindGlobally: false,
         controllers: [BoundController, PlainController],
       });
       const said = unguardedWarnings();

@@ -18,7 +18,7 @@ export class PlainController {
   }
 }
 
-/** The guard bound on the class (the usual way with `global: false`; bound twice when the module is global). */
+/** The guard bound on the class (the usual way with `bindGlobally: false`; bound twice when the module is global). */
 @UseGuards(RateLimitGuard)
 @RateLimit(LIMIT)
 @Controller('bound')

@@ -1,5 +1,5 @@
 /**
- * `charge: 'failures' | 'successes'` and `isFailure`, through the guard and
+ * `charge: 'failures' | 'successes'` and `isChargeFailure`, through the guard and
  * the interceptor around a handler: every request is charged when admitted,
  * and given back after the handler when its outcome says it should not have
  * counted. End to end: test/charge/.
@@ -33,7 +33,7 @@ class ChargeController {
     rate: '2/hour',
     burst: 2,
     charge: 'failures',
-    isFailure: ({ error }) => error instanceof HttpException && error.getStatus() === 409,
+    isChargeFailure: ({ error }) => error instanceof HttpException && error.getStatus() === 409,
   })
   @Get('conflict')
   conflict() {}
@@ -43,7 +43,7 @@ class ChargeController {
     rate: '2/hour',
     burst: 2,
     charge: 'failures',
-    isFailure: () => {
+    isChargeFailure: () => {
       throw new Error('predicate bug');
     },
   })
@@ -107,7 +107,7 @@ describe('guard and interceptor: charge by outcome', () => {
     expect((await h.call('export', ok)).status).toBe(429);
   });
 
-  it('isFailure decides what counts (only 409s); one that throws leaves the request charged, said once', async () => {
+  it('isChargeFailure decides what counts (only 409s); one that throws leaves the request charged, said once', async () => {
     for (const status of [400, 500, 404])
       expect(
         (await h.call('conflict', () => Promise.reject(new HttpException('status', status))))
@@ -123,7 +123,7 @@ describe('guard and interceptor: charge by outcome', () => {
     for (let i = 0; i < 2; i++) expect((await h.call('broken', ok)).status).toBe(200);
     expect((await h.call('broken', ok)).status).toBe(429);
     expect(logs.messages('error')).toEqual([
-      expect.stringContaining('limit "broken": isFailure threw (predicate bug)'),
+      expect.stringContaining('limit "broken": isChargeFailure threw (predicate bug)'),
     ]);
   });
 

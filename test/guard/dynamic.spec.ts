@@ -42,6 +42,14 @@ class PlansController {
   })
   @Get('async')
   async() {}
+
+  /** A rate function alone: the burst defaults as for a declared rate, per call. */
+  @RateLimit({
+    name: 'api',
+    rate: (ctx) => (planOf(ctx) === PLANS['pro'] ? '10/min' : 3),
+  })
+  @Get('rate-only')
+  rateOnly() {}
 }
 
 const seen = (outcome: GuardOutcome) => [
@@ -57,6 +65,20 @@ describe('guard: dynamic rate and burst', () => {
   afterEach(async () => {
     await h?.close();
     h = undefined;
+  });
+
+  it("a rate function with no burst: a string's count ('10/min' holds 10), a number's one second", async () => {
+    h = await createGuardHarness(PlansController);
+    expect(seen(await h.canActivate('rateOnly', as('pro')))).toEqual([
+      200,
+      '"api";q=10;w=60',
+      '"api";r=9;t=6',
+    ]);
+    expect(seen(await h.canActivate('rateOnly', as('free', '203.0.113.2')))).toEqual([
+      200,
+      '"api";q=3;w=1',
+      '"api";r=2;t=1',
+    ]);
   });
 
   it.each(['sync', 'async'])('%s: each plan its own quota, in the headers too', async (handler) => {

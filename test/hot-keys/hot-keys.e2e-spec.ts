@@ -26,7 +26,7 @@ describe.each(ALL_STORES)('hot keys (%s store)', (kind) => {
             clock,
             store,
             trustProxy: true,
-            hotKeys: { size: 10, windowMs: '1min' },
+            hotKeys: { size: 10, window: '1min' },
           }),
         ],
         controllers: [HotKeysController],

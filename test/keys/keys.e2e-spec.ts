@@ -410,7 +410,7 @@ describe.each(PLATFORMS)("'user' key behind an authentication guard (%s)", (plat
     store = new RecordingStore();
     app = await createApp(platform, {
       imports: [
-        RateLimitModule.forRoot({ global: false, store, clock: new ManualClock(10_000_000) }),
+        RateLimitModule.forRoot({ bindGlobally: false, store, clock: new ManualClock(10_000_000) }),
       ],
       controllers: [UserKeyController],
       // Global guards run in registration order: authentication first.

@@ -151,6 +151,44 @@ describe.each(PLATFORMS)('behind a proxy (%s)', (platform) => {
     });
   });
 
+  describe("a module trustProxy that contradicts the platform's own setting", () => {
+    /** The start-up warnings about the two settings. */
+    const conflictWarnings = () =>
+      logs.messages('warn').filter((message) => message.includes("the platform's own setting"));
+    const setting =
+      platform === 'express' ? "Express app.set('trust proxy')" : 'Fastify { trustProxy }';
+
+    it('is said once at start-up, naming both settings', async () => {
+      await boot({ trustProxy: false }, platformTrustProxy(PROXY));
+      expect(conflictWarnings()).toEqual([
+        `RateLimitModule: trustProxy is false but the platform's own setting, ${setting}, is "loopback". ` +
+          "The rate limiter finds client addresses with its own (the 'ip' key, allowList, clientAddress()), so it may limit another " +
+          "address than the one req.ip, your logs and other middleware see. Make the two agree, or leave the module's trustProxy " +
+          "unset to use the platform's. (Said once, at start-up.)",
+      ]);
+      expect(await statuses(['203.0.113.1', '203.0.113.2'])).toEqual([200, 200]);
+      expect(conflictWarnings()).toHaveLength(1);
+    });
+
+    it('every hop against one: said too', async () => {
+      await boot({ trustProxy: 1 }, platformTrustProxy(true));
+      expect(conflictWarnings()).toEqual([
+        expect.stringContaining(
+          `trustProxy is 1 but the platform's own setting, ${setting}, is true.`,
+        ),
+      ]);
+    });
+
+    it('is not said when they agree (a named range spelt out), when the module says nothing, or when the platform is left at its default', async () => {
+      await boot({ trustProxy: ['127.0.0.0/8', '::1'] }, platformTrustProxy(PROXY));
+      await app!.close();
+      await boot({}, platformTrustProxy(PROXY));
+      await app!.close();
+      await boot({ trustProxy: 1 });
+      expect(conflictWarnings()).toEqual([]);
+    });
+  });
+
   describe('an X-Forwarded-For nobody trusts', () => {
     it('is said once, however many requests carry it, naming the settings to change', async () => {
       await boot();

@@ -19,6 +19,7 @@ const DOCUMENTS = [
   'docs/events-and-health.md',
   'docs/concurrency.md',
   'docs/algorithms.md',
+  'docs/errors.md',
 ];
 
 interface Snippet {

@@ -120,9 +120,14 @@ describe('start-up validation', () => {
         'cost (5) is larger than burst (2): every request would be denied',
       ],
       [
-        'cost > default burst',
-        { rate: '10/min', cost: 2 },
-        'cost (2) is larger than burst (1): every request would be denied',
+        'cost > default burst (a number: one second of it)',
+        { rate: 2, cost: 3 },
+        'cost (3) is larger than burst (2): every request would be denied',
+      ],
+      [
+        "cost > default burst (a string: its count, '10/min' holds 10)",
+        { rate: '10/min', cost: 11 },
+        'cost (11) is larger than burst (10): every request would be denied',
       ],
       ["key 'cookie'", { rate: 1, key: 'cookie' }, `key ${KEY_PROBLEM}, got "cookie"`],
       ["key 'header:'", { rate: 1, key: 'header:' }, `key ${KEY_PROBLEM}, got "header:"`],
@@ -147,9 +152,24 @@ describe('start-up validation', () => {
         `charge must be 'always', 'failures' or 'successes', got "failure"`,
       ],
       [
-        'isFailure without charge',
-        { rate: 1, isFailure: () => true },
+        'isChargeFailure without charge',
+        { rate: 1, isChargeFailure: (): boolean => true },
+        "isChargeFailure only applies with charge: 'failures' or 'successes'; this limit counts every request",
+      ],
+      [
+        'isFailure (the deprecated name of isChargeFailure) without charge',
+        { rate: 1, isFailure: (): boolean => true },
         "isFailure only applies with charge: 'failures' or 'successes'; this limit counts every request",
+      ],
+      [
+        'isChargeFailure and its deprecated name isFailure together',
+        {
+          rate: 1,
+          charge: 'failures',
+          isChargeFailure: (): boolean => true,
+          isFailure: (): boolean => true,
+        },
+        'isFailure is the deprecated name of isChargeFailure: give only isChargeFailure',
       ],
       [
         'burst with a fixed window',
@@ -469,7 +489,7 @@ describe('start-up validation', () => {
       [
         "penalty (rate-limiter-flexible's name) in defaults",
         { defaults: { rate: 1, penalty: 60 } },
-        'RateLimit: RateLimitModule options, limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isFailure, skip, shadow, blockDuration, maxDelay, concurrency, leaseTimeout, algorithm, calendar)',
+        'RateLimit: RateLimitModule options, limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isChargeFailure, isFailure, skip, shadow, blockDuration, maxDelay, concurrency, leaseTimeout, algorithm, calendar)',
       ],
       [
         'default: for defaults',
@@ -485,13 +505,28 @@ describe('start-up validation', () => {
       await expectBootFailure(options as RateLimitModuleOptions, [ValidController], message);
     });
 
-    it('forRoot({ global: false }) with correct options still boots (Nest keeps global out of the options)', async () => {
-      expect(
-        await bootError(
-          () => RateLimitModule.forRoot({ global: false, defaults: { rate: '2/min', burst: 20 } }),
-          [ValidController],
-        ),
-      ).toBeUndefined();
+    it.each(['bindGlobally', 'global'])(
+      'forRoot({ %s: false }) with correct options still boots (Nest keeps it out of the options)',
+      async (extra) => {
+        expect(
+          await bootError(
+            () =>
+              RateLimitModule.forRoot({
+                [extra]: false,
+                defaults: { rate: '2/min', burst: 20 },
+              }),
+            [ValidController],
+          ),
+        ).toBeUndefined();
+      },
+    );
+
+    it('forRoot: bindGlobally and its deprecated name global together', async () => {
+      await expectBootFailure(
+        () => RateLimitModule.forRoot({ bindGlobally: false, global: false }),
+        [ValidController],
+        'RateLimitModule.forRoot: global is the deprecated name of bindGlobally: give only bindGlobally',
+      );
     });
 
     it('forRootAsync: a misspelt option in what the factory returns', async () => {
@@ -505,16 +540,19 @@ describe('start-up validation', () => {
       );
     });
 
-    it('forRootAsync: global returned by the factory, where it would be ignored', async () => {
-      await expectBootFailure(
-        () =>
-          RateLimitModule.forRootAsync({
-            useFactory: () => ({ global: false }) as RateLimitModuleOptions,
-          }),
-        [ValidController],
-        "RateLimitModule: global belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored",
-      );
-    });
+    it.each(['bindGlobally', 'global'])(
+      'forRootAsync: %s returned by the factory, where it would be ignored',
+      async (extra) => {
+        await expectBootFailure(
+          () =>
+            RateLimitModule.forRootAsync({
+              useFactory: () => ({ [extra]: false }) as RateLimitModuleOptions,
+            }),
+          [ValidController],
+          `RateLimitModule: ${extra} belongs in forRootAsync()'s own options (next to useFactory or useClass), not in the options they return, where it would be ignored`,
+        );
+      },
+    );
 
     it.each([
       [
@@ -540,7 +578,7 @@ describe('start-up validation', () => {
         await bootError(
           () =>
             RateLimitModule.forRootAsync({
-              global: true,
+              bindGlobally: true,
               useFactory: () => ({ trustProxy: true, defaults: { rate: '2/min', burst: 20 } }),
             }),
           [ValidController],

@@ -10,12 +10,21 @@ export const MAX_HOT_KEYS = 10_000;
 const MIN_WINDOW_MS = 1_000;
 const MAX_WINDOW_MS = 86_400_000;
 
-const HOT_KEYS_OPTIONS = optionNames<HotKeysOptions>({ size: true, windowMs: true, log: true });
+const HOT_KEYS_OPTIONS = optionNames<HotKeysOptions>({
+  size: true,
+  window: true,
+  windowMs: true, // deprecated: window
+  log: true,
+});
 const LOG_OPTIONS = optionNames<{ top?: number }>({ top: true });
 
-/** Validates `hotKeys` at start-up; `undefined` when not enabled. */
+/**
+ * Validates `hotKeys` at start-up; `undefined` when not enabled.
+ * `deprecated(option, replacement)` is told of a deprecated name in use.
+ */
 export function resolveHotKeysOptions(
   given: boolean | HotKeysOptions | undefined,
+  deprecated: (option: string, replacement: string) => void = () => undefined,
 ): ResolvedHotKeysOptions | undefined {
   const fail = (option: string, problem: string): never => {
     throw optionError('RateLimitModule', option, problem);
@@ -23,7 +32,7 @@ export function resolveHotKeysOptions(
   if (given === undefined || given === false) return undefined;
   const options: HotKeysOptions = given === true ? {} : given;
   if (options === null || typeof options !== 'object')
-    fail('hotKeys', `must be true or { size?, windowMs?, log? }, got ${describeValue(given)}`);
+    fail('hotKeys', `must be true or { size?, window?, log? }, got ${describeValue(given)}`);
   rejectUnknownOptions('RateLimitModule', options, HOT_KEYS_OPTIONS, 'hotKeys.');
   const size = options.size ?? 100;
   if (!Number.isInteger(size) || size < 1 || size > MAX_HOT_KEYS)
@@ -31,11 +40,20 @@ export function resolveHotKeysOptions(
       'hotKeys.size',
       `must be an integer from 1 to ${MAX_HOT_KEYS}, got ${describeValue(size)}`,
     );
-  const windowMs = parseDuration(options.windowMs ?? 60_000);
+  let windowOption = 'hotKeys.window';
+  let window = options.window;
+  if (options.windowMs !== undefined) {
+    if (window !== undefined)
+      fail('hotKeys.windowMs', 'is the deprecated name of hotKeys.window: give only window');
+    deprecated('hotKeys.windowMs', 'hotKeys.window');
+    windowOption = 'hotKeys.windowMs';
+    window = options.windowMs;
+  }
+  const windowMs = parseDuration(window ?? 60_000);
   if (windowMs === undefined || windowMs < MIN_WINDOW_MS || windowMs > MAX_WINDOW_MS) {
     fail(
-      'hotKeys.windowMs',
-      `must be a duration from 1s to 1d (milliseconds or a string such as '5min'), got ${describeValue(options.windowMs)}`,
+      windowOption,
+      `must be a duration from 1s to 1d (milliseconds or a string such as '5min'), got ${describeValue(window)}`,
     );
   }
   return { size, windowMs: windowMs!, logTop: resolveLogTop(options.log, size, fail) };

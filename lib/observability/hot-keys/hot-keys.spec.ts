@@ -92,7 +92,7 @@ describe('resolveHotKeysOptions', () => {
     expect(resolveHotKeysOptions(undefined)).toBeUndefined();
     expect(resolveHotKeysOptions(false)).toBeUndefined();
     expect(resolveHotKeysOptions(true)).toEqual({ size: 100, windowMs: 60_000, logTop: 0 });
-    expect(resolveHotKeysOptions({ size: 20, windowMs: '5min', log: { top: 3 } })).toEqual({
+    expect(resolveHotKeysOptions({ size: 20, window: '5min', log: { top: 3 } })).toEqual({
       size: 20,
       windowMs: 300_000,
       logTop: 3,
@@ -104,8 +104,35 @@ describe('resolveHotKeysOptions', () => {
     });
   });
 
+  it('takes the deprecated windowMs as window (a duration too), and says so', () => {
+    const told: string[][] = [];
+    const deprecated = (option: string, replacement: string) => told.push([option, replacement]);
+    expect(resolveHotKeysOptions({ window: 90_000 }, deprecated)).toMatchObject({
+      windowMs: 90_000,
+    });
+    expect(told).toEqual([]);
+    expect(resolveHotKeysOptions({ windowMs: '5min' }, deprecated)).toMatchObject({
+      windowMs: 300_000,
+    });
+    expect(resolveHotKeysOptions({ windowMs: 120_000 }, deprecated)).toMatchObject({
+      windowMs: 120_000,
+    });
+    expect(told).toEqual([
+      ['hotKeys.windowMs', 'hotKeys.window'],
+      ['hotKeys.windowMs', 'hotKeys.window'],
+    ]);
+  });
+
   it.each([
     [{ size: 0 }, 'RateLimitModule: hotKeys.size must be an integer from 1 to 10000, got 0'],
+    [
+      { window: '10ms' },
+      'hotKeys.window must be a duration from 1s to 1d (milliseconds or a string such as \'5min\'), got "10ms"',
+    ],
+    [
+      { window: '1min', windowMs: '1min' },
+      'hotKeys.windowMs is the deprecated name of hotKeys.window: give only window',
+    ],
     [
       { windowMs: '10ms' },
       'hotKeys.windowMs must be a duration from 1s to 1d (milliseconds or a string such as \'5min\'), got "10ms"',
@@ -116,7 +143,7 @@ describe('resolveHotKeysOptions', () => {
       'hotKeys.log.top must be an integer from 1 to hotKeys.size (5), got 6',
     ],
     [{ sise: 5 }, 'did you mean size?'],
-    ['on', 'hotKeys must be true or { size?, windowMs?, log? }, got "on"'],
+    ['on', 'hotKeys must be true or { size?, window?, log? }, got "on"'],
   ])('%j is refused', (given, message) => {
     expect(() => resolveHotKeysOptions(given as never)).toThrow(message);
   });
