@@ -398,6 +398,22 @@ function targetsSection(results) {
   ];
 }
 
+/**
+ * The Redis section's loads, as run (bench/redis/run.mjs): the main run's
+ * decisions in flight (its tables and the two-tier comparison), then the
+ * other load settings of the by-load table.
+ */
+function redisLoadsText(redis) {
+  const main = redis?.settings?.inFlight;
+  if (main === undefined) return 'decisions in flight as set by `bench/redis/run.mjs`';
+  const others = [...new Set((redis.loads ?? []).map((load) => load.inFlight))];
+  const all = others.length ? others.join(' and ') : String(main);
+  return (
+    `${main} decisions in flight for the main tables and the two-tier comparison, ` +
+    `${all} in flight (plain client, then ioredis' \`enableAutoPipelining\`) for the by-load table`
+  );
+}
+
 function redisLoadsSection(redis) {
   if (!redis?.loads) return [];
   return [
@@ -652,7 +668,8 @@ export function markdownReport(results) {
       'Churn (issue 14): in a process of its own run with `--trace-gc`, a store at `maxKeys` 1M is filled, then new callers (each evicting one) alternate with updates of existing callers, ' +
       `${results.memory?.settings.churnChunk ?? 1000} calls per \`setImmediate\` macrotask as a server would run them; \`monitorEventLoopDelay({ resolution: 1 })\` and each macrotask's start-to-start time (a stall: over 50 ms) ` +
       "during the churn only; GC pauses by kind from the `--trace-gc` lines between the script's own `gc()` calls; the control runs the same loop, strings and objects with a GCRA decision on one number and no store, in another process.",
-    '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), one ioredis client shared by both stores, 50 decisions in flight; ' +
+    '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), one ioredis client shared by both stores; ' +
+      `${redisLoadsText(results.redis)}; ` +
       "`INFO cpu` around each run for the server's CPU, `CONFIG RESETSTAT` + `INFO commandstats` for the commands.",
     '- TwoTierStore (`bench/redis`, same server and client): for each workload (hot keys, cold keys, a saturated key) every run builds a fresh TwoTierStore or RedisStore ' +
       "(key prefixes of their own; requests carry no `failMode: 'local'`, so that a timeout fails the run rather than being decided locally) and closes it at the end, " +

@@ -2,7 +2,8 @@
 // rate-limiter-flexible RateLimiterRedis, same ioredis client, against a
 // redis-server this script starts on a free port and stops at the end.
 //   node bench/redis/redis.mjs <decisionsPerRun> <repetitions>
-// Prints one JSON line. 50 decisions in flight, 10k distinct keys,
+// Prints one JSON line. BENCH_REDIS_IN_FLIGHT decisions in flight (50 when
+// run by hand; npm run bench sets 16 and 256, bench/redis/run.mjs), 10k distinct keys,
 // repetitions interleaved (A B C, C B A, A B C). A third contender, the
 // floor, is an EVALSHA of a script that only answers 1, with the key and
 // argument count of a RedisStore consume: what the round trip, ioredis and
@@ -18,7 +19,8 @@ import { Redis } from 'ioredis';
 
 const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 // Decisions in flight; BENCH_REDIS_IN_FLIGHT and BENCH_REDIS_AUTO_PIPELINING=1 (ioredis'
-// enableAutoPipelining) vary the load by hand (npm run bench keeps 50, plain client).
+// enableAutoPipelining) set the load: npm run bench runs 16 and 256, each plain and
+// auto-pipelined (bench/redis/run.mjs); 50, plain, when run by hand without them.
 const IN_FLIGHT = Number(process.env.BENCH_REDIS_IN_FLIGHT ?? 50);
 const AUTO_PIPELINING = process.env.BENCH_REDIS_AUTO_PIPELINING === '1';
 // BENCH_REDIS_SKIP_TWO_TIER=1: the three-contender comparison only (the extra in-flight settings of npm run bench).
