@@ -16,6 +16,8 @@ import { SLIDING_WINDOW } from './sliding-window.lua.js';
  *   next (Lua has no time zone database, so the caller computes them). The
  *   script takes the one of the three windows its own time is in: with
  *   Redis server time, clocks that disagree by less than a window agree.
+ *   A time outside `[b0, b3)` is an error reply (the call fails, and the
+ *   caller's fail mode decides): no window sent is the right one.
  * The burst's place holds the quota.
  *
  * Stored value: `<start>:<end>:<count>:<previous>` (`%.17g` each), expiring
@@ -61,6 +63,12 @@ ${SLIDING_WINDOW}
     else
       local b0, b1, b2, b3 = string.match(spec, '^c([^,]+),([^,]+),([^,]+),([^,]+)$')
       b0, b1, b2, b3 = tonumber(b0), tonumber(b1), tonumber(b2), tonumber(b3)
+      -- Our time in none of the three windows: the caller's clock and ours
+      -- disagree by more than a window. No window sent is the right one (the
+      -- last has ended: its count would expire at once), so refuse the call.
+      if (b0 - frame) - now > 0 or (b3 - frame) - now <= 0 then
+        error({ err = string.format('ERR rate-limit clock skew: Redis time %.0f ms is outside the calendar windows [%.0f, %.0f) computed from the caller clock (they disagree by more than a window)', frame, b0, b3) })
+      end
       if (b1 - frame) - now > 0 then ws, we = b0, b1
       elseif (b2 - frame) - now > 0 then ws, we = b1, b2
       else ws, we = b2, b3 end

@@ -44,6 +44,23 @@ export class HotKeys {
     this.windowStart = now;
   }
 
+  /**
+   * Callers held now, over both windows and every limit: at most `size` x 2
+   * x the limit names, however many callers are denied (what the
+   * reliability suite asserts under a flood of keys).
+   */
+  get counted(): number {
+    let counted = 0;
+    for (const summary of this.current.values()) counted += summary.size;
+    for (const summary of this.previous.values()) counted += summary.size;
+    return counted;
+  }
+
+  /** Limit names with a summary now, over both windows. */
+  get limits(): number {
+    return new Set([...this.current.keys(), ...this.previous.keys()]).size;
+  }
+
   /** `key` was denied by the limit `limit` at `now`. */
   denied(limit: string, key: string, now: number): void {
     this.turnOver(now);
