@@ -3,7 +3,11 @@ import type { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js
 import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
-import type { ConsumeResult, RateLimitCheck } from '../store/rate-limit-store.interface.js';
+import type {
+  ConsumeResult,
+  MaybePromise,
+  RateLimitCheck,
+} from '../store/rate-limit-store.interface.js';
 
 /**
  * The points of a call where a policy acts, besides its start-up part
@@ -36,12 +40,16 @@ export interface DecisionServices {
   readonly owner: RateLimitOwner | undefined;
 }
 
-/** Turns the store's answer into the one the call gets (a denial may become a block; an admission a wait). */
+/**
+ * Turns the store's answer into the one the call gets (a denial may become a
+ * block; an admission a wait). A promise only when the step must ask the
+ * store (a block on Redis); it never rejects.
+ */
 export type DecisionStep = (
   input: DecisionInput,
   result: ConsumeResult,
   services: DecisionServices,
-) => ConsumeResult;
+) => MaybePromise<ConsumeResult>;
 
 /** An admitted call's outcome, as the steps after the handler see it. */
 export interface HandlerOutcome {
