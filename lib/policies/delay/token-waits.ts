@@ -28,7 +28,11 @@ export class TokenWaits {
     return this.queue.wait(waitMs);
   }
 
-  /** Resolves `true` when the wait is over, `false` if the client went away first (its `checks` are refunded). */
+  /**
+   * Resolves `true` when the wait is over, `false` if the client went away
+   * first (its `checks` are refunded), including before the wait began,
+   * while the store call was in flight (the transport answers at once then).
+   */
   waitFor(
     route: CompiledRoute,
     exchange: RequestResponse,
