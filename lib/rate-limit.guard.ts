@@ -352,9 +352,9 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     const split = call?.split === undefined ? undefined : call;
     let result = decision;
     const wait = pending.waitMs;
-    const queued = wait > 0 ? this.waits.enqueue(wait) : undefined;
+    const queued = wait > 0 ? this.waits.enqueue(wait, pending.waitKey) : undefined;
     if (wait > 0 && queued === undefined)
-      result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
+      result = this.waits.refuse(route, result, wait, chargedSoFar(pending), pending.waitKey);
     if (rateLimitChannels.decision.hasSubscribers)
       publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {

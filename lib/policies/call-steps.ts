@@ -32,6 +32,8 @@ export interface DecisionInput {
   readonly now: number;
   /** Set by a step that makes an admitted request wait for its tokens (`maxDelay`): how long, in ms. */
   waitMs: number;
+  /** With `waitMs`: the bucket key it waits for (the longest wait's), for the queue's per-key cap. */
+  waitKey?: string;
 }
 
 /** What a decision step may use. */
