@@ -331,15 +331,30 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     return settle(answer, pending, this.onDecided, this.onFailed) as MaybePromise<boolean>;
   }
 
-  private decide(pending: PendingDecision, answer: ConsumeResult): MaybePromise<boolean> {
+  private decide(
+    pending: PendingDecision,
+    answer: ConsumeResult,
+    firstStep = 0,
+  ): MaybePromise<boolean> {
+    const steps = pending.route.decisionSteps;
+    let result = answer;
+    for (let i = firstStep; i < steps.length; i++) {
+      const next = steps[i]!(pending, result, this.services);
+      // A step that asks the store (a block on Redis): the rest of the decision when it answers.
+      if (isPromiseLike(next)) return next.then((settled) => this.decide(pending, settled, i + 1));
+      result = next;
+    }
+    return this.decided(pending, result);
+  }
+
+  private decided(pending: PendingDecision, decision: ConsumeResult): MaybePromise<boolean> {
     const { route, exchange, call } = pending;
     const split = call?.split === undefined ? undefined : call;
-    let result = answer;
-    for (const step of route.decisionSteps) result = step(pending, result, this.services);
+    let result = decision;
     const wait = pending.waitMs;
-    const queued = wait > 0 ? this.waits.enqueue(wait) : undefined;
+    const queued = wait > 0 ? this.waits.enqueue(wait, pending.waitKey) : undefined;
     if (wait > 0 && queued === undefined)
-      result = this.waits.refuse(route, result, wait, chargedSoFar(pending));
+      result = this.waits.refuse(route, result, wait, chargedSoFar(pending), pending.waitKey);
     if (rateLimitChannels.decision.hasSubscribers)
       publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {

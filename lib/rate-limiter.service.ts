@@ -21,7 +21,7 @@ import { retryAfterSeconds } from './headers/rate-limit-headers.js';
 import { RateLimitExceededException } from './errors/rate-limit-exceeded.exception.js';
 import { ProgrammaticLimits, type ProgrammaticLimit } from './limits/programmatic-limit.js';
 import { realDecision, reservingBucket, waitMs } from './policies/delay/reservation.js';
-import { MAX_WAITING } from './policies/delay/wait-queue.js';
+import { MAX_WAITING, MAX_WAITING_PER_KEY } from './policies/delay/wait-queue.js';
 import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
 import type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
@@ -238,14 +238,15 @@ export class RateLimiter implements OnApplicationShutdown {
     checks: readonly RateLimitCheck[],
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const queued = this.engine.waits.wait(delayMs);
+    const key = checks[0]!.key;
+    const queued = this.engine.waits.wait(delayMs, key);
     if (queued === undefined) {
+      const why =
+        this.engine.waits.fullFor(key) === 'key'
+          ? `${MAX_WAITING_PER_KEY} callers of this key are waiting already, the most one key may hold in a process`
+          : `${MAX_WAITING} callers are waiting already, the most one process holds`;
       this.engine.refundCharged(checks);
-      return Promise.reject(
-        new RateLimitStoreError(
-          `RateLimiter.acquire: ${MAX_WAITING} callers are waiting already, the most one process holds`,
-        ),
-      );
+      return Promise.reject(new RateLimitStoreError(`RateLimiter.acquire: ${why}`));
     }
     if (signal === undefined) return queued.done;
     return new Promise<void>((resolve, reject) => {

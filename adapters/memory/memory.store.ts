@@ -118,6 +118,12 @@ export class MemoryStore implements RateLimitStore {
   private now = 0;
   private readonly time = new RelativeTime();
   /**
+   * The blocks written (`block`), by bucket key: the TAT written and when
+   * the block ends, so that a penalty for a retry near the end of a block
+   * (`unlessBlocked`) leaves the block as it is. At most `maxKeys`.
+   */
+  private readonly blockMarks = new Map<string, { readonly tat: number; readonly end: number }>();
+  /**
    * Slots of `concurrency` limits, apart from the buckets: a slot is held
    * until released, not until a time, so it can never be evicted like a
    * bucket. At most `maxKeys` of them.
@@ -219,15 +225,49 @@ export class MemoryStore implements RateLimitStore {
       if (isWindowLimit(limit))
         throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
       const parts = partsOf(check);
-      const tat = gcraBlock(this.read(parts) as number | undefined, now, limit, check.durationMs);
-      this.write(parts, tat, now);
+      const held = this.read(parts) as number | undefined;
+      if (request.unlessBlocked === true && this.serving(check.key, held, now))
+        return algorithmOf(limit).peek(held, now, limit, 0);
+      const tat = gcraBlock(held, now, limit, check.durationMs);
+      if (tat !== held) {
+        this.write(parts, tat, now);
+        this.markBlock(check.key, tat, now + check.durationMs, now);
+      }
       return algorithmOf(limit).peek(tat, now, limit, 0);
     });
     return { allowed: false, decisions };
   }
 
+  /** Whether the bucket `key` (holding `held`) still serves the block last written to it. */
+  private serving(key: string, held: number | undefined, now: number): boolean {
+    const mark = this.blockMarks.get(key);
+    if (mark === undefined) return false;
+    if (held === mark.tat && now < mark.end) return true;
+    this.blockMarks.delete(key); // the bucket changed since (reset, refund, admission) or the block ended
+    return false;
+  }
+
+  /**
+   * Remember the block just written (its TAT and its end), in insertion
+   * order: ended marks are dropped from the oldest end, and at `maxKeys`
+   * marks the oldest goes (that key then loses only the tolerance of
+   * retries near its block's end, never the block).
+   */
+  private markBlock(key: string, tat: number, end: number, now: number): void {
+    const marks = this.blockMarks;
+    marks.delete(key);
+    for (const [oldest, mark] of marks) {
+      if (mark.end > now && marks.size < this.maxKeys) break;
+      marks.delete(oldest);
+    }
+    marks.set(key, { tat, end });
+  }
+
   reset(request: BucketsRequest): void {
-    for (const check of request.checks) this.delete(partsOf(check));
+    for (const check of request.checks) {
+      this.delete(partsOf(check));
+      this.blockMarks.delete(check.key);
+    }
   }
 
   close(): void {
@@ -237,6 +277,7 @@ export class MemoryStore implements RateLimitStore {
     this.lastTable = undefined;
     this.count = 0;
     this.slots.clear();
+    this.blockMarks.clear();
   }
 
   /** Always up: there is nothing remote to fail. */

@@ -22,6 +22,7 @@ import { resolveRedisStoreOptions, type RedisStoreOptions } from './redis-store-
 import { toConsumeResult, toLeaseResult, type ScriptAnswer } from './script-reply.js';
 import {
   BLOCK,
+  BLOCK_UNLESS_BLOCKED,
   CONSUME,
   LEASE,
   PEEK,
@@ -214,7 +215,11 @@ export class RedisStore implements RateLimitStore {
           cost: durationMs,
         };
       });
-      return this.perSlot(BLOCK, buckets, now);
+      return this.perSlot(
+        request.unlessBlocked === true ? BLOCK_UNLESS_BLOCKED : BLOCK,
+        buckets,
+        now,
+      );
     });
   }
 

@@ -28,8 +28,11 @@ export interface Bucket {
 export type Operation =
   | { readonly script: 'consume' | 'lease'; readonly receipts: boolean }
   | { readonly script: 'evaluate' | 'peek' }
-  /** A penalty: each bucket's `cost` carries its block duration (ms). */
-  | { readonly script: 'block' }
+  /**
+   * A penalty: each bucket's `cost` carries its block duration (ms); with
+   * `unlessBlocked`, buckets still serving a block are left as they are.
+   */
+  | { readonly script: 'block'; readonly unlessBlocked?: boolean }
   | { readonly script: 'refund'; readonly receipts?: readonly Receipt[] };
 
 export const CONSUME: Operation = { script: 'consume', receipts: false };
@@ -39,6 +42,8 @@ export const LEASE_WITH_RECEIPTS: Operation = { script: 'lease', receipts: true 
 export const EVALUATE: Operation = { script: 'evaluate' };
 export const PEEK: Operation = { script: 'peek' };
 export const BLOCK: Operation = { script: 'block' };
+/** A penalty for a denial: buckets still serving a block keep it. */
+export const BLOCK_UNLESS_BLOCKED: Operation = { script: 'block', unlessBlocked: true };
 /** A refund without receipts: TAT -= cost x interval. */
 export const REFUND: Operation = { script: 'refund' };
 
@@ -77,16 +82,18 @@ export class ScriptRunner {
     const script = single ? SCRIPTS.consume_one : SCRIPTS[op.script];
     const count = buckets.length;
     const args = this.args(op, buckets, now);
+    // block: each bucket's mark follows the buckets in KEYS.
+    const keyCount = op.script === 'block' ? 2 * count : count;
     const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
     const parse = (reply: unknown): ScriptAnswer => {
       // A lease of no extra answered by consume_one: its extras, none.
       if (single && op.script === 'lease' && Array.isArray(reply)) reply.push(0);
       return parseReply(reply, count, op.script === 'lease', receipts, buckets.some(isWindow));
     };
-    return this.send(script.sha, count, args).then(parse, (error: unknown) => {
+    return this.send(script.sha, keyCount, args).then(parse, (error: unknown) => {
       if (!isNoScript(error)) throw error;
       this.reloadCount++;
-      return this.client.eval(script.source, count, ...args).then(parse);
+      return this.client.eval(script.source, keyCount, ...args).then(parse);
     });
   }
 
@@ -94,6 +101,8 @@ export class ScriptRunner {
   private args(op: Operation, buckets: readonly Bucket[], now: number): string[] {
     const args: string[] = [];
     for (const bucket of buckets) args.push(bucket.redisKey);
+    if (op.script === 'block')
+      for (const bucket of buckets) args.push(blockMarkKey(bucket.redisKey));
     args.push(this.clientTime ? String(now) : '');
     switch (op.script) {
       case 'consume':
@@ -112,7 +121,7 @@ export class ScriptRunner {
         for (const b of buckets) args.push(rateArg(b), String(b.burst));
         break;
       case 'block':
-        args.push(this.paddingArg);
+        args.push(this.paddingArg, op.unlessBlocked === true ? '1' : '0');
         for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
         break;
       case 'refund': {
@@ -133,6 +142,15 @@ export class ScriptRunner {
     }
     return args;
   }
+}
+
+/**
+ * The key of a bucket's block mark (`scripts/block.lua.ts`): the bucket's
+ * key, whose hash tag it keeps (same Cluster slot), and a suffix no bucket
+ * key has (a bucket key ends with its tag's closing brace).
+ */
+export function blockMarkKey(redisKey: string): string {
+  return `${redisKey}:block`;
 }
 
 /** The rate's argument: a window's spec in its place. */

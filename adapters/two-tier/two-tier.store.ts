@@ -319,6 +319,21 @@ export class TwoTierStore implements RateLimitStore {
     if (this.closed)
       return Promise.reject(new RateLimitStoreError('TwoTierStore: block called after close()'));
     const now = this.time.relative(request.now);
+    if (request.unlessBlocked === true) {
+      // Whether a bucket is blocked anew is Redis' to say (its block mark): the view follows its answer.
+      changeViews(request.checks, this.keys, this.denials, (state) => state.shadowTat);
+      this.giveBacks.flush();
+      this.redisCallCount++;
+      return this.redis.block(request).then((result) => {
+        request.checks.forEach((check, i) => {
+          const state = this.keys.get(check.key);
+          const after = result.decisions[i];
+          if (state === undefined || after === undefined || isWindowLimit(check.limit)) return;
+          state.shadowTat = Math.max(state.shadowTat ?? now, now + after.resetMs);
+        });
+        return result;
+      });
+    }
     changeViews(request.checks, this.keys, this.denials, (state, check) =>
       gcraBlock(state.shadowTat, now, check.limit, check.durationMs),
     );

@@ -111,12 +111,22 @@ export class RateLimitEngine implements OnApplicationShutdown {
   }
 
   /**
-   * Apply the blocks of a denial (`blockDuration`). Nobody waits for it: a
-   * failure is logged like any store failure (the key is then only denied, not blocked).
+   * Apply the blocks of a denial (`blockDuration`), unless a bucket is still
+   * serving a block (`unlessBlocked`: a retry near a block's end is not a new
+   * abuse). Answers each bucket afterwards, or `undefined` when the store
+   * failed (logged like any store failure: the key is then only denied, not
+   * blocked) or cannot block. Never throws or rejects.
    */
-  applyBlocks(checks: readonly BlockCheck[], now: number): void {
+  applyBlocks(checks: readonly BlockCheck[], now: number): MaybePromise<ConsumeResult | undefined> {
     const block = this.store.block?.bind(this.store);
-    if (block !== undefined) this.detached(() => block({ checks, now }));
+    if (block === undefined) return undefined;
+    let answer: MaybePromise<ConsumeResult>;
+    try {
+      answer = this.run(() => block({ checks, now, unlessBlocked: true }));
+    } catch {
+      return undefined; // logged by run()
+    }
+    return isPromiseLike(answer) ? answer.then(undefined, () => undefined) : answer;
   }
 
   async onApplicationShutdown(): Promise<void> {

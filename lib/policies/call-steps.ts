@@ -3,7 +3,11 @@ import type { AdaptiveRateProvider } from '../adaptive/adaptive-rate.provider.js
 import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { ResolvedLimit } from '../limits/resolved-limit.js';
-import type { ConsumeResult, RateLimitCheck } from '../store/rate-limit-store.interface.js';
+import type {
+  ConsumeResult,
+  MaybePromise,
+  RateLimitCheck,
+} from '../store/rate-limit-store.interface.js';
 
 /**
  * The points of a call where a policy acts, besides its start-up part
@@ -28,6 +32,8 @@ export interface DecisionInput {
   readonly now: number;
   /** Set by a step that makes an admitted request wait for its tokens (`maxDelay`): how long, in ms. */
   waitMs: number;
+  /** With `waitMs`: the bucket key it waits for (the longest wait's), for the queue's per-key cap. */
+  waitKey?: string;
 }
 
 /** What a decision step may use. */
@@ -36,12 +42,16 @@ export interface DecisionServices {
   readonly owner: RateLimitOwner | undefined;
 }
 
-/** Turns the store's answer into the one the call gets (a denial may become a block; an admission a wait). */
+/**
+ * Turns the store's answer into the one the call gets (a denial may become a
+ * block; an admission a wait). A promise only when the step must ask the
+ * store (a block on Redis); it never rejects.
+ */
 export type DecisionStep = (
   input: DecisionInput,
   result: ConsumeResult,
   services: DecisionServices,
-) => ConsumeResult;
+) => MaybePromise<ConsumeResult>;
 
 /** An admitted call's outcome, as the steps after the handler see it. */
 export interface HandlerOutcome {

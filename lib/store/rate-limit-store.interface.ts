@@ -176,6 +176,16 @@ export interface BlockRequest {
   readonly checks: readonly BlockCheck[];
   /** Milliseconds, from the module's clock. */
   readonly now: number;
+  /**
+   * A penalty for a denial (`blockDuration`): a bucket still serving a block
+   * is left as it is, so that a retry near the end of a block is not taken
+   * for a new abuse and does not start the block over. "Serving a block":
+   * the bucket holds the state a block wrote (nothing changed it since: no
+   * reset, refund or admission) and that block has not ended. Stores keep
+   * that mark beside the bucket. Without this flag (`RateLimiter.block`, an
+   * operator's ban) a block always applies and only extends.
+   */
+  readonly unlessBlocked?: boolean;
 }
 
 /** A value, or a promise of it (declared in `lib/util/`): stores that can answer synchronously should. */
@@ -290,6 +300,9 @@ export interface RateLimitStore {
    * Block each bucket for its `durationMs` (a penalty): empty until then, one
    * token back at its end, refilling at the rate afterwards; a bucket already
    * blocked longer stays so. Answers each bucket afterwards, like {@link peek}.
+   * With `unlessBlocked`, a bucket still serving a block is left alone (see
+   * {@link BlockRequest.unlessBlocked}); a store that ignores the flag blocks
+   * again, so a client retrying near a block's end is blocked anew.
    * Optional: the module refuses `blockDuration` at start-up with a store
    * that has none.
    */

@@ -43,11 +43,20 @@ export class HttpTransport implements RateLimitTransport {
     return { request: http.getRequest(), response: http.getResponse() };
   }
 
-  /** The response closing before it was sent: Express's response, or Fastify's `reply.raw`, a Node `ServerResponse`. */
+  /**
+   * The response closing before it was sent: Express's response, or
+   * Fastify's `reply.raw`, a Node `ServerResponse`. A response closed already
+   * (the client left while the store call was in flight: its `close` event
+   * is past) calls `listener` at once.
+   */
   onClientGone(exchange: RequestResponse, listener: () => void): () => void {
     const response = exchange.response as (NodeResponse & { raw?: NodeResponse }) | undefined;
     const raw = response?.raw ?? response;
     if (raw === undefined || typeof raw.once !== 'function') return noop;
+    if (raw.closed === true) {
+      if (!raw.writableEnded) listener();
+      return noop;
+    }
     const onClose = () => {
       if (!raw.writableEnded) listener();
     };
@@ -121,6 +130,8 @@ function statusOf(response: unknown): number {
 /** The part of a Node `ServerResponse` {@link HttpTransport.onClientGone} watches. */
 interface NodeResponse {
   readonly writableEnded: boolean;
+  /** Set once the response emitted `close` (Node 18+). */
+  readonly closed?: boolean;
   once(event: 'close', listener: () => void): unknown;
   off(event: 'close', listener: () => void): unknown;
 }

@@ -17,6 +17,10 @@ class PenaltyController {
   @RateLimit({ name: 'abuse', rate: '10/min', burst: 2, blockDuration: '15min' })
   @Get()
   guarded() {}
+
+  @RateLimit({ name: 'retried', rate: 1, burst: 2, blockDuration: '10s' })
+  @Get('retried')
+  retried() {}
 }
 
 const seen = (outcome: GuardOutcome) => [
@@ -50,5 +54,16 @@ describe('guard: blockDuration', () => {
     expect(seen(await h.canActivate('guarded'))).toEqual([429, '60', '"abuse";r=0;t=60']);
     h.clock.advance(60_000);
     expect(seen(await h.canActivate('guarded'))).toEqual([200, undefined, '"abuse";r=0;t=6']);
+  });
+
+  it('a client retrying once a second through a block is admitted when it ends (a retry in its last second does not start it over)', async () => {
+    for (let i = 0; i < 3; i++) await h.canActivate('retried');
+    const seen: (string | undefined)[] = [];
+    for (let second = 1; second <= 12; second++) {
+      h.clock.advance(1_000);
+      const outcome = await h.canActivate('retried');
+      seen.push(outcome.status === 200 ? 'ok' : outcome.headers['retry-after']);
+    }
+    expect(seen).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', 'ok', 'ok', 'ok']);
   });
 });

@@ -94,6 +94,8 @@ export class FakeResponse extends EventEmitter {
   statusCode = 200;
   headersSent = false;
   writableEnded = false;
+  /** Node's `closed`: set once `close` was emitted (sent, or the client gone). */
+  closed = false;
 
   setHeader(name: string, value: unknown): this {
     this.headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
@@ -124,10 +126,12 @@ export class FakeResponse extends EventEmitter {
     this.writableEnded = true;
     this.headersSent = true;
     this.emit('finish');
+    this.closed = true;
     this.emit('close');
   }
   /** The client went away before the response was sent. */
   abort(): void {
+    this.closed = true;
     this.emit('close');
   }
 }

@@ -10,6 +10,8 @@ export interface DelayedAdmission {
   readonly decisions: readonly RateLimitDecision[];
   /** How long the request waits before it proceeds: the longest of its limits' waits (0 when denied). */
   readonly waitMs: number;
+  /** The bucket key of the limit with the longest wait (`undefined` when none waits). */
+  readonly waitKey: string | undefined;
 }
 
 /**
@@ -26,6 +28,7 @@ export function delayedAdmission(
   decisions: readonly RateLimitDecision[],
 ): DelayedAdmission {
   let wait = 0;
+  let waitKey: string | undefined;
   let real: RateLimitDecision[] | undefined;
   for (let i = 0; i < decisions.length; i++) {
     const delay = limits[from + i]?.maxDelayMs ?? 0;
@@ -33,9 +36,13 @@ export function delayedAdmission(
     // maxDelay is refused at start-up for windows (resolve-limit.ts).
     if (delay === 0 || check === undefined || isWindowLimit(check.limit)) continue;
     const decision = decisions[i]!;
-    if (allowed) wait = Math.max(wait, waitMs(decision, check.limit, delay));
+    const ms = allowed ? waitMs(decision, check.limit, delay) : 0;
+    if (ms > wait) {
+      wait = ms;
+      waitKey = check.key;
+    }
     const answered = realDecision(decision, check.limit, delay);
     if (answered !== decision) (real ??= decisions.slice())[i] = answered;
   }
-  return { decisions: real ?? decisions, waitMs: wait };
+  return { decisions: real ?? decisions, waitMs: wait, waitKey };
 }

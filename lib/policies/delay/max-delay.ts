@@ -53,6 +53,7 @@ export const waitForReservedTokens: DecisionStep = (input, result) => {
     result.decisions,
   );
   input.waitMs = delayed.waitMs;
+  input.waitKey = delayed.waitKey;
   return { allowed: result.allowed, decisions: delayed.decisions };
 };
 

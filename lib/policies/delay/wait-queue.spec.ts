@@ -39,6 +39,24 @@ describe('WaitQueue', () => {
     expect(queue.wait(10)).toBeDefined();
   });
 
+  it('bounds what one key holds: past its cap that key is refused, others still wait; places free as waits end', async () => {
+    const clock = new ManualClock();
+    const queue = new WaitQueue(clock, 10, 2);
+    const a1 = queue.wait(100, 'a')!;
+    expect(queue.wait(200, 'a')).toBeDefined();
+    expect(queue.wait(300, 'a')).toBeUndefined();
+    expect(queue.fullFor('a')).toBe('key');
+    expect(queue.wait(300, 'b')).toBeDefined();
+    expect(queue.wait(300)).toBeDefined(); // no key: only the process's bound
+    expect(queue.waitingFor('a')).toBe(2);
+    a1.cancel();
+    expect(queue.wait(300, 'a')).toBeDefined();
+    clock.advance(300);
+    await Promise.resolve();
+    expect([queue.waitingFor('a'), queue.waitingFor('b'), queue.size]).toEqual([0, 0, 0]);
+    expect((queue as unknown as { byKey: Map<string, number> }).byKey.size).toBe(0);
+  });
+
   it('drain releases everybody at once (shutdown)', async () => {
     const queue = new WaitQueue(new ManualClock());
     const waits = [queue.wait(1_000)!, queue.wait(5_000)!];

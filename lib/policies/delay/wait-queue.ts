@@ -4,9 +4,24 @@ import { realTimer } from '../../clock.js';
 /** How many requests may wait at once, per process, before new ones are refused. */
 export const MAX_WAITING = 10_000;
 
+/**
+ * How many requests of one bucket key may wait at once, per process: a
+ * hundredth of {@link MAX_WAITING}, so that one caller's flood holds at most
+ * 1% of the queue and it takes 100 keys waiting at the cap to fill it (issue
+ * 26: 34 keys filled it, and every other caller who had to wait was
+ * refused). A key reaches it only when its reservation allows more than 100
+ * waiting requests (rate × maxDelay / cost > 100: 10/s with a 10 s maxDelay,
+ * 100/s with 1 s); a burst smoothed by `maxDelay` (the README's 20 webhooks)
+ * is far below it. Past it the key's requests are refused like those beyond
+ * `maxDelay`, with Retry-After.
+ */
+export const MAX_WAITING_PER_KEY = 100;
+
 interface Waiter {
   readonly at: number;
   readonly seq: number;
+  /** The bucket key it waits for (counted against {@link MAX_WAITING_PER_KEY}). */
+  readonly key: string | undefined;
   resolve: (() => void) | undefined;
 }
 
@@ -22,18 +37,22 @@ export interface Wait {
  * Requests waiting for their reserved token: one timer for the whole queue
  * (armed for the earliest), not one per request; due in the order of their
  * times, ties in arrival order. Bounded: past {@link MAX_WAITING} waiting
- * requests, {@link wait} answers `undefined` and the caller refuses.
+ * requests, or {@link MAX_WAITING_PER_KEY} of one key, {@link wait} answers
+ * `undefined` and the caller refuses.
  */
 export class WaitQueue {
   private readonly heap: Waiter[] = [];
   private seq = 0;
   private waiting = 0;
+  /** Waiting requests by key (keys with none are deleted). */
+  private readonly byKey = new Map<string, number>();
   private timer: ClockTimer | undefined;
   private armedAt = Infinity;
 
   constructor(
     private readonly clock: RateLimitClock,
     private readonly capacity = MAX_WAITING,
+    private readonly perKey = MAX_WAITING_PER_KEY,
   ) {}
 
   /** Requests waiting now. */
@@ -41,22 +60,43 @@ export class WaitQueue {
     return this.waiting;
   }
 
-  /** Wait `delayMs` of the clock's time; `undefined` when the queue is full. */
-  wait(delayMs: number): Wait | undefined {
-    if (this.waiting >= this.capacity) return undefined;
+  /** Requests of `key` waiting now. */
+  waitingFor(key: string): number {
+    return this.byKey.get(key) ?? 0;
+  }
+
+  /** Whether a refusal now is the key's cap rather than the whole queue's. */
+  fullFor(key: string | undefined): 'queue' | 'key' | undefined {
+    if (this.waiting >= this.capacity) return 'queue';
+    if (key !== undefined && this.waitingFor(key) >= this.perKey) return 'key';
+    return undefined;
+  }
+
+  /**
+   * Wait `delayMs` of the clock's time for `key`'s token; `undefined` when
+   * the queue is full, or `key` has its share of it.
+   */
+  wait(delayMs: number, key?: string): Wait | undefined {
+    if (this.fullFor(key) !== undefined) return undefined;
     // Cancelled waiters stay in the heap until their time; never more of them than live ones.
     if (this.heap.length >= 2 * this.capacity) this.compact();
-    const waiter: Waiter = { at: this.clock.now() + delayMs, seq: this.seq++, resolve: undefined };
+    const waiter: Waiter = {
+      at: this.clock.now() + delayMs,
+      seq: this.seq++,
+      key,
+      resolve: undefined,
+    };
     const done = new Promise<void>((resolve) => (waiter.resolve = resolve));
     this.push(waiter);
     this.waiting++;
+    if (key !== undefined) this.byKey.set(key, this.waitingFor(key) + 1);
     this.arm();
     return {
       done,
       cancel: () => {
         if (waiter.resolve === undefined) return;
         waiter.resolve = undefined; // left in the heap, skipped when it comes up
-        this.waiting--;
+        this.left(waiter);
       },
     };
   }
@@ -96,8 +136,18 @@ export class WaitQueue {
     const resolve = waiter.resolve;
     if (resolve === undefined) return;
     waiter.resolve = undefined;
-    this.waiting--;
+    this.left(waiter);
     resolve();
+  }
+
+  /** A waiter stopped waiting (released or cancelled): its place, and its key's, are free. */
+  private left(waiter: Waiter): void {
+    this.waiting--;
+    const key = waiter.key;
+    if (key === undefined) return;
+    const count = this.waitingFor(key) - 1;
+    if (count > 0) this.byKey.set(key, count);
+    else this.byKey.delete(key);
   }
 
   private push(waiter: Waiter): void {

@@ -307,6 +307,35 @@ export function describeStoreContract(
       expect((await consume(T0 + 500, fresh)).allowed).toBe(true);
     });
 
+    it('a penalty (unlessBlocked) leaves a block being served as it is, to its last instant; after it, or once the bucket changed, it blocks', async () => {
+      const c = check(key('tail'), 1, 2); // one token a second
+      const penalty = (now: number, durationMs = 10_000) =>
+        store.block!({
+          checks: [{ key: c.key, limit: c.limit, durationMs }],
+          now,
+          unlessBlocked: true,
+        });
+      expect((await penalty(T0)).decisions[0]).toMatchObject({ resetMs: 11_000 });
+      // In the block's last token interval the bucket looks like one just emptied: still the same block.
+      expect((await penalty(T0 + 9_500)).decisions[0]).toMatchObject({ resetMs: 1_500 });
+      expect((await penalty(T0 + 9_999)).decisions[0]).toMatchObject({ resetMs: 1_001 });
+      expect((await consume(T0 + 10_000, c)).allowed).toBe(true);
+      // Over the limit again after the block: a new block.
+      expect((await consume(T0 + 10_000, c)).allowed).toBe(false);
+      expect((await penalty(T0 + 10_000)).decisions[0]).toMatchObject({ resetMs: 11_000 });
+      // A bucket reset during a block is not serving it any more.
+      await store.reset({ checks: [c], now: T0 + 11_000 });
+      expect((await consume(T0 + 11_000, c)).allowed).toBe(true);
+      expect((await consume(T0 + 11_000, c)).allowed).toBe(true);
+      expect((await penalty(T0 + 11_000)).decisions[0]).toMatchObject({ resetMs: 11_000 });
+      // Without the flag (an operator's ban) a block always applies.
+      const ban = await store.block!({
+        checks: [{ key: c.key, limit: c.limit, durationMs: 20_000 }],
+        now: T0 + 12_000,
+      });
+      expect(ban.decisions[0]).toMatchObject({ resetMs: 21_000 });
+    });
+
     it('keeps keys apart, however alike, long or strange they are', async () => {
       const long = 'x'.repeat(10_000);
       const base = key();
