@@ -10,8 +10,9 @@ import type { RateLimitCheck, StoreLimit } from './store/rate-limit-store.interf
  * one place per-call state lives. Kept under one symbol on the call (see
  * {@link callOf}), so nothing is visible to application code or serialisers.
  *
- * A call whose route needs nothing after the guard is marked with
- * {@link EVALUATED} instead (no allocation on that path).
+ * Created only for a call whose route needs something after the guard; the
+ * guard's own "evaluated once" mark is on the execution context
+ * ({@link markGuarded}), which costs a plain route nothing more.
  *
  * @internal
  */
@@ -80,13 +81,29 @@ export interface HeldSlots {
   readonly handlerStarted: () => () => void;
 }
 
-/** A call evaluated at once, with nothing left for later steps. @internal */
-export const EVALUATED = 'evaluated';
-
 const RATE_LIMIT_CALL: unique symbol = Symbol('RATE_LIMIT:CALL');
+const RATE_LIMIT_GUARDED: unique symbol = Symbol('RATE_LIMIT:GUARDED');
 
 interface CallCarrier {
-  [RATE_LIMIT_CALL]?: RateLimitCall | typeof EVALUATED;
+  [RATE_LIMIT_CALL]?: RateLimitCall;
+}
+
+interface GuardedContext {
+  [RATE_LIMIT_GUARDED]?: true;
+}
+
+/**
+ * Whether a rate-limit guard already evaluated this call, marking it if not.
+ * On the execution context, which Nest shares among the guards of one call
+ * (the guard bound twice, globally and with `@UseGuards()`, evaluates once):
+ * a write on an object made per call anyway, where a property on the request
+ * would be one more on a platform object for every call, plain or not.
+ */
+export function markGuarded(context: ExecutionContext): boolean {
+  const guarded = context as GuardedContext;
+  if (guarded[RATE_LIMIT_GUARDED] === true) return true;
+  guarded[RATE_LIMIT_GUARDED] = true;
+  return false;
 }
 
 /**
@@ -104,27 +121,16 @@ function callOf(context: ExecutionContext): CallCarrier {
   return context.getArgs() as CallCarrier;
 }
 
-/** This call's record, {@link EVALUATED}, or `undefined` before the guard ran. */
-export function callState(context: ExecutionContext): RateLimitCall | typeof EVALUATED | undefined {
+/** This call's record, if the guard left one. */
+export function rateLimitCall(context: ExecutionContext): RateLimitCall | undefined {
   return callOf(context)[RATE_LIMIT_CALL];
 }
 
-/** This call's record, if the guard left one. */
-export function rateLimitCall(context: ExecutionContext): RateLimitCall | undefined {
-  const state = callOf(context)[RATE_LIMIT_CALL];
-  return typeof state === 'object' ? state : undefined;
-}
-
-/** Mark the call evaluated with nothing left for later steps. */
-export function markEvaluated(context: ExecutionContext): void {
-  callOf(context)[RATE_LIMIT_CALL] = EVALUATED;
-}
-
-/** The call's record, created on first use (replacing the {@link EVALUATED} mark). */
+/** The call's record, created on first use. */
 export function openCall(context: ExecutionContext, route: CompiledRoute): RateLimitCall {
   const carrier = callOf(context);
   const state = carrier[RATE_LIMIT_CALL];
-  if (typeof state === 'object') return state;
+  if (state !== undefined) return state;
   const call: RateLimitCall = {
     route,
     split: undefined,

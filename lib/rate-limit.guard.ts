@@ -32,13 +32,7 @@ import {
   RATE_LIMIT_GUARD_BRAND,
   RESOLVED_RATE_LIMIT_OPTIONS,
 } from './rate-limit.constants.js';
-import {
-  callState,
-  markEvaluated,
-  openCall,
-  rateLimitCall,
-  type RateLimitCall,
-} from './rate-limit-call.js';
+import { markGuarded, openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.js';
 import { buildChecks } from './routes/build-checks.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
@@ -137,10 +131,9 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     if (route.limits.length === 0 && route.concurrency.length === 0)
       return this.onlyShadow(context, route); // slots: once, below
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
-    if (callState(context) !== undefined) return true;
-    // A record only where a later step reads it; elsewhere a mark, allocating nothing.
+    if (markGuarded(context)) return true;
+    // A record only where a later step reads it: a plain route allocates nothing.
     if (route.skips || this.skipping.active || keepsCallState(route)) openCall(context, route);
-    else markEvaluated(context);
     if (route.skips || this.skipping.active)
       return this.skipping.narrow(context, route, this.start);
     return this.start(context, route);
