@@ -9,51 +9,22 @@
 import request from 'supertest';
 import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { GraphQLModule } from '@nestjs/graphql';
-import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
-import { ExpressAdapter } from '@nestjs/platform-express';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ManualClock, RateLimitModule } from 'nestjs-holdup';
+import { GRAPHQL_DRIVERS, type FieldResolverEnhancer } from './graphql-drivers.js';
 import {
   BadCodeFirstResolver,
   ConcurrentFieldResolver,
   GadgetResolver,
 } from './gadget.resolver.js';
 
-type Enhancer = 'guards' | 'interceptors' | 'filters';
-
-const DRIVERS = [
-  {
-    name: 'Apollo on Express',
-    graphql: (fieldResolverEnhancers: Enhancer[]) =>
-      GraphQLModule.forRoot<ApolloDriverConfig>({
-        driver: ApolloDriver,
-        autoSchemaFile: true,
-        fieldResolverEnhancers,
-      }),
-    adapter: () => new ExpressAdapter(),
-  },
-  {
-    name: 'Mercurius on Fastify',
-    graphql: (fieldResolverEnhancers: Enhancer[]) =>
-      GraphQLModule.forRoot<MercuriusDriverConfig>({
-        driver: MercuriusDriver,
-        autoSchemaFile: true,
-        fieldResolverEnhancers,
-      }),
-    adapter: () => new FastifyAdapter(),
-  },
-] as const;
-
-describe.each(DRIVERS)('GraphQL code-first, $name', (driver) => {
+describe.each(GRAPHQL_DRIVERS)('GraphQL code-first, $name', (driver) => {
   let app: INestApplication | undefined;
 
-  const boot = async (resolvers: Type[], fieldResolverEnhancers: Enhancer[] = []) => {
+  const boot = async (resolvers: Type[], fieldResolverEnhancers: FieldResolverEnhancer[] = []) => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         RateLimitModule.forRoot({ clock: new ManualClock(1_700_000_000_000) }),
-        driver.graphql(fieldResolverEnhancers),
+        driver.graphql({ autoSchemaFile: true }, fieldResolverEnhancers),
       ],
       providers: resolvers,
     }).compile();

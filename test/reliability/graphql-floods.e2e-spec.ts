@@ -17,38 +17,9 @@
 import request from 'supertest';
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { GraphQLModule } from '@nestjs/graphql';
-import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
-import { ExpressAdapter } from '@nestjs/platform-express';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ManualClock, RateLimitModule } from 'nestjs-holdup';
+import { GRAPHQL_DRIVERS, type FieldResolverEnhancer } from '../graphql/graphql-drivers.js';
 import { CATALOG_TYPE_DEFS, CatalogResolver, fieldCalls } from '../graphql/catalog.resolver.js';
-
-type Enhancer = 'guards' | 'interceptors' | 'filters';
-
-const DRIVERS = [
-  {
-    name: 'Apollo on Express',
-    graphql: (fieldResolverEnhancers: Enhancer[]) =>
-      GraphQLModule.forRoot<ApolloDriverConfig>({
-        driver: ApolloDriver,
-        typeDefs: CATALOG_TYPE_DEFS,
-        fieldResolverEnhancers,
-      }),
-    adapter: () => new ExpressAdapter(),
-  },
-  {
-    name: 'Mercurius on Fastify',
-    graphql: (fieldResolverEnhancers: Enhancer[]) =>
-      GraphQLModule.forRoot<MercuriusDriverConfig>({
-        driver: MercuriusDriver,
-        typeDefs: CATALOG_TYPE_DEFS,
-        fieldResolverEnhancers,
-      }),
-    adapter: () => new FastifyAdapter(),
-  },
-] as const;
 
 /** Every line Nest's loggers write, with its size (message, context and stack). */
 class CountingLogger implements LoggerService {
@@ -74,15 +45,15 @@ const report = (line: string) => {
   if (process.env['HOLDUP_REPORT']) process.stdout.write(`${line}\n`);
 };
 
-describe.each(DRIVERS)('GraphQL floods, $name', (driver) => {
+describe.each(GRAPHQL_DRIVERS)('GraphQL floods, $name', (driver) => {
   let app: INestApplication | undefined;
   const logger = new CountingLogger();
 
-  const boot = async (fieldResolverEnhancers: Enhancer[]) => {
+  const boot = async (fieldResolverEnhancers: FieldResolverEnhancer[]) => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         RateLimitModule.forRoot({ clock: new ManualClock(1_700_000_000_000) }),
-        driver.graphql(fieldResolverEnhancers),
+        driver.graphql({ typeDefs: CATALOG_TYPE_DEFS }, fieldResolverEnhancers),
       ],
       providers: [CatalogResolver],
     }).compile();
