@@ -121,6 +121,16 @@ function callOf(context: ExecutionContext): CallCarrier {
   return context.getArgs() as CallCarrier;
 }
 
+/** Whether a later step of a call on `route` reads its record: the second part, the interceptor, the slots. */
+export function needsCallRecord(route: CompiledRoute): boolean {
+  return (
+    route.afterRouteGuards < route.limits.length ||
+    route.interceptorBound ||
+    route.reportsOutcome ||
+    route.concurrency.length > 0
+  );
+}
+
 /** This call's record, if the guard left one. */
 export function rateLimitCall(context: ExecutionContext): RateLimitCall | undefined {
   return callOf(context)[RATE_LIMIT_CALL];

@@ -9,7 +9,9 @@ import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
 import { EffectiveBuckets } from './adaptive/effective-buckets.js';
 import type { RateLimitClock } from './clock.js';
 import {
+  chargedPerLimit,
   chargedSoFar,
+  decidedHeaders,
   NO_CHECKS,
   publishDecision,
   recordDenied,
@@ -23,7 +25,7 @@ import { rateLimitChannels } from './observability/rate-limit-channels.js';
 import { BurstLog } from './observability/burst-log.js';
 import type { DecisionServices } from './policies/call-steps.js';
 import { TokenWaits } from './policies/delay/token-waits.js';
-import { callBuckets, type CallBuckets } from './policies/dynamic-limit.js';
+import { callBuckets, reportDynamicFailure, type CallBuckets } from './policies/dynamic-limit.js';
 import { RouteSkipping } from './policies/route-skipping.js';
 import { ShadowLimits } from './policies/shadow.js';
 import { SlotGate } from './concurrency/slot-gate.js';
@@ -32,7 +34,13 @@ import {
   RATE_LIMIT_GUARD_BRAND,
   RESOLVED_RATE_LIMIT_OPTIONS,
 } from './rate-limit.constants.js';
-import { markGuarded, openCall, rateLimitCall, type RateLimitCall } from './rate-limit-call.js';
+import {
+  markGuarded,
+  needsCallRecord,
+  openCall,
+  rateLimitCall,
+  type RateLimitCall,
+} from './rate-limit-call.js';
 import { buildChecks } from './routes/build-checks.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
@@ -133,7 +141,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
     if (markGuarded(context)) return true;
     // A record only where a later step reads it: a plain route allocates nothing.
-    if (route.skips || this.skipping.active || keepsCallState(route)) openCall(context, route);
+    if (route.skips || this.skipping.active || needsCallRecord(route)) openCall(context, route);
     if (route.skips || this.skipping.active)
       return this.skipping.narrow(context, route, this.start);
     return this.start(context, route);
@@ -299,12 +307,7 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   }
 
   private dynamicFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
-    const why = error instanceof Error ? error.message : String(error);
-    this.dynamicErrors.occurred(pending.route.routeId, 60_000, () => ({
-      first: `RateLimit: ${pending.route.routeId}: a rate or burst function failed (${why}); such calls are decided by the fail mode. Later failures are counted and said when this burst ends.`,
-      summary: (count) =>
-        `RateLimit: ${pending.route.routeId}: ${count} call(s) whose rate or burst function failed in the last burst.`,
-    }));
+    reportDynamicFailure(this.dynamicErrors, pending.route.routeId, error);
     return this.storeFailed(pending, error);
   }
 
@@ -367,32 +370,13 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
     }
     const early = split?.early;
     if (early && !result.allowed) this.engine.refundCharged(early.checks); // all or nothing, across both parts
-    // The headers report every limit that decided: both parts, or this one
-    // alone when the first had nothing to say (no limits, or a store failure admitted it).
-    const source: HeaderSource =
-      early || pending.from === 0
-        ? {
-            limits: pending.limits,
-            decisions: early ? [...early.decisions, ...result.decisions] : result.decisions,
-            policy: route.staticPolicy,
-          }
-        : {
-            limits: pending.limits.slice(pending.from),
-            decisions: result.decisions,
-            policy: undefined,
-          };
+    const source = decidedHeaders(pending, result);
     if (!result.allowed) {
       if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
       return this.deny(pending, source);
     }
-    if (route.reportsOutcome && call) {
-      // For the interceptor's work after the handler: each limit's check (bucket key and cost).
-      call.charged = early
-        ? [...early.checks, ...pending.checks]
-        : pending.from === 0
-          ? pending.checks
-          : undefined;
-    }
+    // For the interceptor's work after the handler: each limit's check (bucket key and cost).
+    if (route.reportsOutcome && call) call.charged = chargedPerLimit(pending);
     if (route.shadowLimits.length > 0)
       this.shadow.evaluate(pending.context, route, exchange.request);
     // Concurrency limits: their slots, then every limit's headers (no maxDelay on such routes: refused at start-up).
@@ -433,14 +417,4 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       undefined,
     );
   }
-}
-
-/** Whether a later step of the call reads its record: the second part, the interceptor, the slots. */
-function keepsCallState(route: CompiledRoute): boolean {
-  return (
-    route.afterRouteGuards < route.limits.length ||
-    route.interceptorBound ||
-    route.reportsOutcome ||
-    route.concurrency.length > 0
-  );
 }

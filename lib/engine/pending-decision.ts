@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { HeaderLimit } from '../headers/rate-limit-headers.js';
+import type { HeaderSource } from '../headers/write-headers.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { HotKeys } from '../observability/hot-keys/hot-keys.js';
 import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
@@ -40,6 +41,31 @@ export function chargedSoFar(pending: PendingDecision): readonly RateLimitCheck[
   return early && early.checks !== pending.checks
     ? [...early.checks, ...pending.checks]
     : pending.checks;
+}
+
+/**
+ * The headers of a decided evaluation: every limit that decided, both parts
+ * of a split route, or this part alone when the first had nothing to say (no
+ * limits, or a store failure admitted it).
+ */
+export function decidedHeaders(pending: PendingDecision, result: ConsumeResult): HeaderSource {
+  const early = pending.call?.early;
+  if (early || pending.from === 0) {
+    const decisions = early ? [...early.decisions, ...result.decisions] : result.decisions;
+    return { limits: pending.limits, decisions, policy: pending.route.staticPolicy };
+  }
+  return {
+    limits: pending.limits.slice(pending.from),
+    decisions: result.decisions,
+    policy: undefined,
+  };
+}
+
+/** Each limit's check for an admitted call, in order; `undefined` when the first part charged nothing. */
+export function chargedPerLimit(pending: PendingDecision): readonly RateLimitCheck[] | undefined {
+  const early = pending.call?.early;
+  if (early) return [...early.checks, ...pending.checks];
+  return pending.from === 0 ? pending.checks : undefined;
 }
 
 /** The callers of the limits that denied, for the hot-keys summary: the bucket key without the limit's namespace. */

@@ -7,6 +7,7 @@ import type { MaybePromise, StoreLimit } from '../store/rate-limit-store.interfa
 import type { HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { DynamicBucket, ResolvedLimit } from '../limits/resolved-limit.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
+import type { BurstLog } from '../observability/burst-log.js';
 import type { LimitPolicy } from './limit-policy.js';
 
 /**
@@ -126,3 +127,13 @@ export const dynamicLimitPolicy: LimitPolicy<'dynamic'> = {
     return { dynamic };
   },
 };
+
+/** A rate or burst function failed (threw, rejected, or gave a value no bucket can have): said once per burst per route. */
+export function reportDynamicFailure(log: BurstLog, routeId: string, error: unknown): void {
+  const why = error instanceof Error ? error.message : String(error);
+  log.occurred(routeId, 60_000, () => ({
+    first: `RateLimit: ${routeId}: a rate or burst function failed (${why}); such calls are decided by the fail mode. Later failures are counted and said when this burst ends.`,
+    summary: (count) =>
+      `RateLimit: ${routeId}: ${count} call(s) whose rate or burst function failed in the last burst.`,
+  }));
+}
