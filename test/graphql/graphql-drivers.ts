@@ -1,4 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
+import type { AbstractHttpAdapter } from '@nestjs/core';
 import { GraphQLModule } from '@nestjs/graphql';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
@@ -11,11 +12,18 @@ export type FieldResolverEnhancer = 'guards' | 'interceptors' | 'filters';
 /** The schema: type definitions (schema-first), or generated from the resolvers (code-first). */
 export type GraphqlSchema = { readonly typeDefs: string } | { readonly autoSchemaFile: true };
 
+/** One GraphQL driver on its platform. */
+export interface GraphqlDriver {
+  readonly name: string;
+  graphql(schema: GraphqlSchema, fieldResolverEnhancers: FieldResolverEnhancer[]): DynamicModule;
+  adapter(): AbstractHttpAdapter;
+}
+
 /**
  * The two GraphQL drivers the library supports, each on its platform:
  * Apollo on Express, Mercurius on Fastify, for `describe.each`.
  */
-export const GRAPHQL_DRIVERS = [
+export const GRAPHQL_DRIVERS: readonly GraphqlDriver[] = [
   {
     name: 'Apollo on Express',
     graphql: (
@@ -42,4 +50,4 @@ export const GRAPHQL_DRIVERS = [
       }),
     adapter: () => new FastifyAdapter(),
   },
-] as const;
+];
