@@ -25,7 +25,12 @@ import { rateLimitChannels } from './observability/rate-limit-channels.js';
 import { BurstLog } from './observability/burst-log.js';
 import type { DecisionServices } from './policies/call-steps.js';
 import { TokenWaits } from './policies/delay/token-waits.js';
-import { callBuckets, reportDynamicFailure, type CallBuckets } from './policies/dynamic-limit.js';
+import {
+  awaitCallBuckets,
+  callBuckets,
+  reportDynamicFailure,
+  type CallBuckets,
+} from './policies/dynamic-limit.js';
 import { RouteSkipping } from './policies/route-skipping.js';
 import { ShadowLimits } from './policies/shadow.js';
 import { SlotGate } from './concurrency/slot-gate.js';
@@ -303,7 +308,10 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
       return this.charge(pending, call.buckets);
     };
     if (!isPromiseLike(buckets)) return charge(buckets);
-    return buckets.then(charge, (error: unknown) => this.dynamicFailed(pending, error));
+    // A function that never answers must not hold the request: a deadline, then the fail mode.
+    return awaitCallBuckets(buckets, this.clock).then(charge, (error: unknown) =>
+      this.dynamicFailed(pending, error),
+    );
   }
 
   private dynamicFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {

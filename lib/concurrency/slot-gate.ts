@@ -386,5 +386,6 @@ export class SlotGate implements OnModuleDestroy {
   onModuleDestroy(): void {
     this.releases.close();
     this.releaseFailures.flush();
+    this.failures.close();
   }
 }

@@ -134,6 +134,7 @@ export class RateLimitEngine implements OnApplicationShutdown {
     // Nobody is left hanging: waiting callers proceed (their tokens are theirs).
     this.waits.drain();
     this.hotKeys?.flush();
+    this.failures.close();
     await this.store.close();
   }
 

@@ -9,6 +9,8 @@ import type { DynamicBucket, ResolvedLimit } from '../limits/resolved-limit.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
 import type { BurstLog } from '../observability/burst-log.js';
 import type { LimitPolicy } from './limit-policy.js';
+import type { RateLimitClock } from '../clock.js';
+import { withDeadline } from '../util/with-deadline.js';
 
 /**
  * A dynamic limit produced a value no bucket can have: that call is decided
@@ -72,6 +74,16 @@ export function dynamicLimitProblem(options: {
   return undefined;
 }
 
+/**
+ * How long the guard waits for asynchronous rate and burst functions, in the
+ * module clock's milliseconds: past it the call is decided like a failed
+ * function (the limit's `failMode`), said once per burst. A plan lookup that
+ * never answers (a database call without a timeout, a cache client queued
+ * while disconnected) would otherwise hold the request, and its memory, for
+ * as long as the client waits.
+ */
+export const DYNAMIC_LIMIT_TIMEOUT_MS = 2_000;
+
 /** A route's limits as they stand for one call: for the headers, and for the store. */
 export interface CallBuckets {
   readonly limits: readonly HeaderLimit[];
@@ -106,6 +118,26 @@ export function callBuckets(
   }
   const built = { limits: headerLimits, buckets };
   return pending === undefined ? built : Promise.all(pending).then(() => built);
+}
+
+/**
+ * The buckets of a call whose functions answer asynchronously, within
+ * {@link DYNAMIC_LIMIT_TIMEOUT_MS} of `clock`: past it, rejects with a
+ * {@link RateLimitValueError} (the fail mode decides, like any failing function).
+ */
+export function awaitCallBuckets(
+  buckets: Promise<CallBuckets>,
+  clock: RateLimitClock,
+): Promise<CallBuckets> {
+  return withDeadline(
+    buckets,
+    clock,
+    DYNAMIC_LIMIT_TIMEOUT_MS,
+    () =>
+      new RateLimitValueError(
+        `a rate or burst function did not answer within ${DYNAMIC_LIMIT_TIMEOUT_MS} ms`,
+      ),
+  );
 }
 
 /**

@@ -4,11 +4,13 @@
  * no bucket can have. Each such call is decided by the limit's fail mode,
  * like a store failure, and said once per burst per route: never an
  * admission of everything unsaid, never a crash, never a line per request.
- * A function that never resolves is not bounded by the library: see the last
- * test (a finding, issue 26).
+ * A function that never resolves is given DYNAMIC_LIMIT_TIMEOUT_MS of the
+ * module clock, then decided like a failing one (before this, the guard
+ * waited for it forever: 100 calls pending after an hour, nothing said).
  */
 import { Controller, Get, type ExecutionContext } from '@nestjs/common';
-import { RateLimit, type FailMode } from 'nestjs-holdup';
+import { RateLimit, type FailMode, type ManualClock } from 'nestjs-holdup';
+import { DYNAMIC_LIMIT_TIMEOUT_MS } from '../../lib/policies/dynamic-limit.js';
 import { createGuardHarness, flushPromises, type GuardHarness } from '../utils/guard-harness.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
@@ -89,10 +91,28 @@ class PlansController {
   hangs() {
     return { ok: true };
   }
+
+  /** A plan lookup that answers, on the module's clock, just within the deadline. */
+  @RateLimit({
+    name: 'slow',
+    key: 'header:x-caller',
+    rate: () =>
+      new Promise<string>((resolve) =>
+        slowClock!.setTimer(DYNAMIC_LIMIT_TIMEOUT_MS - 1, () => resolve('1/min')),
+      ),
+    burst: 1,
+  })
+  @Get('slow')
+  slow() {
+    return { ok: true };
+  }
 }
 
 const FAILING = ['throws', 'rejects', 'garbageRate', 'garbageBurst'] as const;
 const CALLERS = 1_000;
+const HANGING = 100;
+/** The harness' clock, for the slow plan lookup. */
+let slowClock: ManualClock | undefined;
 
 describe('dynamic rate and burst functions under a flood of distinct callers', () => {
   let h: GuardHarness;
@@ -101,6 +121,7 @@ describe('dynamic rate and burst functions under a flood of distinct callers', (
 
   const boot = async (failMode: FailMode) => {
     h = await createGuardHarness(PlansController, { failMode });
+    slowClock = h.clock;
   };
   /** What the library said (Nest's own start-up lines left out). */
   const said = () => logs.messages().filter((line) => !line.endsWith('dependencies initialized'));
@@ -144,17 +165,51 @@ describe('dynamic rate and burst functions under a flood of distinct callers', (
     expect(said()).toHaveLength(1);
   });
 
-  it('a function that never resolves: nothing bounds the call (finding: the guard waits for it forever)', async () => {
+  it.each([
+    ['closed', 503],
+    ['open', 200],
+  ] as const)(
+    "a function that never resolves, failMode '%s': every call answered %d at the deadline (DYNAMIC_LIMIT_TIMEOUT_MS of the module clock), one log line",
+    async (failMode, status) => {
+      await boot(failMode);
+      const statuses: number[] = [];
+      const calls = Array.from({ length: HANGING }, (_, i) =>
+        h
+          .canActivate('hangs', { headers: { 'x-caller': `caller-${i}` } })
+          .then((answer) => statuses.push(answer.status)),
+      );
+      await flushPromises();
+      h.clock.advance(DYNAMIC_LIMIT_TIMEOUT_MS - 1);
+      await flushPromises();
+      expect(statuses).toEqual([]); // still within the deadline
+      h.clock.advance(1);
+      await Promise.all(calls);
+      expect(statuses).toEqual(Array.from({ length: HANGING }, () => status));
+      expect(said()).toEqual([expect.stringContaining('did not answer within 2000 ms')]);
+      expect(h.clock.pendingTimers).toBe(0); // no deadline left behind
+      if (process.env.HOLDUP_REPORT)
+        console.log(
+          JSON.stringify({
+            failMode,
+            hanging: HANGING,
+            answered: statuses.length,
+            lines: said().length,
+          }),
+        );
+    },
+  );
+
+  it('a slow function that answers within the deadline is waited for: limited as it says', async () => {
     await boot('closed');
-    let settled = 0;
-    const calls = Array.from({ length: 100 }, (_, i) =>
-      h.canActivate('hangs', { headers: { 'x-caller': `caller-${i}` } }).then(() => settled++),
-    );
+    const first = h.canActivate('slow', { headers: { 'x-caller': 'a' } });
     await flushPromises();
-    h.clock.advance(3_600_000); // an hour of the module's clock: no deadline applies
+    h.clock.advance(DYNAMIC_LIMIT_TIMEOUT_MS - 1); // the plan answers just in time
+    expect((await first).status).toBe(200);
+    const second = h.canActivate('slow', { headers: { 'x-caller': 'a' } });
     await flushPromises();
-    expect(settled).toBe(0);
-    expect(said()).toEqual([]); // and nothing is said
-    void calls;
+    h.clock.advance(DYNAMIC_LIMIT_TIMEOUT_MS - 1);
+    expect((await second).status).toBe(429);
+    expect(said()).toEqual([]);
+    expect(h.clock.pendingTimers).toBe(0);
   });
 });

@@ -39,6 +39,12 @@ export class TcpMessageClient {
     });
   }
 
+  /** `client.emit(pattern, data)`: an event, no id and no answer. */
+  emit(pattern: string, data: unknown): void {
+    const json = JSON.stringify({ pattern, data });
+    this.socket.write(`${json.length}#${json}`);
+  }
+
   close(): void {
     this.socket.destroy();
   }
