@@ -44,6 +44,7 @@ describe('RedisStore scripts', () => {
       'lease',
       'peek',
       'refund',
+      'settle',
     ]);
     for (const script of Object.values(SCRIPTS)) {
       expect(script.source.startsWith(`--[[\n  ${script.name}: `)).toBe(true);

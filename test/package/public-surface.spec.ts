@@ -62,13 +62,13 @@ const SURFACE: Record<
     types: words(`
       RateLimitStore AlgorithmName TokenBucketLimit CalendarAlignment FixedWindowLimit SlidingWindowLimit WindowLimit StoreLimit
       BucketRef RateLimitCheck TokenBucketCheck ConsumeRequest TokenBucketRequest ConsumeResult BucketsRequest RefundRequest
-      BlockCheck BlockRequest MaybePromise LocalFallback StoreHealth HealthRequest
+      BlockCheck BlockRequest SettleCheck SettleRequest MaybePromise LocalFallback StoreHealth HealthRequest
       ConcurrencySlots SlotAcquireRequest SlotAcquireResult SlotReleaseRequest RateLimitDecision
       BucketAlgorithm BucketState BucketStates StoreContractOptions StoreContractFramework`),
   },
   './algorithms': {
     values: words(`
-      gcraConsume gcraPeek gcraRefund gcraBlock emissionIntervalMs nextTokenMs
+      gcraConsume gcraPeek gcraRefund gcraSettle gcraBlock emissionIntervalMs nextTokenMs
       fixedWindowBounds fixedWindowConsume fixedWindowPeek slidingWaitMs slidingWindowConsume slidingWindowPeek
       calendarBoundaries calendarWindow windowRefund TOKEN_EPSILON`),
     types: words(
