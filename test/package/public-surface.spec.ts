@@ -96,6 +96,10 @@ const SURFACE: Record<
     values: words('TwoTierStore'),
     types: words('TwoTierStoreOptions TwoTierStoreStats'),
   },
+  './graphql': {
+    values: words('graphqlComplexity resolvedComplexity'),
+    types: words('GraphqlComplexityOptions GraphqlComplexityLimit OperationParts'),
+  },
   './terminus': {
     values: words('RateLimitHealthIndicator RateLimitHealthModule'),
     types: words('RateLimitHealthOptions StoreHealth HealthRequest'),
