@@ -8,9 +8,13 @@
  */
 import request from 'supertest';
 import type { INestApplication } from '@nestjs/common';
+import type { Redis } from 'ioredis';
 import { ManualClock, RateLimitModule } from 'nestjs-holdup';
+import { RedisStore } from 'nestjs-holdup/redis';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { STORES, storesOfKind } from '../utils/stores.js';
+import { connectSharedClient } from '../utils/redis-client.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
 import { asyncSettles, SettleController, settleGate, spent } from './settle.controller.js';
 
 const T0 = 1_700_000_000_000;
@@ -124,5 +128,77 @@ describe.each(STORES)('settle (%s store)', (kind) => {
         expect((await request(app.getHttpServer()).post('/settle/broken')).status).toBe(201);
       expect((await request(app.getHttpServer()).post('/settle/broken')).status).toBe(429);
     });
+  });
+});
+
+describe.each(PLATFORMS)('settle: 4 instances on one Redis (%s)', (platform) => {
+  const clients: Redis[] = [];
+  let apps: INestApplication[];
+  let clock: ManualClock;
+
+  beforeAll(async () => {
+    for (let i = 0; i < 4; i++) clients.push(await connectSharedClient());
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.quit()));
+  });
+  beforeEach(async () => {
+    clock = new ManualClock(T0);
+    spent.length = 0;
+    settleGate.open();
+    const keyPrefix = uniquePrefix(`settle-fleet-${platform}`);
+    apps = await Promise.all(
+      clients.map((client) =>
+        createApp(platform, {
+          imports: [
+            RateLimitModule.forRoot({
+              clock,
+              store: new RedisStore({
+                client,
+                keyPrefix,
+                time: 'client',
+                timeoutMs: 5_000,
+                expiryPaddingMs: 60_000,
+              }),
+            }),
+          ],
+          controllers: [SettleController],
+        }),
+      ),
+    );
+  });
+  afterEach(async () => {
+    settleGate.open();
+    await Promise.all(apps.map((app) => app.close()));
+  });
+
+  const complete = (i: number, spend: number) =>
+    request(apps[i % apps.length]!.getHttpServer()).post(`/settle/complete?spend=${spend}`);
+
+  async function burst(count: number, spend: number, admitted: number): Promise<number[]> {
+    settleGate.close();
+    let denied = 0;
+    const pending = Array.from({ length: count }, (_, i) =>
+      complete(i, spend).then((r) => {
+        if (r.status === 429) denied++;
+        return r.status;
+      }),
+    );
+    await until(() => settleGate.entered === admitted && denied === count - admitted);
+    settleGate.open();
+    return Promise.all(pending);
+  }
+
+  it('the same budget across the instances: 10 of 20, then 5 of 20, then every instance waits out the debt', async () => {
+    expect((await burst(20, 50, 10)).filter((s) => s === 201)).toHaveLength(10);
+    expect((await burst(20, 150, 5)).filter((s) => s === 201)).toHaveLength(5);
+    for (let i = 0; i < 4; i++) {
+      const denied = await complete(i, 100);
+      expect(denied.status).toBe(429);
+      expect(denied.headers['retry-after']).toBe('4');
+    }
+    clock.advance(3_500);
+    expect((await complete(3, 100)).status).toBe(201);
+    expect(spent.reduce((sum, cost) => sum + cost, 0)).toBe(1350);
   });
 });
