@@ -91,6 +91,7 @@ const base = {
     '^nestjs-holdup/redis$': '<rootDir>/adapters/redis/index.ts',
     '^nestjs-holdup/two-tier$': '<rootDir>/adapters/two-tier/index.ts',
     '^nestjs-holdup/terminus$': '<rootDir>/lib/terminus/index.ts',
+    '^nestjs-holdup/graphql$': '<rootDir>/lib/graphql/index.ts',
     '^nestjs-holdup/store$': '<rootDir>/lib/store/index.ts',
     '^nestjs-holdup/observability$': '<rootDir>/lib/observability/index.ts',
     '^nestjs-holdup/adaptive$': '<rootDir>/lib/adaptive/index.ts',

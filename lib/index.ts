@@ -15,7 +15,11 @@ export { RateLimit } from './decorators/rate-limit.decorator.js';
 export { SkipRateLimit } from './decorators/skip-rate-limit.decorator.js';
 export { RateLimitGuard, type RateLimitStoreFailure } from './rate-limit.guard.js';
 export { RateLimitInterceptor } from './rate-limit.interceptor.js';
-export { RateLimiter, type ProgrammaticLimit } from './rate-limiter.service.js';
+export {
+  RateLimiter,
+  type ProgrammaticLimit,
+  type RateLimitReservation,
+} from './rate-limiter.service.js';
 export type { AcquireOptions } from './policies/delay/acquire-options.js';
 export type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 export type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';

@@ -20,6 +20,7 @@ export type {
   RateLimitAlgorithm,
   CalendarOptions,
   SkipPredicate,
+  RateLimitSettleOutcome,
 } from './interfaces/rate-limit-options.interface.js';
 
 // `RateLimitModuleOptions`: the types of its fields

@@ -102,6 +102,8 @@ export class RateLimitInterceptor implements NestInterceptor {
     if (call.intercepted) return next.handle();
     call.intercepted = true;
     const startedAt = this.clock.now();
+    // The last value the handler emitted: its return value, or a stream's last event (`settle`).
+    let result: unknown;
     const report = (error: unknown) => {
       const outcome: HandlerOutcome = {
         context,
@@ -109,6 +111,7 @@ export class RateLimitInterceptor implements NestInterceptor {
         // The checks the guard charged (absent when the store failed and the request was admitted anyway).
         checks: call.charged,
         response,
+        result: error === undefined ? result : undefined,
         error,
         failed: route.transport.failed(response, error),
         // A clock stepped back during the request (NTP, a test clock) would give a
@@ -121,6 +124,9 @@ export class RateLimitInterceptor implements NestInterceptor {
     };
     return next.handle().pipe(
       tap({
+        next: (value: unknown) => {
+          result = value;
+        },
         complete: () => report(undefined),
         error: (error: unknown) => report(error),
       }),

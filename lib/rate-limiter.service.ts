@@ -25,8 +25,13 @@ import { MAX_WAITING, MAX_WAITING_PER_KEY } from './policies/delay/wait-queue.js
 import { acquireOptions, type AcquireOptions } from './policies/delay/acquire-options.js';
 import type { HotKey, HottestKeysQuery } from './observability/hot-keys/hot-keys.js';
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
+import {
+  createReservation,
+  type RateLimitReservation,
+} from './reservations/rate-limit-reservation.js';
 
 export type { ProgrammaticLimit } from './limits/programmatic-limit.js';
+export type { RateLimitReservation } from './reservations/rate-limit-reservation.js';
 export { MAX_CLOCK_MS } from './engine/rate-limit-engine.js';
 
 /**
@@ -105,6 +110,34 @@ export class RateLimiter implements OnApplicationShutdown {
     if (!result.allowed)
       this.engine.hotKeys?.denied(limit.name ?? DEFAULT_LIMIT_NAME, checks[0]!.identity!, now);
     return result.decisions[0]!;
+  }
+
+  /**
+   * Reserve an estimate of `cost` tokens (default 1) of `key`'s bucket of
+   * `limit`, for work whose real cost is known only afterwards (LLM tokens,
+   * rows exported, an outgoing call billed by size): admitted or denied like
+   * {@link consume}, then {@link RateLimitReservation.settle} with the real
+   * cost (or `cancel()`). A bucket in debt from an earlier overspend denies
+   * until it is repaid, `retryAfterMs` saying when. Throws a `TypeError` with
+   * a store that cannot settle.
+   */
+  async reserve(
+    key: string,
+    limit: ProgrammaticLimit,
+    options: { cost?: number } = {},
+  ): Promise<RateLimitReservation> {
+    const cost = options.cost ?? 1;
+    if (!Number.isFinite(cost) || cost <= 0)
+      throw new TypeError(
+        `RateLimiter.reserve: cost must be a positive number, got ${describeValue(cost)}`,
+      );
+    if (typeof this.engine.store.settle !== 'function')
+      throw new TypeError(
+        'RateLimiter.reserve: the store cannot settle a reservation (it has no settle())',
+      );
+    const check = { ...this.bucket(key, limit), cost };
+    const decision = await this.consume(key, limit, { cost });
+    return createReservation(this.engine, check, decision);
   }
 
   /**

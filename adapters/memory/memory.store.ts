@@ -1,5 +1,5 @@
 import { algorithmOf, type BucketState } from '../../lib/algorithms/algorithm.js';
-import { gcraBlock, gcraConsume } from '../../lib/algorithms/gcra.js';
+import { gcraBlock, gcraConsume, gcraSettle } from '../../lib/algorithms/gcra.js';
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import { consumeAllOrNothing, type BucketStates } from '../../lib/store/all-or-nothing.js';
@@ -11,6 +11,7 @@ import type {
   ConsumeResult,
   RateLimitStore,
   RefundRequest,
+  SettleRequest,
   StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
@@ -213,6 +214,27 @@ export class MemoryStore implements RateLimitStore {
       if (state !== undefined) this.write(parts, state, now);
       else this.delete(parts);
       return algorithm.peek(state, now, check.limit, origin);
+    });
+    return { allowed: true, decisions };
+  }
+
+  /**
+   * Settles reservations (`gcraSettle`): a charge past empty puts the bucket
+   * in debt, a refund never fills it past full. Synchronous, so atomic.
+   */
+  settle(request: SettleRequest): ConsumeResult {
+    const now = this.time.relative(request.now);
+    const decisions = request.checks.map((check) => {
+      const { limit } = check;
+      // Refused at start-up (policies/settle.ts): a window has no refill to repay a debt with.
+      const algorithm: string = limit.algorithm;
+      if (algorithm !== 'token-bucket')
+        throw new TypeError(`MemoryStore: settle is not supported for ${algorithm} limits`);
+      const parts = partsOf(check);
+      const tat = gcraSettle(this.read(parts) as number | undefined, now, limit, check.delta);
+      if (tat !== undefined) this.write(parts, tat, now);
+      else this.delete(parts);
+      return algorithmOf(limit).peek(tat, now, limit, 0);
     });
     return { allowed: true, decisions };
   }

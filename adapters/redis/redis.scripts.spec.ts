@@ -44,6 +44,7 @@ describe('RedisStore scripts', () => {
       'lease',
       'peek',
       'refund',
+      'settle',
     ]);
     for (const script of Object.values(SCRIPTS)) {
       expect(script.source.startsWith(`--[[\n  ${script.name}: `)).toBe(true);
@@ -51,7 +52,7 @@ describe('RedisStore scripts', () => {
       expect(script.source).toContain('ARGV[1]   now');
       expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
     }
-    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(7);
+    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(8);
   });
 
   it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {

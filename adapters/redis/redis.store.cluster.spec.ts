@@ -100,6 +100,24 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     expect(await evalshaCalls()).toBe(4);
   });
 
+  it('settles keys in distinct slots, one script call per slot: a refund in one, debt in another', async () => {
+    const store = makeStore();
+    const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
+    const limit = { algorithm: 'token-bucket', rate: 10, burst: 5 } as const; // one token every 100 ms
+    await store.consume({ checks: [check(first, 10, 5, 3), check(second, 10, 5, 3)], now: 0 });
+    const settled = await store.settle({
+      checks: [
+        { key: first, limit, delta: -2 },
+        { key: second, limit, delta: 4 },
+      ],
+      now: 0,
+    });
+    expect(settled.decisions[0]).toMatchObject({ allowed: true, remaining: 4, resetMs: 100 });
+    expect(settled.decisions[1]).toMatchObject({ allowed: false, retryAfterMs: 200, resetMs: 700 });
+    expect((await store.consume({ checks: [check(second, 10, 5)], now: 299 })).allowed).toBe(false);
+    expect((await store.consume({ checks: [check(second, 10, 5)], now: 300 })).allowed).toBe(true);
+  });
+
   it('gives back what earlier slots took when a later slot denies', async () => {
     const store = makeStore();
     const [first, second, third] = keysInDistinctSlots(prefix, 3) as [string, string, string];

@@ -11,6 +11,7 @@ import type {
   RateLimitCheck,
   RateLimitStore,
   RefundRequest,
+  SettleRequest,
   StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { chargeAcrossSlots, eachSlot } from './cross-slot.js';
@@ -27,6 +28,7 @@ import {
   LEASE,
   PEEK,
   REFUND,
+  SETTLE,
   ScriptRunner,
   type Bucket,
   type Operation,
@@ -199,6 +201,33 @@ export class RedisStore implements RateLimitStore {
     return this.guard.run('refund', () => this.perSlot(REFUND, this.buckets(checks, now), now));
   }
 
+  /**
+   * Settles reservations (`settle.lua`): each bucket charged its delta (past
+   * empty: debt) or given it back (never past full), one script call per
+   * Cluster slot (one in all when the keys share a hash tag, as a request's
+   * keys do). A settlement is never denied, so there is nothing to undo
+   * across slots: each slot's part is atomic on its own.
+   */
+  settle(request: SettleRequest): Promise<ConsumeResult> {
+    const { checks, now } = request;
+    if (checks.length === 0) return Promise.resolve({ allowed: true, decisions: [] });
+    return this.guard.run('settle', () => {
+      const buckets = checks.map(({ key, limit, delta }) => {
+        // Refused at start-up (policies/settle.ts): a window has no refill to repay a debt with.
+        const algorithm: string = limit.algorithm;
+        if (algorithm !== 'token-bucket')
+          throw new TypeError(`RedisStore: settle is not supported for ${algorithm} limits`);
+        return {
+          redisKey: redisKey(this.keyPrefix, key),
+          rate: limit.rate,
+          burst: limit.burst,
+          cost: delta,
+        };
+      });
+      return this.perSlot(SETTLE, buckets, now);
+    });
+  }
+
   /** Blocks each bucket for its duration (`block.lua`): one call per Cluster slot. */
   block(request: BlockRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
@@ -308,7 +337,7 @@ export class RedisStore implements RateLimitStore {
     );
   }
 
-  /** Peek or refund: one call per slot, all at once. */
+  /** Peek, refund or settle: one call per slot, all at once. */
   private async perSlot(
     op: Operation,
     buckets: readonly Bucket[],

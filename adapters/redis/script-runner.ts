@@ -28,6 +28,8 @@ export interface Bucket {
 export type Operation =
   | { readonly script: 'consume' | 'lease'; readonly receipts: boolean }
   | { readonly script: 'evaluate' | 'peek' }
+  /** A reservation's difference: each bucket's `cost` carries its signed delta (`scripts/settle.lua.ts`). */
+  | { readonly script: 'settle' }
   /**
    * A penalty: each bucket's `cost` carries its block duration (ms); with
    * `unlessBlocked`, buckets still serving a block are left as they are.
@@ -44,6 +46,8 @@ export const PEEK: Operation = { script: 'peek' };
 export const BLOCK: Operation = { script: 'block' };
 /** A penalty for a denial: buckets still serving a block keep it. */
 export const BLOCK_UNLESS_BLOCKED: Operation = { script: 'block', unlessBlocked: true };
+/** Settle reservations: charge (into debt) or refund each bucket's delta. */
+export const SETTLE: Operation = { script: 'settle' };
 /** A refund without receipts: TAT -= cost x interval. */
 export const REFUND: Operation = { script: 'refund' };
 
@@ -119,6 +123,10 @@ export class ScriptRunner {
         break;
       case 'peek':
         for (const b of buckets) args.push(rateArg(b), String(b.burst));
+        break;
+      case 'settle':
+        args.push(this.paddingArg);
+        for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
         break;
       case 'block':
         args.push(this.paddingArg, op.unlessBlocked === true ? '1' : '0');

@@ -2,6 +2,7 @@ import {
   gcraBlock,
   gcraPeek,
   gcraRefund,
+  gcraSettle,
   type RateLimitDecision,
 } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
@@ -15,6 +16,7 @@ import type {
   MaybePromise,
   RateLimitStore,
   RefundRequest,
+  SettleRequest,
   StoreHealth,
   TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
@@ -308,6 +310,26 @@ export class TwoTierStore implements RateLimitStore {
     this.giveBacks.flush();
     this.redisCallCount++;
     return this.redis.refund(request);
+  }
+
+  /**
+   * Settles reservations in Redis (one script call per slot), after this
+   * instance's view of each bucket: a lease held here goes back first, as
+   * for a refund, so that a refund cannot leave a lease on top of a full
+   * bucket and a debt is charged to the shared bucket, which every instance
+   * then waits out (the key's next decision asks Redis). The fleet bound is
+   * Redis' own. Rejects when Redis cannot be reached.
+   */
+  settle(request: SettleRequest): MaybePromise<ConsumeResult> {
+    if (this.closed)
+      return Promise.reject(new RateLimitStoreError('TwoTierStore: settle called after close()'));
+    const now = this.time.relative(request.now);
+    changeViews(request.checks, this.keys, this.denials, (state, check) =>
+      gcraSettle(state.shadowTat, now, check.limit, check.delta),
+    );
+    this.giveBacks.flush();
+    this.redisCallCount++;
+    return this.redis.settle(request);
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   gcraConsume,
   gcraPeek,
   gcraRefund,
+  gcraSettle,
   nextTokenMs,
   type BucketLimit,
   type RateLimitDecision,
@@ -464,6 +465,34 @@ describe('gcraRefund', () => {
     expect(gcraRefund(empty, 0, limit, 50)).toBeUndefined();
     expect(gcraRefund(empty, 450, limit, 1)).toBeUndefined(); // half a token short of full: one back fills it
     expect(gcraRefund(undefined, 0, limit, 3)).toBeUndefined();
+  });
+});
+
+describe('gcraSettle', () => {
+  const limit = { rate: 10, burst: 5 }; // one token every 100 ms
+
+  it('refunds a lower actual like gcraRefund: never fuller than full', () => {
+    expect(gcraSettle(500, 0, limit, -2)).toBe(300);
+    expect(gcraSettle(500, 0, limit, -50)).toBeUndefined();
+    expect(gcraSettle(undefined, 0, limit, -3)).toBeUndefined();
+  });
+
+  it('charges a higher actual past empty: the bucket goes into debt and the next request waits for it', () => {
+    // Empty (TAT 500), then 2.5 tokens more than the bucket held: 250 ms of debt.
+    const inDebt = gcraSettle(500, 0, limit, 2.5)!;
+    expect(inDebt).toBe(750);
+    const next = gcraConsume(inDebt, 0, limit, 1);
+    expect(next.decision).toMatchObject({ allowed: false, remaining: 0, retryAfterMs: 350 });
+    expect(next.tat).toBe(inDebt); // a denial charges nothing
+    expect(gcraConsume(inDebt, 349, limit, 1).decision.allowed).toBe(false);
+    expect(gcraConsume(inDebt, 350, limit, 1).decision.allowed).toBe(true);
+    // A full bucket charged past its burst: in debt too (a fresh key's TAT counts from now).
+    expect(gcraSettle(undefined, 1000, limit, 7)).toBe(1700);
+  });
+
+  it('leaves the bucket as it is for a difference of 0', () => {
+    expect(gcraSettle(300, 0, limit, 0)).toBe(300);
+    expect(gcraSettle(300, 400, limit, 0)).toBeUndefined();
   });
 });
 

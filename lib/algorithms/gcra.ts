@@ -229,3 +229,27 @@ export function gcraRefund(
   const refunded = Math.max(now, tat - tokens * emissionIntervalMs(limit));
   return refunded > now ? refunded : undefined;
 }
+
+/**
+ * Settle a reservation (`settle`, `RateLimiter.reserve`): apply the
+ * difference between what was charged at admission and what was spent.
+ * `delta < 0` gives tokens back exactly as {@link gcraRefund} does (never
+ * fuller than full). `delta > 0` charges the rest even past empty: the TAT
+ * moves beyond `now + burst x interval`, the bucket is in debt, and every
+ * later request waits until the debt is repaid at the rate (`gcraConsume`
+ * measures its wait from the stored TAT). The request that overspent was
+ * admitted already and stays so.
+ *
+ * @returns the TAT to store, or `undefined` when the bucket is full (the key can be deleted).
+ */
+export function gcraSettle(
+  tat: number | undefined,
+  now: number,
+  limit: BucketLimit,
+  delta: number,
+): number | undefined {
+  if (delta < 0) return gcraRefund(tat, now, limit, -delta);
+  const current = tat === undefined || tat < now ? now : tat;
+  if (delta === 0) return current > now ? current : undefined;
+  return charge(current, delta * emissionIntervalMs(limit));
+}

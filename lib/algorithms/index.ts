@@ -8,6 +8,7 @@ export {
   gcraConsume,
   gcraPeek,
   gcraRefund,
+  gcraSettle,
   emissionIntervalMs,
   nextTokenMs,
   gcraBlock,

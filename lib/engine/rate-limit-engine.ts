@@ -24,6 +24,7 @@ import type {
   MaybePromise,
   RateLimitCheck,
   RateLimitStore,
+  SettleCheck,
 } from '../store/rate-limit-store.interface.js';
 import { StoreFailureLog } from '../store/store-failure-log.js';
 import { isPromiseLike } from '../util/maybe-promise.js';
@@ -108,6 +109,18 @@ export class RateLimitEngine implements OnApplicationShutdown {
    */
   refundCharged(checks: readonly RateLimitCheck[]): void {
     this.detached(() => this.store.refund({ checks, now: this.now() }));
+  }
+
+  /**
+   * Settle reservations (`settle`, `RateLimiter.reserve`): each bucket is
+   * charged its delta (into debt) or given it back. Nobody waits for it: a
+   * failure is logged like any store failure and otherwise ignored (the
+   * estimate stays charged). A store without `settle` was refused at start-up.
+   */
+  settleCharged(checks: readonly SettleCheck[]): void {
+    const settle = this.store.settle?.bind(this.store);
+    if (settle === undefined || checks.length === 0) return;
+    this.detached(() => settle({ checks, now: this.now() }));
   }
 
   /**

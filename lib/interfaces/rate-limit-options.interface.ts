@@ -116,6 +116,24 @@ export interface RateLimitOutcome {
 }
 
 /**
+ * What a limit's `settle` is given once the handler is done: what it
+ * returned (for a stream, what it emitted last), what it threw, the
+ * response, the call, and the estimate reserved at admission.
+ */
+export interface RateLimitSettleOutcome {
+  /** What the handler returned, or for a stream (`@Sse()`, an observable) what it emitted last; `undefined` when it threw. */
+  readonly result: unknown;
+  /** The response the transport found (Express `res`, Fastify `reply`); `undefined` where there is none. */
+  readonly response: unknown;
+  /** What the handler threw (or its observable errored with); `undefined` when it completed. */
+  readonly error: unknown;
+  /** The call being settled. */
+  readonly context: ExecutionContext;
+  /** The cost charged at admission (the estimate): what the bucket is settled from. */
+  readonly reserved: number;
+}
+
+/**
  * `skip`: a predicate of the call; when it answers `true` the limit does not
  * apply to that call (not charged, not in the headers). Synchronous or not.
  */
@@ -257,6 +275,21 @@ export interface TokenBucketLimitOptions extends RequestRateOptions {
    * @default 0 (never wait)
    */
   readonly maxDelay?: number | string;
+  /**
+   * Reserve and settle, for a cost known only afterwards (LLM tokens, rows
+   * exported): `cost` is the estimate, reserved at admission with the other
+   * limits as usual; after the handler (for a stream, when it ends) `settle`
+   * answers what the call really cost, synchronously or not, and the
+   * difference goes to the same bucket: given back when lower (never making
+   * it fuller than full), charged when higher, even past empty (debt: the
+   * caller's next requests wait until it is repaid at the rate; the call that
+   * overspent is never refused after the fact). An answer that is not a
+   * number >= 0, or a `settle` that throws or rejects, settles at the
+   * estimate and is said once per burst in the log. Not with `charge`
+   * (settle at 0 what should not count), nor on a shadow limit. Needs a store
+   * with `settle` (the built-in ones). See docs/settle.md.
+   */
+  readonly settle?: (outcome: RateLimitSettleOutcome) => number | Promise<number>;
   /** Only with `algorithm: 'fixed-window'` (windows aligned on calendar days or months). */
   readonly calendar?: never;
 }
@@ -302,6 +335,8 @@ export interface WindowLimitOptions extends RequestRateOptions {
   readonly blockDuration?: never;
   /** Token bucket only: a window has no steady refill to wait for. */
   readonly maxDelay?: never;
+  /** Token bucket only: a window has no refill to repay a debt with. */
+  readonly settle?: never;
 }
 
 /**
@@ -365,6 +400,8 @@ export interface ConcurrencyLimitOptions extends BaseLimitOptions {
   readonly blockDuration?: never;
   /** Not on a concurrency limit: it refuses at once rather than queueing. */
   readonly maxDelay?: never;
+  /** Not on a concurrency limit: a request holds one slot, whatever it costs. */
+  readonly settle?: never;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface LimitContext {
   readonly shadow?: boolean;
   /** The store can block a bucket (allows `blockDuration`). */
   readonly storeBlocks?: boolean;
+  /** The store can settle reservations (allows `settle`). */
+  readonly storeSettles?: boolean;
   /** The store has concurrency slots (allows `concurrency`). */
   readonly storeSlots?: boolean;
   /**

@@ -42,7 +42,7 @@ describe('resolveLimit: unknown option names', () => {
     ],
     [
       { rate: 1, penalty: 60 },
-      'limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isChargeFailure, isFailure, skip, shadow, blockDuration, maxDelay, concurrency, leaseTimeout, algorithm, calendar)',
+      'limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isChargeFailure, isFailure, skip, shadow, blockDuration, maxDelay, settle, concurrency, leaseTimeout, algorithm, calendar)',
     ],
     [
       { rate: 100, adaptive: { mni: 5 } },

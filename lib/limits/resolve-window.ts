@@ -37,6 +37,10 @@ const REFUSED_WITH_WINDOWS: readonly (readonly [keyof RateLimitOptions, string])
     'blockDuration',
     "only works with algorithm 'token-bucket' (a window cannot be blocked past its end)",
   ],
+  [
+    'settle',
+    "only works with algorithm 'token-bucket' (a window has no refill to repay a debt with)",
+  ],
 ];
 
 /** The algorithm of a limit, validated (`'token-bucket'` by default). */

@@ -3,6 +3,7 @@ import type { AdaptiveConfig } from '../adaptive/resolve-adaptive-options.js';
 import type {
   FailMode,
   RateLimitOutcome,
+  RateLimitSettleOutcome,
   SkipPredicate,
 } from '../interfaces/rate-limit-options.interface.js';
 import type { Identify } from '../keys/key-strategy.js';
@@ -51,4 +52,6 @@ export interface ResolvedLimit {
   readonly blockMs: number | undefined;
   /** `maxDelay` in milliseconds (0: never wait): the store is given the reserving bucket (`policies/delay/reservation.ts`). */
   readonly maxDelayMs: number;
+  /** `settle`: what the call really cost, after the handler (`policies/settle.ts`). */
+  readonly settle: ((outcome: RateLimitSettleOutcome) => number | Promise<number>) | undefined;
 }

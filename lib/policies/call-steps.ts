@@ -61,6 +61,8 @@ export interface HandlerOutcome {
   /** Each limit's check as the guard charged it; absent when the store failed and the call was admitted anyway. */
   readonly checks: readonly RateLimitCheck[] | undefined;
   readonly response: unknown;
+  /** What the handler returned, or for a stream what it emitted last (`settle`); `undefined` when it threw or emitted nothing. */
+  readonly result: unknown;
   /** What the handler threw or its observable errored with; `undefined` when it completed. */
   readonly error: unknown;
   /** The transport's verdict: the handler failed (threw, or a status the transport counts as a failure). */

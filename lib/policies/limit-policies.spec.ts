@@ -28,6 +28,7 @@ const EVERY_OPTION: Record<keyof Required<RateLimitOptions>, true> = {
   leaseTimeout: true,
   algorithm: true,
   calendar: true,
+  settle: true,
 };
 
 /** The fields the registry owns: a new one fails to compile here until it is listed. */
@@ -39,6 +40,7 @@ const POLICY_FIELDS: Record<PolicyField, true> = {
   skip: true,
   blockMs: true,
   maxDelayMs: true,
+  settle: true,
 };
 
 describe('the limit policy registry', () => {

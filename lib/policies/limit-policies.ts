@@ -5,6 +5,7 @@ import { dynamicLimitPolicy } from './dynamic-limit.js';
 import type { AnyLimitPolicy } from './limit-policy.js';
 import { penaltyPolicy } from './penalty.js';
 import { shadowPolicy } from './shadow-limit.js';
+import { settlePolicy } from './settle.js';
 import { skipPolicy } from './skip.js';
 
 /**
@@ -23,4 +24,5 @@ export const LIMIT_POLICIES: readonly AnyLimitPolicy[] = [
   shadowPolicy,
   penaltyPolicy,
   delayPolicy,
+  settlePolicy,
 ];

@@ -5,7 +5,7 @@ import type { AfterHandlerStep, DecisionStep } from './call-steps.js';
 
 /** The fields of a resolved limit that policies own (the rest is the bucket, the key and the fail mode). */
 export type PolicyField =
-  'dynamic' | 'adaptive' | 'shadow' | 'charge' | 'skip' | 'blockMs' | 'maxDelayMs';
+  'dynamic' | 'adaptive' | 'shadow' | 'charge' | 'skip' | 'blockMs' | 'maxDelayMs' | 'settle';
 
 /** A limit while it is resolved: its bucket, key and fail mode, and the policy fields resolved so far (in registry order). */
 export type LimitDraft = Omit<ResolvedLimit, PolicyField> &

@@ -307,6 +307,7 @@ export class RateLimitRoutes implements OnModuleInit {
       localFallback: this.options.store.localFallback !== undefined,
       shadow: this.options.shadow,
       storeBlocks: typeof this.options.store.block === 'function',
+      storeSettles: typeof this.options.store.settle === 'function',
       storeSlots: this.options.store.slots !== undefined,
     };
   }

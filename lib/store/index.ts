@@ -27,6 +27,8 @@ export {
   type BucketsRequest,
   type RefundRequest,
   type BlockCheck,
+  type SettleCheck,
+  type SettleRequest,
   type BlockRequest,
   type MaybePromise,
   type LocalFallback,

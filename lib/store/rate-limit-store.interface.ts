@@ -165,6 +165,27 @@ export interface BucketsRequest {
  */
 export type RefundRequest = ConsumeRequest;
 
+/**
+ * One token bucket to settle, in a {@link SettleRequest}: the difference
+ * between what a reservation charged at admission and what was spent.
+ */
+export interface SettleCheck extends BucketRef {
+  readonly limit: TokenBucketLimit;
+  /**
+   * Tokens to charge (> 0), even past empty: the bucket goes into debt and
+   * admits nothing until it is repaid at the rate; or to give back (< 0),
+   * never making the bucket fuller than full (as {@link RateLimitStore.refund}).
+   */
+  readonly delta: number;
+}
+
+/** What {@link RateLimitStore.settle} is asked. */
+export interface SettleRequest {
+  readonly checks: readonly SettleCheck[];
+  /** Milliseconds, from the module's clock. */
+  readonly now: number;
+}
+
 /** One bucket to block (a penalty), in a {@link BlockRequest}. */
 export interface BlockCheck extends BucketRef {
   /** How long the bucket stays empty from `now` (> 0 ms). */
@@ -307,6 +328,16 @@ export interface RateLimitStore {
    * that has none.
    */
   block?(request: BlockRequest): MaybePromise<ConsumeResult>;
+  /**
+   * Settle reservations (`settle` on a limit, `RateLimiter.reserve`): each
+   * bucket is charged its `delta` (past empty: debt) or given `-delta` back
+   * (never past full), atomically per bucket (`gcraSettle`), never denied.
+   * Answers each bucket afterwards, like {@link peek} (a bucket in debt
+   * answers `allowed: false` with the wait until it is empty again).
+   * Optional: the module refuses `settle` at start-up, and
+   * `RateLimiter.reserve` throws, with a store that has none.
+   */
+  settle?(request: SettleRequest): MaybePromise<ConsumeResult>;
   /**
    * Slots for `concurrency` limits (see `concurrency-slots.interface.ts`).
    * Optional: the module refuses a `concurrency` limit at start-up with a

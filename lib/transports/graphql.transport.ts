@@ -45,6 +45,8 @@ export class RateLimitGraphqlError extends IntrinsicException {
     readonly extensions: {
       readonly code: 'TOO_MANY_REQUESTS' | 'SERVICE_UNAVAILABLE';
       readonly retryAfter?: number | null;
+      /** Each limit of the denied call and the whole tokens it has left (a complexity budget's remainder). */
+      readonly limits?: readonly { readonly name: string; readonly remaining: number }[];
     },
   ) {
     super(message);
@@ -82,7 +84,11 @@ export class GraphqlTransport extends HttpTransport {
 
   override denialError(denial: RateLimitDenial, _context?: ArgumentsHost): Error {
     const { message, retryAfter } = denialErrorObject(denial);
-    return new RateLimitGraphqlError(message, { code: 'TOO_MANY_REQUESTS', retryAfter });
+    const limits = denial.limits.map(({ name }, i) => ({
+      name,
+      remaining: denial.decisions[i]?.remaining ?? 0,
+    }));
+    return new RateLimitGraphqlError(message, { code: 'TOO_MANY_REQUESTS', retryAfter, limits });
   }
 
   override unavailableError(_context?: ArgumentsHost): Error {

@@ -36,7 +36,7 @@ const SURFACE: Record<
       RateLimitExceededException RateLimitExceptionFilter QUOTA_EXCEEDED_TYPE RateLimitStoreError RateLimitKeyError RateLimitValueError RateLimitGraphqlError
       clientAddress parseRate AdaptiveRateProvider RateLimitEvents ManualClock systemClock MemoryStore`),
     types: words(`
-      RateLimitStoreFailure ProgrammaticLimit AcquireOptions RateLimitDecision HotKey HottestKeysQuery
+      RateLimitStoreFailure ProgrammaticLimit RateLimitReservation AcquireOptions RateLimitDecision HotKey HottestKeysQuery
       RateLimitExceededDetails
       RateLimitOptions Rate KeyStrategy FailMode ChargeMode RateLimitOutcome
       RateLimitModuleOptions RateLimitOptionsFactory
@@ -47,7 +47,7 @@ const SURFACE: Record<
     namespaces: {
       RateLimitTypes: words(`
         BaseLimitOptions RequestRateOptions TokenBucketLimitOptions WindowLimitOptions ConcurrencyLimitOptions
-        DynamicRate DynamicBurst KeyFunctionResult RateLimitAlgorithm CalendarOptions SkipPredicate
+        DynamicRate DynamicBurst KeyFunctionResult RateLimitAlgorithm CalendarOptions SkipPredicate RateLimitSettleOutcome
         HeadersMode ErrorFormat TrustProxy HotKeysOptions RateLimitMetricsOptions RateLimitEventsOptions
         AdaptiveHandlerResult AdaptiveOutcome AdaptiveRateChange AdaptiveRateListener ClockTimer
         RateLimitEventType RateLimitEventListener LimitVerdict
@@ -62,13 +62,13 @@ const SURFACE: Record<
     types: words(`
       RateLimitStore AlgorithmName TokenBucketLimit CalendarAlignment FixedWindowLimit SlidingWindowLimit WindowLimit StoreLimit
       BucketRef RateLimitCheck TokenBucketCheck ConsumeRequest TokenBucketRequest ConsumeResult BucketsRequest RefundRequest
-      BlockCheck BlockRequest MaybePromise LocalFallback StoreHealth HealthRequest
+      BlockCheck BlockRequest SettleCheck SettleRequest MaybePromise LocalFallback StoreHealth HealthRequest
       ConcurrencySlots SlotAcquireRequest SlotAcquireResult SlotReleaseRequest RateLimitDecision
       BucketAlgorithm BucketState BucketStates StoreContractOptions StoreContractFramework`),
   },
   './algorithms': {
     values: words(`
-      gcraConsume gcraPeek gcraRefund gcraBlock emissionIntervalMs nextTokenMs
+      gcraConsume gcraPeek gcraRefund gcraSettle gcraBlock emissionIntervalMs nextTokenMs
       fixedWindowBounds fixedWindowConsume fixedWindowPeek slidingWaitMs slidingWindowConsume slidingWindowPeek
       calendarBoundaries calendarWindow windowRefund TOKEN_EPSILON`),
     types: words(
@@ -95,6 +95,10 @@ const SURFACE: Record<
   './two-tier': {
     values: words('TwoTierStore'),
     types: words('TwoTierStoreOptions TwoTierStoreStats'),
+  },
+  './graphql': {
+    values: words('graphqlComplexity resolvedComplexity'),
+    types: words('GraphqlComplexityOptions GraphqlComplexityLimit OperationParts'),
   },
   './terminus': {
     values: words('RateLimitHealthIndicator RateLimitHealthModule'),
@@ -147,7 +151,8 @@ describe('the public surface', () => {
 
   it('keeps the root to what an application needs (a budget: raise it deliberately)', () => {
     const rootNames = report['.']!.values.length + report['.']!.types.length;
-    expect(rootNames).toBeLessThanOrEqual(48);
+    // 49: RateLimitReservation (RateLimiter.reserve's answer, issue 30).
+    expect(rootNames).toBeLessThanOrEqual(49);
   });
 
   it.each(['.', './store', './algorithms', './adaptive', './observability'])(

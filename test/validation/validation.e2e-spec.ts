@@ -489,7 +489,7 @@ describe('start-up validation', () => {
       [
         "penalty (rate-limiter-flexible's name) in defaults",
         { defaults: { rate: 1, penalty: 60 } },
-        'RateLimit: RateLimitModule options, limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isChargeFailure, isFailure, skip, shadow, blockDuration, maxDelay, concurrency, leaseTimeout, algorithm, calendar)',
+        'RateLimit: RateLimitModule options, limit "default": penalty is not an option (known options: name, rate, burst, cost, key, scope, failMode, adaptive, charge, isChargeFailure, isFailure, skip, shadow, blockDuration, maxDelay, settle, concurrency, leaseTimeout, algorithm, calendar)',
       ],
       [
         'default: for defaults',

@@ -6,10 +6,11 @@ import { EVALUATE_LUA } from './evaluate.lua.js';
 import { LEASE_LUA } from './lease.lua.js';
 import { PEEK_LUA } from './peek.lua.js';
 import { REFUND_LUA } from './refund.lua.js';
+import { SETTLE_LUA } from './settle.lua.js';
 
 /** The store's Lua scripts, one per operation (see each file's header for its KEYS, ARGV and reply). */
 export type ScriptName =
-  'consume' | 'consume_one' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block';
+  'consume' | 'consume_one' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block' | 'settle';
 
 /** A script as the store sends it: by SHA1 (`EVALSHA`), by source when Redis lost it (`EVAL`). */
 export interface RedisScript {
@@ -32,4 +33,6 @@ export const SCRIPTS: Readonly<Record<ScriptName, RedisScript>> = {
   refund: script('refund', REFUND_LUA),
   lease: script('lease', LEASE_LUA),
   block: script('block', BLOCK_LUA),
+  /** A reservation's difference: refund, or charge into debt. */
+  settle: script('settle', SETTLE_LUA),
 };

@@ -25,6 +25,7 @@ import type {
 import { approximatelyWith } from './approximately.js';
 import { contractFramework, type StoreContractFramework } from './framework.js';
 import { ModelStore } from './model-store.js';
+import { describeSettlementCases } from './settlement-cases.js';
 
 /** Options of {@link describeStoreContract} and {@link describeWindowStoreContract}. */
 export interface StoreContractOptions {
@@ -435,6 +436,8 @@ export function describeStoreContract(
       expect(typeof health.store).toBe('string');
       expect(health.error).toBeUndefined();
     });
+
+    describeSettlementCases({ it, expect, store: () => store, key, T0 });
 
     it('agrees with the algorithm on a long randomized sequence', async () => {
       const random = seededRandom(20_240_601);
