@@ -22,6 +22,13 @@ export type {
   SkipPredicate,
 } from './interfaces/rate-limit-options.interface.js';
 
+// The adaptive form of `concurrency`, and what `RateLimiter.concurrencyLimit` answers
+export type {
+  AdaptiveConcurrencyOptions,
+  AdaptiveConcurrencyLimitOptions,
+} from './interfaces/adaptive-concurrency-options.interface.js';
+export type { ConcurrencyLimitState } from './concurrency/adaptive/adaptive-concurrency-limits.js';
+
 // `RateLimitModuleOptions`: the types of its fields
 export type {
   HeadersMode,

@@ -9,7 +9,8 @@
  *
  * - a window gathers the calls that *started* in it (so that it measures the
  *   limit in force, not the one before a change) until it holds
- *   `minWindowSamples` of them and lasts at least two no-load latencies;
+ *   `minWindowSamples` of them (or twice the limit, if fewer) and lasts at
+ *   least two no-load latencies;
  * - its mean latency `rtt` is compared with `noLoadRtt`, the lowest window
  *   mean seen since the last re-measure (a mean, not a single call: a noisy
  *   downstream's fastest call is not its no-load latency);
@@ -32,7 +33,8 @@
  * - 503s while probing (Envoy drops to its minimum): the probe takes a
  *   quarter off, for one window, and only when the limit is already in use;
  * - slow ramps (Vegas): a window without any queueing (gradient 1) grows by
- *   a tenth of the limit, not by one.
+ *   a fifth of the limit, not by one, and a small limit's window needs only
+ *   twice the limit's calls.
  *
  * Failures count too: a window where more than a tenth of the calls failed
  * (the handler threw or timed out) multiplies the limit by
@@ -44,7 +46,7 @@ export interface GradientLimitOptions {
   readonly min: number;
   readonly max: number;
   readonly initial: number;
-  /** Latency over no-load latency tolerated before the limit shrinks. @default 1.05 */
+  /** Latency over no-load latency tolerated before the limit shrinks (noise, not queueing). @default 1 */
   readonly tolerance: number;
   /** How far each window moves the estimate towards its target. @default 0.2 */
   readonly smoothing: number;
@@ -70,6 +72,8 @@ export const PROBE_FACTOR = 0.8;
 export const PROBE_NOISE = 1.1;
 /** A window that moves the estimate by less than this share leaves it steady: a probe may start. */
 export const STEADY_CHANGE = 0.05;
+/** A window without queueing grows a limit it reached by this share of it (at least the queue term). */
+export const GROWTH = 0.2;
 /** Share of failed calls in a window above which the limit shrinks for them. */
 export const FAILURE_THRESHOLD = 0.1;
 
@@ -150,7 +154,9 @@ export function sampleGradient(
   };
   const now = sample.endedAt;
   const minMs = Math.max(options.minWindowMs, 2 * (state.noLoadRtt ?? rtt));
-  if (counted.count < options.minWindowSamples || now - window.start < minMs)
+  // A small limit yields few calls per round trip: it needs fewer to decide (twice the limit).
+  const minSamples = Math.min(options.minWindowSamples, Math.max(2, 2 * state.limit));
+  if (counted.count < minSamples || now - window.start < minMs)
     return { ...state, window: counted };
   return closeWindow(state, counted, now, options);
 }
@@ -220,8 +226,8 @@ function targetEstimate(
   // Growth only for a limit the window reached: demand beyond it is what growth would serve.
   const inUse = window.maxInFlight >= Math.floor(estimate);
   if (gradient >= 1) {
-    // No queueing: grow only a limit in use, by a tenth (at least the queue term).
-    return inUse ? estimate + Math.max(queueTerm(estimate), estimate / 10) : estimate;
+    // No queueing: grow only a limit in use, by a fifth (at least the queue term).
+    return inUse ? estimate + Math.max(queueTerm(estimate), estimate * GROWTH) : estimate;
   }
   const target = estimate * gradient + queueTerm(estimate);
   const moved = estimate * (1 - options.smoothing) + target * options.smoothing;

@@ -34,16 +34,16 @@ describe('adaptive concurrency on the simulated downstream', () => {
     expect(none.p99Ms).toBeGreaterThan(10_000);
   });
 
-  it('follows C halving (20 → 10) within 10 s', () => {
+  it('follows C halving (40 → 20) within 10 s', () => {
     const result = simulate({
       durationMs: 60_000,
-      capacity: (t) => (t < 30_000 ? 20 : 10),
-      offeredPerSecond: [800],
+      capacity: (t) => (t < 30_000 ? 40 : 20),
+      offeredPerSecond: [1600],
       limit: adaptive,
     });
     for (const limit of limits(result, 40_000, 60_000)) {
-      expect(limit).toBeGreaterThanOrEqual(7.5);
-      expect(limit).toBeLessThanOrEqual(12.5);
+      expect(limit).toBeGreaterThanOrEqual(15);
+      expect(limit).toBeLessThanOrEqual(25);
     }
   });
 
