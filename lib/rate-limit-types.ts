@@ -62,4 +62,5 @@ export type {
   RateLimitStoreRecoveredEvent,
   RateLimitFallbackEvent,
   RateLimitPenaltyEvent,
+  ConcurrencyLimitChangeEvent,
 } from './observability/events/rate-limit-events.interface.js';

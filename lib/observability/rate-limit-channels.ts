@@ -133,7 +133,7 @@ export type RateChangeChannelEvent = AdaptiveRateChange & { readonly owner?: Rat
  * bucket key), the limit before and after, and the calls in flight and
  * waiting then.
  */
-export interface ConcurrencyLimitChangeEvent {
+export interface ConcurrencyLimitChannelEvent {
   readonly name: string;
   readonly key: string;
   readonly from: number;

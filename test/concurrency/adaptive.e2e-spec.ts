@@ -5,10 +5,12 @@ import {
   MemoryStore,
   RateLimit,
   RateLimiter,
+  RateLimitEvents,
   RateLimitModule,
   type RateLimitTypes,
 } from 'nestjs-holdup';
 import { seededRandom } from 'nestjs-holdup/adaptive';
+import { Registry } from 'prom-client';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 
 /**
@@ -125,14 +127,23 @@ describe.each(PLATFORMS)('adaptive concurrency over HTTP (%s)', (platform) => {
   let app: INestApplication;
   let limiter: RateLimiter;
   let traffic: Traffic;
+  const registry = new Registry();
+  const changes: RateLimitTypes.ConcurrencyLimitChangeEvent[] = [];
 
   beforeAll(async () => {
     app = await createApp(platform, {
-      imports: [RateLimitModule.forRoot({ store: new MemoryStore(), clock })],
+      imports: [
+        RateLimitModule.forRoot({
+          store: new MemoryStore(),
+          clock,
+          metrics: { prometheus: { registry } },
+        }),
+      ],
       controllers: [InferenceController],
     });
     await app.listen(0, '127.0.0.1');
     limiter = app.get(RateLimiter);
+    app.get(RateLimitEvents).on('limit-change', (change) => void changes.push(change));
     traffic = new Traffic((await app.getUrl()).replace('[::1]', '127.0.0.1'));
   });
   afterAll(async () => {
@@ -164,5 +175,17 @@ describe.each(PLATFORMS)('adaptive concurrency over HTTP (%s)', (platform) => {
     expect(followed.limit).toBeGreaterThanOrEqual(4);
     expect(followed.limit).toBeLessThanOrEqual(7);
     expect([...traffic.statuses.keys()].sort()).toEqual([200, 429]);
+
+    // Visible: each move a limit-change event, the last one the gauge's value.
+    expect(changes.length).toBeGreaterThan(3);
+    expect(changes.at(-1)).toMatchObject({ name: 'inference', to: followed.limit });
+    expect(changes.some((change) => change.to > change.from)).toBe(true);
+    expect(changes.some((change) => change.to < change.from)).toBe(true);
+    const gauge = (await registry.getMetricsAsJSON()).find((metric) =>
+      metric.name.endsWith('concurrency_limit'),
+    );
+    expect(gauge?.values).toEqual([
+      expect.objectContaining({ value: followed.limit, labels: { policy: 'inference' } }),
+    ]);
   }, 60_000);
 });
