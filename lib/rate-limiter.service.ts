@@ -92,8 +92,9 @@ export class RateLimiter implements OnApplicationShutdown {
   /**
    * An adaptive `concurrency` limit now, per key: the calls it allows in
    * flight, those in flight and those waiting in its backlog. `key` (the
-   * caller's identity as the limit's `key` makes it, e.g. `'global'`)
-   * narrows it to one key; without it, every key the process keeps. Empty
+   * caller's identity as the limit's `key` makes it: `'global'` for
+   * `key: 'global'`, `'k=<answer>'` for a key function) narrows it to one
+   * key; without it, every key the process keeps. Empty
    * for a limit no call has used yet (or not adaptive, or not in this module).
    *
    * ```ts
