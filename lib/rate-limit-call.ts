@@ -78,7 +78,8 @@ export interface SlotAdmission {
  * gets their one release, for its `finalize`. @internal
  */
 export interface HeldSlots {
-  readonly handlerStarted: () => () => void;
+  /** The release takes whether the call failed (an adaptive limit counts failures). */
+  readonly handlerStarted: () => (failed?: boolean) => void;
 }
 
 const RATE_LIMIT_CALL: unique symbol = Symbol('RATE_LIMIT:CALL');

@@ -23,6 +23,13 @@ export type {
   RateLimitSettleOutcome,
 } from './interfaces/rate-limit-options.interface.js';
 
+// The adaptive form of `concurrency`, and what `RateLimiter.concurrencyLimit` answers
+export type {
+  AdaptiveConcurrencyOptions,
+  AdaptiveConcurrencyLimitOptions,
+} from './interfaces/adaptive-concurrency-options.interface.js';
+export type { ConcurrencyLimitState } from './concurrency/adaptive/adaptive-concurrency-limits.js';
+
 // `RateLimitModuleOptions`: the types of its fields
 export type {
   HeadersMode,
@@ -56,4 +63,5 @@ export type {
   RateLimitStoreRecoveredEvent,
   RateLimitFallbackEvent,
   RateLimitPenaltyEvent,
+  ConcurrencyLimitChangeEvent,
 } from './observability/events/rate-limit-events.interface.js';

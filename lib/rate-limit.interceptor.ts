@@ -20,7 +20,7 @@ import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import type { AfterHandlerServices, HandlerOutcome } from './policies/call-steps.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
-import { SlotGate } from './concurrency/slot-gate.js';
+import { callFailed, SlotGate } from './concurrency/slot-gate.js';
 import { answerAdmitted } from './transports/call-answer.js';
 
 /**
@@ -80,7 +80,11 @@ export class RateLimitInterceptor implements NestInterceptor {
     if (admission !== undefined) call!.slots = undefined;
     if (admission !== undefined && 'handlerStarted' in admission) {
       const release = admission.handlerStarted();
-      return this.afterHandler(context, next, route, response).pipe(finalize(release));
+      let error: unknown;
+      return this.afterHandler(context, next, route, response).pipe(
+        tap({ error: (thrown: unknown) => void (error = thrown ?? new Error('handler failed')) }),
+        finalize(() => release(callFailed(error))),
+      );
     }
     if (admission !== undefined) {
       return this.slots.hold(context, route, { request, response }, admission, () =>

@@ -23,6 +23,7 @@ import { RESOLVED_RATE_LIMIT_OPTIONS } from './rate-limit.constants.js';
 import { RateLimiter } from './rate-limiter.service.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
 import { SlotGate } from './concurrency/slot-gate.js';
+import { AdaptiveConcurrencyLimits } from './concurrency/adaptive/adaptive-concurrency-limits.js';
 import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
 import type { RateLimitOptions } from './interfaces/rate-limit-options.interface.js';
 import { needsAfterHandler } from './routes/after-handler.js';
@@ -41,6 +42,7 @@ const SHARED_PROVIDERS: Provider[] = [
   RateLimitTransports,
   RateLimitRoutes,
   RateLimitEngine,
+  AdaptiveConcurrencyLimits,
   SlotGate,
   RateLimiter,
   AdaptiveRateProvider,

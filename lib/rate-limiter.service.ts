@@ -1,3 +1,7 @@
+import {
+  AdaptiveConcurrencyLimits,
+  type ConcurrencyLimitState,
+} from './concurrency/adaptive/adaptive-concurrency-limits.js';
 import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import type { RateLimitDecision } from './algorithms/rate-limit-decision.js';
 import type { RateLimitClock } from './clock.js';
@@ -59,6 +63,7 @@ export class RateLimiter implements OnApplicationShutdown {
     private readonly options: EngineOptions &
       Pick<ResolvedModuleOptions, 'ipv6Subnet' | 'errorFormat'>,
     @Optional() engine?: RateLimitEngine,
+    @Optional() private readonly adaptiveConcurrency?: AdaptiveConcurrencyLimits,
   ) {
     this.ownsEngine = engine === undefined;
     this.engine = engine ?? new RateLimitEngine(store, clock, options);
@@ -87,6 +92,22 @@ export class RateLimiter implements OnApplicationShutdown {
         `RateLimiter.hottestKeys: top must be a positive integer, got ${describeValue(top)}`,
       );
     return hotKeys.hottest({ limit: query.limit, top }, this.clock.now());
+  }
+
+  /**
+   * An adaptive `concurrency` limit now, per key: the calls it allows in
+   * flight, those in flight and those waiting in its backlog. `key` (the
+   * caller's identity as the limit's `key` makes it: `'global'` for
+   * `key: 'global'`, `'k=<answer>'` for a key function) narrows it to one
+   * key; without it, every key the process keeps. Empty
+   * for a limit no call has used yet (or not adaptive, or not in this module).
+   *
+   * ```ts
+   * @Get('admin/inference') inference() { return this.limiter.concurrencyLimit('inference'); }
+   * ```
+   */
+  concurrencyLimit(name: string, key?: string): ConcurrencyLimitState[] {
+    return this.adaptiveConcurrency?.current(name, key) ?? [];
   }
 
   /**

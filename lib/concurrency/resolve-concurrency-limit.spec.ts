@@ -71,3 +71,99 @@ describe('resolveConcurrencyLimit', () => {
     ).toThrow(/calendar cannot be combined with concurrency/);
   });
 });
+
+describe('resolveConcurrencyLimit: the adaptive form', () => {
+  const resolve = (concurrency: unknown, extra: object = {}) =>
+    resolveConcurrencyLimit({ name: 'inf', concurrency, ...extra } as unknown as RateLimitOptions, {
+      ...context,
+      storeSlots: false,
+    });
+  const where = 'RateLimit: GenController.generate, limit "inf": ';
+
+  it('min, max, defaults; counted in the process, so any store will do', () => {
+    const limit = resolve({ adaptive: { min: 2, max: 200 } });
+    expect(limit.concurrency).toBe(200);
+    expect(limit.adaptive!.config.controller).toMatchObject({
+      min: 2,
+      max: 200,
+      initial: 10,
+      tolerance: 1,
+    });
+    expect(limit.adaptive!.config.partitions).toEqual([]);
+    expect(limit.adaptive!.config.backlog).toBeUndefined();
+  });
+
+  it('partitions, partition and a backlog', () => {
+    const limit = resolve({
+      adaptive: { min: 1, max: 50, initial: 4, probeInterval: '1min' },
+      partitions: { critical: 0.9, batch: 0.1 },
+      partition: () => 'batch',
+      backlog: { size: 100, timeout: '1s' },
+    });
+    expect(limit.adaptive!.config).toMatchObject({
+      controller: { initial: 4, probeIntervalMs: 60_000 },
+      partitions: [
+        { name: 'critical', share: 0.9 },
+        { name: 'batch', share: 0.1 },
+      ],
+      backlog: { size: 100, timeoutMs: 1000 },
+    });
+    expect(limit.adaptive!.indexOf('batch')).toBe(1);
+    expect(limit.adaptive!.indexOf('other')).toBe(-1);
+  });
+
+  it.each([
+    [{}, 'concurrency.adaptive is required in the object form'],
+    [{ min: 2, max: 200 }, 'concurrency.min is not an option'],
+    [{ adaptive: { min: 0, max: 10 } }, 'concurrency.adaptive.min must be an integer from 1'],
+    [{ adaptive: { min: 5, max: 4 } }, 'concurrency.adaptive.max must be at least min (5), got 4'],
+    [
+      { adaptive: { min: 5, max: 10, initial: 20 } },
+      'concurrency.adaptive.initial must be between min (5) and max (10), got 20',
+    ],
+    [
+      { adaptive: { min: 1, max: 10, algorithm: 'vegas' } },
+      "concurrency.adaptive.algorithm must be 'gradient'",
+    ],
+    [
+      { adaptive: { min: 1, max: 10, tolerence: 2 } },
+      'concurrency.adaptive.tolerence is not an option (did you mean tolerance?)',
+    ],
+    [
+      { adaptive: { min: 1, max: 10 }, partitions: { a: 0.9, b: 0.1 } },
+      'concurrency.partition is required with concurrency.partitions',
+    ],
+    [
+      { adaptive: { min: 1, max: 10 }, partition: (): string => 'a' },
+      'concurrency.partitions is required with concurrency.partition',
+    ],
+    [
+      {
+        adaptive: { min: 1, max: 10 },
+        partitions: { a: 0.9, b: 0.2 },
+        partition: (): string => 'a',
+      },
+      'concurrency.partitions shares must add up to at most 1',
+    ],
+    [
+      { adaptive: { min: 1, max: 10 }, partitions: { a: 0, b: 0.2 }, partition: (): string => 'a' },
+      'concurrency.partitions.a must be a share in (0, 1]',
+    ],
+    [
+      { adaptive: { min: 1, max: 10 }, backlog: { size: 0, timeout: '1s' } },
+      'concurrency.backlog.size must be an integer from 1',
+    ],
+    [
+      { adaptive: { min: 1, max: 10 }, backlog: { size: 10, timeout: '2min' } },
+      'concurrency.backlog.timeout must be a positive duration up to a minute',
+    ],
+  ])('%j: %s', (concurrency, message) => {
+    expect(() => resolve(concurrency)).toThrow(where + message);
+  });
+
+  it('refuses failMode: no store failure reaches a limit counted in the process', () => {
+    expect(() => resolve({ adaptive: { min: 1, max: 10 } }, { failMode: 'closed' })).toThrow(
+      `${where}failMode does not apply to an adaptive concurrency limit`,
+    );
+  });
+});

@@ -8,6 +8,10 @@ import { checkLimitName, resolveCommonOptions } from '../limits/common-limit-opt
 import { LIMIT_OPTIONS, type LimitContext } from '../limits/resolve-limit.js';
 import { LIMIT_POLICIES } from '../policies/limit-policies.js';
 import { DEFAULT_LIMIT_NAME } from '../rate-limit.constants.js';
+import {
+  resolveAdaptiveConcurrency,
+  type ResolvedAdaptiveConcurrency,
+} from './adaptive/resolve-adaptive-concurrency.js';
 import type { TokenBucketLimit } from '../store/rate-limit-store.interface.js';
 
 /** A `concurrency` limit's slots are held at most this long by default: 5 minutes. */
@@ -40,8 +44,10 @@ const RATE_ONLY: Readonly<Partial<Record<keyof RateLimitOptions, string>>> = {
  */
 export interface ResolvedConcurrencyLimit {
   readonly name: string;
-  /** Slots one key may hold at once. */
+  /** Slots one key may hold at once (an adaptive limit: its `max`). */
   readonly concurrency: number;
+  /** The adaptive form: counted in this process, its limit moving (undefined: static, in the store). */
+  readonly adaptive: ResolvedAdaptiveConcurrency | undefined;
   /** `leaseTimeout` in whole milliseconds. */
   readonly leaseMs: number;
   readonly identify: Identify;
@@ -81,7 +87,11 @@ export function resolveConcurrencyLimit(
     if ((options as Record<string, unknown>)[option] !== undefined)
       fail(option, `cannot be combined with concurrency: ${why}`);
   }
-  const concurrency = options.concurrency;
+  const adaptive =
+    typeof options.concurrency === 'object'
+      ? resolveAdaptiveConcurrency(options.concurrency, where, fail)
+      : undefined;
+  const concurrency = adaptive?.config.controller.max ?? options.concurrency;
   if (
     typeof concurrency !== 'number' ||
     !Number.isSafeInteger(concurrency) ||
@@ -93,10 +103,17 @@ export function resolveConcurrencyLimit(
       `must be a positive integer (at most ${MAX_CONCURRENCY}), got ${describeValue(concurrency)}`,
     );
   }
-  if (context.storeSlots === false) {
+  // Counted in the process: any store will do, and no store failure can happen to it.
+  if (adaptive === undefined && context.storeSlots === false) {
     fail(
       'concurrency',
       'needs a store with concurrency slots (RateLimitStore.slots: MemoryStore, RedisStore, TwoTierStore); this one has none',
+    );
+  }
+  if (adaptive !== undefined && options.failMode !== undefined) {
+    fail(
+      'failMode',
+      'does not apply to an adaptive concurrency limit: it is counted in each process, never in the store, so no store failure reaches it',
     );
   }
   const leaseMs = resolveLeaseTimeout(options.leaseTimeout, fail);
@@ -110,18 +127,23 @@ export function resolveConcurrencyLimit(
   const { identify, route, failMode } = resolveCommonOptions(options, name, context, fail);
   return {
     name,
-    concurrency: concurrency!,
+    concurrency: concurrency as number,
+    adaptive,
     leaseMs,
     identify,
     namespace: `cc|${name}|${route}|`,
     failMode,
     header: Object.freeze({
       name,
-      rate: concurrency!,
-      burst: concurrency!,
+      rate: concurrency as number,
+      burst: concurrency as number,
       unit: 'concurrent-requests',
     }),
-    shape: Object.freeze({ algorithm: 'token-bucket', rate: concurrency!, burst: concurrency! }),
+    shape: Object.freeze({
+      algorithm: 'token-bucket',
+      rate: concurrency as number,
+      burst: concurrency as number,
+    }),
   };
 }
 

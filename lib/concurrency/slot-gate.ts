@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
-import { finalize, Observable, type Subscription } from 'rxjs';
+import { finalize, Observable, tap, type Subscription } from 'rxjs';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
 import { rateLimitChannels } from '../observability/rate-limit-channels.js';
@@ -25,6 +25,8 @@ import {
 } from './slot-holding.js';
 import { realTimer, type ClockTimer, type RateLimitClock } from '../clock.js';
 import { SlotReleases } from './slot-releases.js';
+import type { AdaptiveAnswer } from './adaptive/adaptive-concurrency.js';
+import { AdaptiveConcurrencyLimits } from './adaptive/adaptive-concurrency-limits.js';
 import { RATE_LIMIT_CLOCK, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
 import { answerAdmitted, answerDenied } from '../transports/call-answer.js';
 
@@ -63,6 +65,7 @@ export class SlotGate implements OnModuleDestroy {
     private readonly engine: RateLimitEngine,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
+    private readonly adaptive: AdaptiveConcurrencyLimits,
   ) {
     this.releaseFailures = new BurstLog(options.warn);
     this.releases = new SlotReleases(() => this.clock.now(), {
@@ -145,7 +148,12 @@ export class SlotGate implements OnModuleDestroy {
       holding.route.transport,
       holding.exchange,
     );
-    return run().pipe(finalize(this.releaser(holding, watch).handlerStarted()));
+    const release = this.releaser(holding, watch).handlerStarted();
+    let error: unknown;
+    return run().pipe(
+      tap({ error: (thrown: unknown) => void (error = thrown ?? new Error('handler failed')) }),
+      finalize(() => release(callFailed(error))),
+    );
   }
 
   private holding(
@@ -213,12 +221,12 @@ export class SlotGate implements OnModuleDestroy {
     let stopWatching: (() => void) | undefined;
     let leaseEnd: ClockTimer | undefined;
     const takenAt = this.clock.now();
-    const release = (): void => {
+    const release = (failed = false): void => {
       if (released) return;
       released = true;
       stopWatching?.();
       leaseEnd?.cancel();
-      this.releaseAll(holding);
+      this.releaseAll(holding, failed);
     };
     const gone = (): void => {
       if (!running) return release();
@@ -226,7 +234,7 @@ export class SlotGate implements OnModuleDestroy {
       let leaseMs = 0;
       for (const slot of holding.held) leaseMs = Math.max(leaseMs, slot.leaseMs);
       const setTimer = this.clock.setTimer?.bind(this.clock) ?? realTimer;
-      leaseEnd = setTimer(takenAt + leaseMs - this.clock.now(), release);
+      leaseEnd = setTimer(takenAt + leaseMs - this.clock.now(), () => release(true));
     };
     stopWatching = watch?.(gone);
     return {
@@ -267,6 +275,7 @@ export class SlotGate implements OnModuleDestroy {
     limit: ResolvedConcurrencyLimit,
     key: string,
   ): MaybePromise<void> {
+    if (limit.adaptive !== undefined) return this.acquireAdaptive(holding, limit, key);
     const id = `${this.prefix}:${(this.counter = (this.counter + 1) % Number.MAX_SAFE_INTEGER)}`;
     let answer: MaybePromise<SlotAcquireResult>;
     try {
@@ -308,10 +317,15 @@ export class SlotGate implements OnModuleDestroy {
       holding.decisions.push({ allowed: true, remaining: free, retryAfterMs: 0, resetMs: 0 });
       return;
     }
+    this.refuse(holding, RETRY_AFTER_MS);
+  }
+
+  /** The call refused by its last limit: what it took goes back, the denial is published and answered. */
+  private refuse(holding: Holding, retryAfterMs: number): never {
     holding.decisions.push({
       allowed: false,
       remaining: 0,
-      retryAfterMs: RETRY_AFTER_MS,
+      retryAfterMs,
       resetMs: 0,
       reason: 'limit',
     });
@@ -320,6 +334,57 @@ export class SlotGate implements OnModuleDestroy {
     const source = holdingHeaders(holding);
     const { transport } = holding.route;
     holding.deny(answerDenied(transport, holding.exchange.response, this.options.headers, source));
+  }
+
+  /**
+   * An adaptive limit's slot, counted in the process: at once, or after the
+   * backlog's wait (a caller that leaves while waiting takes nothing and is
+   * refused like a full backlog).
+   */
+  private acquireAdaptive(
+    holding: Holding,
+    limit: ResolvedConcurrencyLimit,
+    key: string,
+  ): MaybePromise<void> {
+    const adaptive = limit.adaptive!;
+    let partition: number;
+    try {
+      const answered = adaptive.partitionOf(holding.context);
+      partition = adaptive.config.partitions.length === 0 ? 0 : adaptive.indexOf(answered);
+      if (partition < 0) partition = this.adaptive.unknownPartition(limit, answered);
+    } catch (error) {
+      return this.giveBackAndThrow(holding, error);
+    }
+    const { route, exchange } = holding;
+    const watch =
+      onResponseClosed(exchange.response) ??
+      route.transport.onClientGone?.bind(route.transport, exchange);
+    const answer = this.adaptive.limiter(limit).acquire(key, partition, watch);
+    if (isPromiseLike(answer))
+      return answer.then((settled) => this.decidedAdaptive(holding, limit, key, settled));
+    return this.decidedAdaptive(holding, limit, key, answer);
+  }
+
+  private decidedAdaptive(
+    holding: Holding,
+    limit: ResolvedConcurrencyLimit,
+    key: string,
+    answer: AdaptiveAnswer,
+  ): void {
+    const header = { ...limit.header, rate: answer.limit, burst: answer.limit };
+    holding.limits.push(header);
+    holding.keys.push({ key, limit: { ...limit.shape, rate: answer.limit, burst: answer.limit } });
+    if (answer.allowed) {
+      holding.held.push({ key, id: '', leaseMs: limit.leaseMs, ticket: answer.ticket });
+      holding.decisions.push({
+        allowed: true,
+        remaining: Math.max(0, answer.limit - answer.inFlight),
+        retryAfterMs: 0,
+        resetMs: 0,
+      });
+      return;
+    }
+    this.refuse(holding, answer.retryAfterMs);
   }
 
   /** The store failed: the limit's fail mode decides (`'local'` admits like `'open'`: slots have no local tier). */
@@ -354,9 +419,11 @@ export class SlotGate implements OnModuleDestroy {
   }
 
   /** Never throws, never leaves a rejection unhandled: a failed release is retried, and said once per burst. */
-  private releaseAll(holding: Holding): void {
-    for (const { key, id, leaseMs } of holding.held.splice(0))
-      this.releases.release(holding.slots, key, id, leaseMs);
+  private releaseAll(holding: Holding, failed = false): void {
+    for (const { key, id, leaseMs, ticket } of holding.held.splice(0)) {
+      if (ticket !== undefined) ticket.release(failed);
+      else this.releases.release(holding.slots, key, id, leaseMs);
+    }
   }
 
   private releaseFailed(error: unknown): void {
@@ -388,4 +455,14 @@ export class SlotGate implements OnModuleDestroy {
     this.releaseFailures.flush();
     this.failures.close();
   }
+}
+
+/**
+ * Whether a handler's end counts as a failure for an adaptive limit: it
+ * threw, other than a client error (a 4xx says nothing of the downstream).
+ */
+export function callFailed(error: unknown): boolean {
+  if (error === undefined) return false;
+  const status = (error as { getStatus?: () => unknown }).getStatus?.();
+  return !(typeof status === 'number' && status < 500);
 }

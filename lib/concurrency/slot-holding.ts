@@ -5,6 +5,7 @@ import type { HeaderSource } from '../headers/write-headers.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
 import type { SlotAdmission } from '../rate-limit-call.js';
+import type { AdaptiveTicket } from './adaptive/adaptive-concurrency.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
 import type { ConcurrencySlots } from '../store/concurrency-slots.interface.js';
 import type { BucketRef } from '../store/rate-limit-store.interface.js';
@@ -24,7 +25,13 @@ export interface Holding {
    * Slots to release when the call ends: those taken, and those whose
    * acquisition failed (timed out: Redis may still run it when it wakes).
    */
-  readonly held: { readonly key: string; readonly id: string; readonly leaseMs: number }[];
+  readonly held: {
+    readonly key: string;
+    readonly id: string;
+    readonly leaseMs: number;
+    /** An adaptive limit's slot: counted in the process, given back through it. */
+    readonly ticket?: AdaptiveTicket;
+  }[];
   /** Each decided limit's key, parallel to `decisions`, for the decision channel's `checks`. */
   readonly keys: BucketRef[];
   readonly limits: HeaderLimit[];

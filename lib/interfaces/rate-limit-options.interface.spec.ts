@@ -5,6 +5,7 @@ import {
   resolveConcurrencyLimit,
 } from '../concurrency/resolve-concurrency-limit.js';
 import { resolveLimit, type LimitContext } from '../limits/resolve-limit.js';
+import type { AdaptiveConcurrencyOptions } from './adaptive-concurrency-options.interface.js';
 import type { RateLimitModuleOptions } from './rate-limit-module-options.interface.js';
 import type {
   ConcurrencyLimitOptions,
@@ -124,7 +125,7 @@ describe('RateLimitOptions: accepted', () => {
       const burst: number | DynamicBurst | undefined = limit.burst;
       const algorithm: RateLimitAlgorithm | undefined = limit.algorithm;
       const shadow: boolean | undefined = limit.shadow;
-      const concurrency: number | undefined = limit.concurrency;
+      const concurrency: number | AdaptiveConcurrencyOptions | undefined = limit.concurrency;
       const cost: number | ((context: ExecutionContext) => number) | undefined = limit.cost;
       return [
         limit.name,

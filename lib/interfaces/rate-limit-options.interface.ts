@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@nestjs/common';
+import type { AdaptiveConcurrencyOptions } from './adaptive-concurrency-options.interface.js';
 import type { AdaptiveOptions } from './adaptive-options.interface.js';
 
 /**
@@ -361,8 +362,12 @@ export interface ConcurrencyLimitOptions extends BaseLimitOptions {
    * only `name`, `key`, `scope`, `failMode`, `shadow: false` and
    * `leaseTimeout`; declare a rate limit beside it for a rate. See
    * docs/concurrency.md.
+   *
+   * Or the adaptive form, `{ adaptive: { min, max }, partitions?, partition?,
+   * backlog? }`: a limit that finds the downstream's capacity from the calls'
+   * latency, counted in each process ({@link AdaptiveConcurrencyOptions}).
    */
-  readonly concurrency: number;
+  readonly concurrency: number | AdaptiveConcurrencyOptions;
   /**
    * A `concurrency` limit's slot held longer than this (milliseconds, or
    * `'30s'`, `'5min'`...) is taken back by the store: what a process that

@@ -127,6 +127,23 @@ export interface StoreCallEvent {
 /** Published on `nestjs-holdup:rate-change`: the change, and the module whose limit changed. */
 export type RateChangeChannelEvent = AdaptiveRateChange & { readonly owner?: RateLimitOwner };
 
+/**
+ * Published on `nestjs-holdup:concurrency-limit-change` when an adaptive
+ * `concurrency` limit of a key moves: its name, key (personal data, as a
+ * bucket key), the limit before and after, and the calls in flight and
+ * waiting then.
+ */
+export interface ConcurrencyLimitChannelEvent {
+  readonly name: string;
+  readonly key: string;
+  readonly from: number;
+  readonly to: number;
+  readonly inFlight: number;
+  readonly queued: number;
+  readonly noLoadRttMs: number | undefined;
+  readonly owner?: RateLimitOwner;
+}
+
 /** The channels, created once (`channel()` returns the same object for a name). @internal */
 export const rateLimitChannels = {
   decision: channel('nestjs-holdup:decision'),
@@ -137,6 +154,7 @@ export const rateLimitChannels = {
   storeRecovery: channel('nestjs-holdup:store-recovery'),
   fallback: channel('nestjs-holdup:fallback'),
   penalty: channel('nestjs-holdup:penalty'),
+  concurrencyLimitChange: channel('nestjs-holdup:concurrency-limit-change'),
 } as const;
 
 /** Event types by channel, for subscribers. */

@@ -51,6 +51,7 @@ const SURFACE: Record<
         HeadersMode ErrorFormat TrustProxy HotKeysOptions RateLimitMetricsOptions RateLimitEventsOptions
         AdaptiveHandlerResult AdaptiveOutcome AdaptiveRateChange AdaptiveRateListener ClockTimer
         RateLimitEventType RateLimitEventListener LimitVerdict
+        AdaptiveConcurrencyOptions AdaptiveConcurrencyLimitOptions ConcurrencyLimitState ConcurrencyLimitChangeEvent
         RateLimitDeniedEvent RateLimitShadowDeniedEvent RateLimitStoreFailureEvent RateLimitStoreRecoveredEvent RateLimitFallbackEvent RateLimitPenaltyEvent`),
     },
   },

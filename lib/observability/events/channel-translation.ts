@@ -1,6 +1,7 @@
 import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.interface.js';
 import {
   rateLimitChannels,
+  type ConcurrencyLimitChannelEvent,
   type DecisionEvent,
   type FallbackChangeEvent,
   type PenaltyChannelEvent,
@@ -71,6 +72,14 @@ export const CHANNEL_TRANSLATIONS: readonly ChannelTranslation[] = [
     },
   },
   { channel: rateLimitChannels.penalty, types: ['penalty'], translate: translatePenalty },
+  {
+    channel: rateLimitChannels.concurrencyLimitChange,
+    types: ['limit-change'],
+    translate: (message, emit) => {
+      const { owner: _owner, ...change } = message as ConcurrencyLimitChannelEvent;
+      emit('limit-change', change);
+    },
+  },
 ];
 
 /** Denials and shadow denials; the other results (admitted, skipped, fail-open/closed) make no event. */

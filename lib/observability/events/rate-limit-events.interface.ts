@@ -57,6 +57,22 @@ export interface RateLimitPenaltyEvent {
 }
 
 /**
+ * An adaptive `concurrency` limit moved (`limit-change`): the calls it
+ * allows in flight for `key` (personal data, as in {@link LimitVerdict}),
+ * before and after, with the calls in flight and waiting then.
+ */
+export interface ConcurrencyLimitChangeEvent {
+  readonly name: string;
+  readonly key: string;
+  readonly from: number;
+  readonly to: number;
+  readonly inFlight: number;
+  readonly queued: number;
+  /** The no-load latency the limit measures against (milliseconds). */
+  readonly noLoadRttMs: number | undefined;
+}
+
+/**
  * Every event {@link RateLimitEvents} delivers, by type. With
  * `events: { eventEmitter: true }` each is also emitted as `rate-limit.<type>`.
  */
@@ -69,6 +85,7 @@ export interface RateLimitEventMap {
   'fallback-left': RateLimitFallbackEvent;
   'rate-change': AdaptiveRateChange;
   penalty: RateLimitPenaltyEvent;
+  'limit-change': ConcurrencyLimitChangeEvent;
 }
 
 export type RateLimitEventType = keyof RateLimitEventMap;
@@ -88,4 +105,5 @@ export const RATE_LIMIT_EVENT_TYPES: readonly RateLimitEventType[] = Object.free
   'fallback-left',
   'rate-change',
   'penalty',
+  'limit-change',
 ]);

@@ -87,6 +87,13 @@ export const INSTRUMENTS = {
     'Effective rate of each adaptive limit',
     ['policy'],
   ),
+  concurrencyLimit: spec(
+    'concurrency.limit',
+    'observable-gauge',
+    '{request}',
+    'Calls in flight each adaptive concurrency limit allows (its most recently changed key)',
+    ['policy'],
+  ),
   twoTierRedisCalls: spec(
     'two_tier.redis_calls',
     'observable-counter',

@@ -2,6 +2,7 @@ import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.int
 import type { RateLimitStoreStats } from '../../store/rate-limit-store.interface.js';
 import {
   rateLimitChannels,
+  type ConcurrencyLimitChannelEvent,
   type DecisionEvent,
   type StoreCallEvent,
   type StoreFailureEvent,
@@ -55,6 +56,7 @@ export class MetricsSubscriber {
   >();
   private localFallbacks = 0;
   private readonly adaptiveRates = new Map<string, number>();
+  private readonly concurrencyLimits = new Map<string, number>();
   private readonly storeAttributes: MetricAttributes;
   private readonly listeners: [Subscribable, Listener][] = [];
   private readonly owner: RateLimitOwner | undefined;
@@ -86,6 +88,7 @@ export class MetricsSubscriber {
           : [],
       );
       backend.observe(INSTRUMENTS.adaptiveRate, () => this.readAdaptiveRates());
+      backend.observe(INSTRUMENTS.concurrencyLimit, () => this.readConcurrencyLimits());
       const stats = source.twoTierStats;
       if (stats !== undefined) this.observeTwoTier(backend, stats);
     }
@@ -106,6 +109,12 @@ export class MetricsSubscriber {
       this.adaptiveRates.set(
         (event as AdaptiveRateChange).name,
         (event as AdaptiveRateChange).rate,
+      ),
+    );
+    this.listen(rateLimitChannels.concurrencyLimitChange, (event) =>
+      this.concurrencyLimits.set(
+        (event as ConcurrencyLimitChannelEvent).name,
+        (event as ConcurrencyLimitChannelEvent).to,
       ),
     );
   }
@@ -132,6 +141,10 @@ export class MetricsSubscriber {
         (entry = { attributes: { ...this.storeAttributes, fail_mode: failMode }, value: 0 }),
       );
     entry.value++;
+  }
+
+  private *readConcurrencyLimits(): Iterable<Observation> {
+    for (const [policy, value] of this.concurrencyLimits) yield { value, attributes: { policy } };
   }
 
   private *readAdaptiveRates(): Iterable<Observation> {
