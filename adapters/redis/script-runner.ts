@@ -18,6 +18,12 @@ export interface Bucket {
   readonly maxExtra?: number;
 }
 
+/** Who asks a lease, for the fleet count (`scripts/fleet.lua.ts`): an instance id, and the count's window. */
+export interface FleetMember {
+  readonly id: string;
+  readonly windowMs: number;
+}
+
 /**
  * One script call, as {@link ScriptRunner.run} is asked it: which script,
  * and for `consume` and `lease` whether to answer the receipts a refund
@@ -26,7 +32,9 @@ export interface Bucket {
  * has them.
  */
 export type Operation =
-  | { readonly script: 'consume' | 'lease'; readonly receipts: boolean }
+  | { readonly script: 'consume'; readonly receipts: boolean }
+  /** `fleet`: count the instances leasing each bucket (`scripts/fleet.lua.ts`). */
+  | { readonly script: 'lease'; readonly receipts: boolean; readonly fleet?: FleetMember }
   | { readonly script: 'evaluate' | 'peek' }
   /**
    * A penalty: each bucket's `cost` carries its block duration (ms); with
@@ -82,13 +90,21 @@ export class ScriptRunner {
     const script = single ? SCRIPTS.consume_one : SCRIPTS[op.script];
     const count = buckets.length;
     const args = this.args(op, buckets, now);
-    // block: each bucket's mark follows the buckets in KEYS.
-    const keyCount = op.script === 'block' ? 2 * count : count;
+    const fleet = op.script === 'lease' && op.fleet !== undefined && !single;
+    // block: each bucket's mark follows the buckets in KEYS; a fleet count, each bucket's fleet set.
+    const keyCount = op.script === 'block' || fleet ? 2 * count : count;
     const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
     const parse = (reply: unknown): ScriptAnswer => {
       // A lease of no extra answered by consume_one: its extras, none.
       if (single && op.script === 'lease' && Array.isArray(reply)) reply.push(0);
-      return parseReply(reply, count, op.script === 'lease', receipts, buckets.some(isWindow));
+      return parseReply(
+        reply,
+        count,
+        op.script === 'lease',
+        receipts,
+        buckets.some(isWindow),
+        fleet,
+      );
     };
     return this.send(script.sha, keyCount, args).then(parse, (error: unknown) => {
       if (!isNoScript(error)) throw error;
@@ -103,6 +119,8 @@ export class ScriptRunner {
     for (const bucket of buckets) args.push(bucket.redisKey);
     if (op.script === 'block')
       for (const bucket of buckets) args.push(blockMarkKey(bucket.redisKey));
+    const fleet = op.script === 'lease' ? op.fleet : undefined;
+    if (fleet !== undefined) for (const bucket of buckets) args.push(fleetKey(bucket.redisKey));
     args.push(this.clientTime ? String(now) : '');
     switch (op.script) {
       case 'consume':
@@ -113,6 +131,7 @@ export class ScriptRunner {
         args.push(this.paddingArg, op.receipts ? '1' : '0');
         for (const b of buckets)
           args.push(String(b.rate), String(b.burst), String(b.cost), String(b.maxExtra ?? 0));
+        if (fleet !== undefined) args.push(fleet.id, String(Math.ceil(fleet.windowMs)));
         break;
       case 'evaluate':
         for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
@@ -151,6 +170,14 @@ export class ScriptRunner {
  */
 export function blockMarkKey(redisKey: string): string {
   return `${redisKey}:block`;
+}
+
+/**
+ * The key of a bucket's fleet set (`scripts/fleet.lua.ts`): the bucket's
+ * key and its hash tag (same Cluster slot), with a suffix no bucket key has.
+ */
+export function fleetKey(redisKey: string): string {
+  return `${redisKey}:fleet`;
 }
 
 /** The rate's argument: a window's spec in its place. */

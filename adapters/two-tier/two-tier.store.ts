@@ -26,6 +26,7 @@ import { DenyCache } from './deny-cache.js';
 import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable, type KeyState } from './key-table.js';
+import { newInstanceId } from './instance-id.js';
 import { LeaseBook } from './lease-book.js';
 import { callsInFlight, RedisRoundTrip } from './redis-round-trip.js';
 import { changeViews, localDecision, sortChecks } from './local-decision.js';
@@ -163,6 +164,7 @@ export class TwoTierStore implements RateLimitStore {
       this.giveBacks,
       this.fallback,
       this.failed,
+      newInstanceId(),
     );
     this.localFallback = localFallbackOf(this.fallback, (request) => this.consumeLocally(request));
   }
