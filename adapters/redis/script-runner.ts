@@ -1,3 +1,4 @@
+import { isNoScript } from './no-script.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { parseReply, type Receipt, type ScriptAnswer } from './script-reply.js';
 import { scriptSender, type SendScript } from './script-sender.js';
@@ -199,8 +200,4 @@ function isSingleTokenBucket(op: Operation, buckets: readonly Bucket[]): boolean
   if (buckets.length !== 1 || buckets[0]!.spec !== undefined) return false;
   if (op.script === 'consume') return !op.receipts;
   return op.script === 'lease' && !op.receipts && !(buckets[0]!.maxExtra! > 0);
-}
-
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.includes('NOSCRIPT');
 }

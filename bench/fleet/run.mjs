@@ -110,6 +110,7 @@ const nextMessage = (child, type) =>
     };
     child.on('message', onMessage);
     child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+    child.setMaxListeners(0);
   });
 
 async function main() {
