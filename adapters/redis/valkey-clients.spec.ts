@@ -8,7 +8,7 @@
  * one EVAL.
  */
 import { GlideClient, Logger } from '@valkey/valkey-glide';
-import Valkey from 'iovalkey';
+import { Valkey } from 'iovalkey';
 import { check } from '../../test/utils/checks.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
