@@ -7,7 +7,14 @@
 import { isNoScript } from './no-script.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { redisKey } from './redis-keys.js';
-import { LEASE, ScriptRunner, type Bucket } from './script-runner.js';
+import { LEASE, ScriptRunner, type Bucket, type Operation } from './script-runner.js';
+
+/** A lease with a fleet count: instance i1, a 2 s window. */
+const FLEET_LEASE: Operation = {
+  script: 'lease',
+  receipts: false,
+  fleet: { id: 'i1', windowMs: 2_000 },
+};
 
 interface Sent {
   readonly command: 'evalsha' | 'eval';
@@ -57,11 +64,7 @@ describe('ScriptRunner: keys declared, one hash tag per bucket, NOSCRIPT by its 
   it('declares the fleet set of each leased bucket in KEYS, beside its bucket, with its hash tag', async () => {
     const { client, sent } = recordingClient(() => leaseReply(1, true));
     const runner = new ScriptRunner(client, true, '0');
-    const answer = await runner.run(
-      { ...LEASE, fleet: { id: 'i1', windowMs: 2_000 } },
-      [hot('k')],
-      0,
-    );
+    const answer = await runner.run(FLEET_LEASE, [hot('k')], 0);
     expect(answer.instances).toEqual([3]);
     const [{ numkeys, args }] = sent as [Sent];
     expect(numkeys).toBe(2);
@@ -91,11 +94,7 @@ describe('ScriptRunner: keys declared, one hash tag per bucket, NOSCRIPT by its 
       const { client, sent, state } = recordingClient(() => leaseReply(1, true));
       state.noScript = text;
       const runner = new ScriptRunner(client, true, '0');
-      const answer = await runner.run(
-        { ...LEASE, fleet: { id: 'i1', windowMs: 2_000 } },
-        [hot('k')],
-        0,
-      );
+      const answer = await runner.run(FLEET_LEASE, [hot('k')], 0);
       expect(answer.allowed).toBe(true);
       expect(sent.map((s) => s.command)).toEqual(['evalsha', 'eval']);
       expect(sent[1]!.numkeys).toBe(sent[0]!.numkeys);
