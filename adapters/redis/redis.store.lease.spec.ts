@@ -135,7 +135,7 @@ describe('RedisStore leases (standalone)', () => {
       // At 1150, b (last seen at 100) is older than the window; a (200) is not.
       expect((await ask('c', 1_150)).instances).toEqual([2]);
       const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;
-      expect(await client.zrange(fleetKey, 0, -1)).toEqual(['a', 'c']);
+      expect(await client.zrange(fleetKey, '0', '-1')).toEqual(['a', 'c']);
       // The set lives at most a window after its last write (nothing left behind by a fleet gone).
       const ttl = await client.pttl(fleetKey);
       expect(ttl).toBeGreaterThan(0);
