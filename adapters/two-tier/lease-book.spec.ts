@@ -214,24 +214,25 @@ describe('LeaseBook', () => {
         const { leases, keys, denials } = make({ draws: [0.5, 0.1] });
         const state = keys.stateOf(c, 0);
         state.target = 10;
-        // 8 instances: (1 + 10) x 8 x (2 x 0.5) = 88 tokens of 10 ms, none left after the extras.
+        // 8 instances: (1 + 10) x 8 x 0.5 (FLEET_HOLD_SHARE) x (2 x 0.5) = 44 tokens of 10 ms,
+        // none left after the extras.
         leases.settle(c, state, allowedAnswer(3, 970), 3, true, 0, 10, 8);
-        expect(state).toMatchObject({ instances: 8, denyUntil: 880, denyCost: 1 });
-        expect(denials.active(c, state, 879)).toBe(true);
-        expect(denials.active(c, state, 880)).toBe(false);
-        // Next time the draw is 0.1: 11 x 8 x 0.2 = 17.6 tokens.
+        expect(state).toMatchObject({ instances: 8, denyUntil: 440, denyCost: 1 });
+        expect(denials.active(c, state, 439)).toBe(true);
+        expect(denials.active(c, state, 440)).toBe(false);
+        // Next time the draw is 0.1: 11 x 8 x 0.5 x 0.2 = 8.8 tokens.
         leases.settle(c, state, allowedAnswer(3, 970), 3, true, 1_000, 10, 8);
-        expect(state.denyUntil).toBeCloseTo(1_176, 9);
+        expect(state.denyUntil).toBeCloseTo(1_088, 9);
       });
 
       it('holds a whole lease that left the bucket drier than another batch: the next call waits for its share', () => {
         const { leases, keys, denials } = make({ draws: [0.5] });
         const state = keys.stateOf(c, 0);
         state.target = 10;
-        // Whole lease of 10, 2 tokens left in Redis: 11 x 4 - 2 = 42 tokens to wait for.
+        // Whole lease of 10, 2 tokens left in Redis: 11 x 4 x 0.5 - 2 = 20 tokens to wait for.
         leases.settle(c, state, allowedAnswer(12, 880), 10, true, 0, 10, 4);
         expect(state.leaseMs).toBe(100);
-        expect(state.denyUntil).toBe(420);
+        expect(state.denyUntil).toBe(200);
         // The lease still serves meanwhile: holds only apply once it is spent.
         expect(leases.covers(c, state)).toBe(true);
         expect(denials.active(c, state, 100)).toBe(true);
@@ -269,10 +270,10 @@ describe('LeaseBook', () => {
         };
         const hot = keys.stateOf(c, 0);
         hot.target = HOT_LEASE;
-        // (1 + 4) x 16 = 80 tokens, the request's own in the retry time: 10 + 79 x 10 ms.
+        // (1 + 4) x 16 x 0.5 = 40 tokens, the request's own in the retry time: 10 + 39 x 10 ms.
         expect(leases.settle(c, hot, denied, 0, false, 0, HOT_LEASE, 16)).toEqual({
           ...denied,
-          retryAfterMs: 800,
+          retryAfterMs: 400,
         });
       });
 
@@ -293,8 +294,8 @@ describe('LeaseBook', () => {
         const state = keys.stateOf(c, 0);
         state.instances = 32;
         const asked = [{ key: 'k', limit: c.limit, cost: 1, maxExtra: 15 }];
-        // (1 + 15) x 32 x 10 ms x 2.
-        expect(leases.fleetWindowMs(asked, [state])).toBe(10_240);
+        // (1 + 15) x 32 x 10 ms x 0.5, twice.
+        expect(leases.fleetWindowMs(asked, [state])).toBe(5_120);
         expect(leases.fleetWindowMs([{ ...asked[0]!, maxExtra: 0 }], [state])).toBe(0);
       });
     });
