@@ -21,6 +21,14 @@ export interface LeaseRequest {
   readonly checks: readonly LeaseCheck[];
   /** As {@link ConsumeRequest.now}. */
   readonly now: number;
+  /**
+   * Count the instances leasing each bucket asked with `maxExtra > 0` (a
+   * sorted set beside it, in the same script call): this instance's `id`,
+   * and how long (ms) an instance counts after its last lease call.
+   * Answered in {@link LeaseResult.instances}. Ignored (no count) when the
+   * checks span several Cluster slots.
+   */
+  readonly fleet?: { readonly id: string; readonly windowMs: number };
 }
 
 /** What `RedisStore.lease` answers. */
@@ -31,4 +39,10 @@ export interface LeaseResult extends ConsumeResult {
    * consume: the bucket after the cost, before the extras.
    */
   readonly extras: readonly number[];
+  /**
+   * With {@link LeaseRequest.fleet}: per check, the instances (this one
+   * included) that asked its bucket for a lease within the window; 0 for a
+   * check asking no extra. Absent without a fleet count.
+   */
+  readonly instances?: readonly number[];
 }

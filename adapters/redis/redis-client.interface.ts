@@ -14,7 +14,13 @@
  * ```
  *
  * Errors must reject the promise; a `NOSCRIPT` reply must reject with an error
- * whose message contains `NOSCRIPT` (the store then falls back to `EVAL`).
+ * whose message starts with the reply (`NOSCRIPT ...`, as ioredis, iovalkey
+ * and node-redis give it; Valkey GLIDE's `... - NoScriptError: ...` is
+ * recognised too): the store then sends the script with `EVAL`.
+ *
+ * Every key a script touches is passed in `KEYS[]`, and the keys of one call
+ * share one hash tag (one bucket's keys; a request's buckets are grouped by
+ * slot with `cluster: true`), as Dragonfly and Cluster proxies require.
  *
  * @publicApi
  */

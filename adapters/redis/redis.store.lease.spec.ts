@@ -122,4 +122,47 @@ describe('RedisStore leases (standalone)', () => {
       remaining: 0,
     });
   });
+
+  describe('fleet count (issue 29: the instances leasing a bucket, in the same call)', () => {
+    const fleet = (id: string, windowMs = 1_000) => ({ id, windowMs });
+
+    it('counts each instance once within the window, drops those silent longer, and answers the count', async () => {
+      const ask = (id: string, now: number) =>
+        store.lease({ checks: [lease('hot', 1_000, 1_000, 1, 5)], now, fleet: fleet(id) });
+      expect((await ask('a', 0)).instances).toEqual([1]);
+      expect((await ask('b', 100)).instances).toEqual([2]);
+      expect((await ask('a', 200)).instances).toEqual([2]); // the same instance again
+      // At 1150, b (last seen at 100) is older than the window; a (200) is not.
+      expect((await ask('c', 1_150)).instances).toEqual([2]);
+      const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;
+      expect(await client.zrange(fleetKey, '0', '-1')).toEqual(['a', 'c']);
+      // The set lives at most a window after its last write (nothing left behind by a fleet gone).
+      const ttl = await client.pttl(fleetKey);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(1_000);
+    });
+
+    it('counts a denied instance too (it takes part), and only checks that ask a lease', async () => {
+      await store.consume({ checks: [check('dry', 1, 1)], now: 0 });
+      const result = await store.lease({
+        checks: [lease('dry', 1, 1, 1, 3), lease('cold', 10, 10, 1, 0)],
+        now: 0,
+        fleet: fleet('a'),
+      });
+      expect(result.allowed).toBe(false);
+      expect(result.instances).toEqual([1, 0]);
+      expect(await client.exists(`${redisKey(prefix, 'cold')}:fleet`)).toBe(0);
+    });
+
+    it('decides exactly as without the count', async () => {
+      const plain = await store.lease({ checks: [lease('x', 10, 10, 2, 5)], now: 0 });
+      const counted = await store.lease({
+        checks: [lease('y', 10, 10, 2, 5)],
+        now: 0,
+        fleet: fleet('a'),
+      });
+      expect({ ...counted, instances: undefined }).toEqual({ ...plain, instances: undefined });
+      expect(plain.instances).toBeUndefined();
+    });
+  });
 });

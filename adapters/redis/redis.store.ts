@@ -31,6 +31,7 @@ import {
   SETTLE,
   ScriptRunner,
   type Bucket,
+  type FleetMember,
   type Operation,
 } from './script-runner.js';
 import { groupBySlot, pick } from './slot-groups.js';
@@ -182,7 +183,7 @@ export class RedisStore implements RateLimitStore {
             maxExtra,
           };
         });
-        return this.charge('lease', buckets, now).then(toLeaseResult);
+        return this.charge('lease', buckets, now, request.fleet).then(toLeaseResult);
       },
       Math.min(timeoutMs, this.timeoutMs),
     );
@@ -323,10 +324,17 @@ export class RedisStore implements RateLimitStore {
     kind: 'consume' | 'lease',
     buckets: readonly Bucket[],
     now: number,
+    fleet?: FleetMember,
   ): Promise<ScriptAnswer> {
     const groups = this.cluster ? groupBySlot(buckets.map(keyOf)) : undefined;
-    if (groups === undefined || groups.length === 1)
-      return this.scripts.run(kind === 'consume' ? CONSUME : LEASE, buckets, now);
+    if (groups === undefined || groups.length === 1) {
+      if (kind === 'consume') return this.scripts.run(CONSUME, buckets, now);
+      return this.scripts.run(
+        fleet ? { script: 'lease', receipts: false, fleet } : LEASE,
+        buckets,
+        now,
+      );
+    }
     return chargeAcrossSlots(
       this.scripts,
       kind,

@@ -29,11 +29,12 @@ export function parseReply(
   lease: boolean,
   withReceipts: boolean,
   windows = false,
+  fleet = false,
 ): ScriptAnswer {
   const width = withReceipts ? 6 : 4;
   if (
     !Array.isArray(reply) ||
-    reply.length !== 1 + width * count + (lease || windows ? count : 0)
+    reply.length !== 1 + width * count + (lease || windows ? count : 0) + (fleet ? count : 0)
   ) {
     throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
   }
@@ -65,7 +66,11 @@ export function parseReply(
   }
   const extras: number[] = new Array<number>(count).fill(0);
   if (lease) for (let i = 0; i < count; i++) extras[i] = parseNumber(reply[1 + width * count + i]);
-  return { allowed: parseNumber(reply[0]) === 1, decisions, receipts, extras };
+  const answer = { allowed: parseNumber(reply[0]) === 1, decisions, receipts, extras };
+  if (!fleet) return answer;
+  const instances: number[] = new Array<number>(count);
+  for (let i = 0; i < count; i++) instances[i] = parseNumber(reply[1 + width * count + count + i]);
+  return { ...answer, instances };
 }
 
 /** A number of the reply: an integer reply (a number, or its text for clients set to return text), or text. */
@@ -90,5 +95,8 @@ export function toConsumeResult(answer: ScriptAnswer): ConsumeResult {
 
 /** An answer as `lease` gives it. */
 export function toLeaseResult(answer: ScriptAnswer): LeaseResult {
-  return { allowed: answer.allowed, decisions: answer.decisions, extras: answer.extras };
+  const { allowed, decisions, extras, instances } = answer;
+  return instances === undefined
+    ? { allowed, decisions, extras }
+    : { allowed, decisions, extras, instances };
 }

@@ -1,3 +1,4 @@
+import { isNoScript } from './no-script.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { parseReply, type Receipt, type ScriptAnswer } from './script-reply.js';
 import { scriptSender, type SendScript } from './script-sender.js';
@@ -18,6 +19,12 @@ export interface Bucket {
   readonly maxExtra?: number;
 }
 
+/** Who asks a lease, for the fleet count (`scripts/fleet.lua.ts`): an instance id, and the count's window. */
+export interface FleetMember {
+  readonly id: string;
+  readonly windowMs: number;
+}
+
 /**
  * One script call, as {@link ScriptRunner.run} is asked it: which script,
  * and for `consume` and `lease` whether to answer the receipts a refund
@@ -26,7 +33,9 @@ export interface Bucket {
  * has them.
  */
 export type Operation =
-  | { readonly script: 'consume' | 'lease'; readonly receipts: boolean }
+  | { readonly script: 'consume'; readonly receipts: boolean }
+  /** `fleet`: count the instances leasing each bucket (`scripts/fleet.lua.ts`). */
+  | { readonly script: 'lease'; readonly receipts: boolean; readonly fleet?: FleetMember }
   | { readonly script: 'evaluate' | 'peek' }
   /** A reservation's difference: each bucket's `cost` carries its signed delta (`scripts/settle.lua.ts`). */
   | { readonly script: 'settle' }
@@ -86,13 +95,21 @@ export class ScriptRunner {
     const script = single ? SCRIPTS.consume_one : SCRIPTS[op.script];
     const count = buckets.length;
     const args = this.args(op, buckets, now);
-    // block: each bucket's mark follows the buckets in KEYS.
-    const keyCount = op.script === 'block' ? 2 * count : count;
+    const fleet = op.script === 'lease' && op.fleet !== undefined && !single;
+    // block: each bucket's mark follows the buckets in KEYS; a fleet count, each bucket's fleet set.
+    const keyCount = op.script === 'block' || fleet ? 2 * count : count;
     const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
     const parse = (reply: unknown): ScriptAnswer => {
       // A lease of no extra answered by consume_one: its extras, none.
       if (single && op.script === 'lease' && Array.isArray(reply)) reply.push(0);
-      return parseReply(reply, count, op.script === 'lease', receipts, buckets.some(isWindow));
+      return parseReply(
+        reply,
+        count,
+        op.script === 'lease',
+        receipts,
+        buckets.some(isWindow),
+        fleet,
+      );
     };
     return this.send(script.sha, keyCount, args).then(parse, (error: unknown) => {
       if (!isNoScript(error)) throw error;
@@ -107,6 +124,8 @@ export class ScriptRunner {
     for (const bucket of buckets) args.push(bucket.redisKey);
     if (op.script === 'block')
       for (const bucket of buckets) args.push(blockMarkKey(bucket.redisKey));
+    const fleet = op.script === 'lease' ? op.fleet : undefined;
+    if (fleet !== undefined) for (const bucket of buckets) args.push(fleetKey(bucket.redisKey));
     args.push(this.clientTime ? String(now) : '');
     switch (op.script) {
       case 'consume':
@@ -117,6 +136,7 @@ export class ScriptRunner {
         args.push(this.paddingArg, op.receipts ? '1' : '0');
         for (const b of buckets)
           args.push(String(b.rate), String(b.burst), String(b.cost), String(b.maxExtra ?? 0));
+        if (fleet !== undefined) args.push(fleet.id, String(Math.ceil(fleet.windowMs)));
         break;
       case 'evaluate':
         for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
@@ -161,6 +181,14 @@ export function blockMarkKey(redisKey: string): string {
   return `${redisKey}:block`;
 }
 
+/**
+ * The key of a bucket's fleet set (`scripts/fleet.lua.ts`): the bucket's
+ * key and its hash tag (same Cluster slot), with a suffix no bucket key has.
+ */
+export function fleetKey(redisKey: string): string {
+  return `${redisKey}:fleet`;
+}
+
 /** The rate's argument: a window's spec in its place. */
 function rateArg(bucket: Bucket): string {
   return bucket.spec ?? String(bucket.rate);
@@ -180,8 +208,4 @@ function isSingleTokenBucket(op: Operation, buckets: readonly Bucket[]): boolean
   if (buckets.length !== 1 || buckets[0]!.spec !== undefined) return false;
   if (op.script === 'consume') return !op.receipts;
   return op.script === 'lease' && !op.receipts && !(buckets[0]!.maxExtra! > 0);
-}
-
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.includes('NOSCRIPT');
 }

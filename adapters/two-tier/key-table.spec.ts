@@ -33,6 +33,7 @@ describe('KeyTable', () => {
       denyUntil: Number.NEGATIVE_INFINITY,
       denyCost: 0,
       contention: 1,
+      instances: 0,
       pending: undefined,
       pendingDeadline: 0,
     });

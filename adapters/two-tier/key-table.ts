@@ -46,6 +46,12 @@ export interface KeyState {
    * this instance's calls so that each finds a batch.
    */
   contention: number;
+  /**
+   * Instances leasing this bucket, as Redis last counted them
+   * (`fleet-share.ts`); 0 until counted. When known, it paces this key's
+   * calls instead of {@link contention}.
+   */
+  instances: number;
   /** Settles when this key's Redis call in flight is answered: true if Redis answered, false if the call failed. Never rejects. */
   pending: Promise<boolean> | undefined;
   /** When that call gives up at the latest (`performance.now()` ms). */
@@ -67,6 +73,7 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     denyUntil: Number.NEGATIVE_INFINITY,
     denyCost: 0,
     contention: 1,
+    instances: 0,
     pending: undefined,
     pendingDeadline: 0,
   };

@@ -13,7 +13,11 @@ import { sleep } from '../../test/utils/time.js';
 type GivenBack = [string, number, number, number];
 
 /** A lease book on a real key table and deny cache; give-backs recorded, not sent. */
-function book({ leaseTtlMs = 1_000, maxLeaseShare = 0.25 } = {}) {
+function book({
+  leaseTtlMs = 1_000,
+  maxLeaseShare = 0.25,
+  draws = [] as number[],
+}: { leaseTtlMs?: number; maxLeaseShare?: number; draws?: number[] } = {}) {
   const givenBack: GivenBack[] = [];
   const flushes = { count: 0 };
   const giveBacks = {
@@ -23,7 +27,9 @@ function book({ leaseTtlMs = 1_000, maxLeaseShare = 0.25 } = {}) {
   const clock = new ManualClock(0);
   const keys = new KeyTable(1_000, leaseTtlMs, clock, giveBacks);
   const denials = new DenyCache();
-  const leases = new LeaseBook(leaseTtlMs, maxLeaseShare, clock, keys, giveBacks, denials);
+  // Draws for the fleet holds, in order (0.5, the mean, once they run out).
+  const random = () => draws.shift() ?? 0.5;
+  const leases = new LeaseBook(leaseTtlMs, maxLeaseShare, clock, keys, giveBacks, denials, random);
   return { leases, keys, denials, clock, givenBack, flushes };
 }
 
@@ -201,6 +207,97 @@ describe('LeaseBook', () => {
       const cold = keys.stateOf(check('cold', 100, 100), 0);
       expect(leases.settle(check('cold', 100, 100), cold, denied, 0, false, 0)).toBe(denied);
       expect(cold).toMatchObject({ denyUntil: 10, contention: 1 });
+    });
+
+    describe('with a fleet count (instances Redis counted for the bucket)', () => {
+      it('holds a hot key that came back short for a batch per instance, spread by the draw; no contention learned', () => {
+        const { leases, keys, denials } = make({ draws: [0.5, 0.1] });
+        const state = keys.stateOf(c, 0);
+        state.target = 10;
+        // 8 instances: (1 + 10) x 8 x 0.5 (FLEET_HOLD_SHARE) x (2 x 0.5) = 44 tokens of 10 ms,
+        // none left after the extras.
+        leases.settle(c, state, allowedAnswer(3, 970), 3, true, 0, 10, 8);
+        expect(state).toMatchObject({ instances: 8, denyUntil: 440, denyCost: 1 });
+        expect(denials.active(c, state, 439)).toBe(true);
+        expect(denials.active(c, state, 440)).toBe(false);
+        // Next time the draw is 0.1: 11 x 8 x 0.5 x 0.2 = 8.8 tokens.
+        leases.settle(c, state, allowedAnswer(3, 970), 3, true, 1_000, 10, 8);
+        expect(state.denyUntil).toBeCloseTo(1_088, 9);
+      });
+
+      it('holds a whole lease that left the bucket drier than another batch: the next call waits for its share', () => {
+        const { leases, keys, denials } = make({ draws: [0.5] });
+        const state = keys.stateOf(c, 0);
+        state.target = 10;
+        // Whole lease of 10, 2 tokens left in Redis: 11 x 4 x 0.5 - 2 = 20 tokens to wait for.
+        leases.settle(c, state, allowedAnswer(12, 880), 10, true, 0, 10, 4);
+        expect(state.leaseMs).toBe(100);
+        expect(state.denyUntil).toBe(200);
+        // The lease still serves meanwhile: holds only apply once it is spent.
+        expect(leases.covers(c, state)).toBe(true);
+        expect(denials.active(c, state, 100)).toBe(true);
+      });
+
+      it('does not hold a whole lease that left a batch or more in the bucket, nor a single instance', () => {
+        const { leases, keys } = make();
+        const plenty = keys.stateOf(check('plenty', 100, 100), 0);
+        plenty.target = 10;
+        leases.settle(
+          check('plenty', 100, 100),
+          plenty,
+          allowedAnswer(60, 400),
+          10,
+          true,
+          0,
+          10,
+          4,
+        );
+        expect(plenty.denyUntil).toBe(Number.NEGATIVE_INFINITY);
+        const alone = keys.stateOf(check('alone', 100, 100), 0);
+        alone.target = 10;
+        leases.settle(check('alone', 100, 100), alone, allowedAnswer(12, 880), 10, true, 0, 10, 1);
+        expect(alone.denyUntil).toBe(Number.NEGATIVE_INFINITY);
+      });
+
+      it('holds a denied hot key past its retry time for its share of the fleet', () => {
+        const { leases, keys } = make({ draws: [0.5] });
+        const denied = {
+          allowed: false,
+          remaining: 0,
+          retryAfterMs: 10,
+          resetMs: 1_010,
+          reason: 'limit' as const,
+        };
+        const hot = keys.stateOf(c, 0);
+        hot.target = HOT_LEASE;
+        // (1 + 4) x 16 x 0.5 = 40 tokens, the request's own in the retry time: 10 + 39 x 10 ms.
+        expect(leases.settle(c, hot, denied, 0, false, 0, HOT_LEASE, 16)).toEqual({
+          ...denied,
+          retryAfterMs: 400,
+        });
+      });
+
+      it('asks 3/4 of a TTL of demand per lease once several instances are counted (half for one)', () => {
+        const { leases, keys } = make();
+        const one = keys.stateOf(check('one', 100, 100), 0);
+        const many = keys.stateOf(check('many', 100, 100), 0);
+        many.instances = 4;
+        for (let t = 0; t <= 1_000; t += 50) {
+          leases.observe(check('one', 100, 100), one, t);
+          leases.observe(check('many', 100, 100), many, t);
+        }
+        expect(many.target / one.target).toBeCloseTo(1.5, 0);
+      });
+
+      it('asks Redis to count it, for twice the mean hold, only when a check asks a lease', () => {
+        const { leases, keys } = make();
+        const state = keys.stateOf(c, 0);
+        state.instances = 32;
+        const asked = [{ key: 'k', limit: c.limit, cost: 1, maxExtra: 15 }];
+        // (1 + 15) x 32 x 10 ms x 0.5, twice.
+        expect(leases.fleetWindowMs(asked, [state])).toBe(5_120);
+        expect(leases.fleetWindowMs([{ ...asked[0]!, maxExtra: 0 }], [state])).toBe(0);
+      });
     });
 
     it('leaves a check that admitted in a request denied as a whole as Redis reported it, holding nothing', () => {

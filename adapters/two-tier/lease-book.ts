@@ -15,7 +15,16 @@ import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
-import { cameShort, contended, holdTokens, isHot, leaseTarget, relaxed } from './lease-sizing.js';
+import { FLEET_DEMAND_SHARE, fleetHoldTokens, fleetWindowMs } from './fleet-share.js';
+import {
+  cameShort,
+  contended,
+  holdTokens,
+  isHot,
+  LEASE_DEMAND_SHARE,
+  leaseTarget,
+  relaxed,
+} from './lease-sizing.js';
 
 /** A lease spent ahead of a Redis call, put back if the request is denied. */
 export interface Reservation {
@@ -59,6 +68,7 @@ export class LeaseBook {
    * @param keys where the leases are kept
    * @param giveBacks where expired leases go
    * @param denials where hot keys are held
+   * @param random uniform draws in [0, 1) that spread the holds of a fleet (`fleet-share.ts`)
    */
   constructor(
     private readonly leaseTtlMs: number,
@@ -67,7 +77,27 @@ export class LeaseBook {
     private readonly keys: KeyTable,
     private readonly giveBacks: GiveBackQueue,
     private readonly denials: DenyCache,
+    private readonly random: () => number = Math.random,
   ) {}
+
+  /**
+   * The window of the fleet count asked with a lease call for `asked`: the
+   * longest its hot keys need (`fleetWindowMs`); 0 when none asks a lease
+   * (no count then: only instances taking leases take part).
+   */
+  fleetWindowMs(asked: readonly LeaseCheck[], states: readonly KeyState[]): number {
+    let windowMs = 0;
+    asked.forEach((check, j) => {
+      if (check.maxExtra <= 0) return;
+      const state = states[j]!;
+      const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
+      windowMs = Math.max(
+        windowMs,
+        fleetWindowMs(check.maxExtra, state.instances, check.cost, intervalMs, this.leaseTtlMs),
+      );
+    });
+    return windowMs;
+  }
 
   /**
    * Records demand, and sizes the next lease from the demand seen before
@@ -77,13 +107,15 @@ export class LeaseBook {
     const elapsed = now - state.seenAt;
     // Demand decays with time constant leaseTtlMs (no timer per key; time going back decays nothing).
     const prior = elapsed > 0 ? state.score * Math.exp(-elapsed / this.leaseTtlMs) : state.score;
-    state.target = leaseTarget(
+    const target = leaseTarget(
       prior,
       now - state.firstSeen,
       this.leaseTtlMs,
       this.maxLeaseShare,
       check.limit.burst,
+      state.instances > 1 ? FLEET_DEMAND_SHARE : LEASE_DEMAND_SHARE,
     );
+    state.target = target;
     state.score = prior + check.cost;
     if (elapsed > 0) state.seenAt = now;
   }
@@ -164,7 +196,10 @@ export class LeaseBook {
       this.keys.leased.add(reservation.key);
   }
 
-  /** Redis granted `extra` tokens for `key` (each `intervalMs` of bucket time): held until `leaseTtlMs` from now. */
+  /**
+   * Redis granted `extra` tokens for `check`'s key (each `intervalMs` of bucket
+   * time): held until `leaseTtlMs` from now.
+   */
   private grant(key: string, state: KeyState, extra: number, intervalMs: number): void {
     state.leaseMs += extra * intervalMs;
     state.leaseExpiresAt = this.clock.now() + this.leaseTtlMs;
@@ -179,7 +214,9 @@ export class LeaseBook {
    * request): the key's view becomes Redis' bucket without this instance's
    * leftover lease, the `extra` tokens granted join the lease, and a hot key
    * is held in the {@link DenyCache} after a denial or a lease that came back
-   * short (see `lease-sizing.ts`). Answers what the check reports.
+   * short (see `lease-sizing.ts`), for as long as its share of the fleet
+   * needs when Redis counted the `instances` leasing it (`fleet-share.ts`).
+   * Answers what the check reports.
    */
   settle(
     check: TokenBucketCheck,
@@ -189,8 +226,10 @@ export class LeaseBook {
     allowed: boolean,
     now: number,
     asked = state.target,
+    instances = 0,
   ): RateLimitDecision {
     const interval = emissionIntervalMs(check.limit);
+    if (instances > 0) state.instances = instances;
     const leftover = state.leaseMs;
     state.rate = check.limit.rate;
     state.burst = check.limit.burst;
@@ -206,15 +245,23 @@ export class LeaseBook {
         // refilled would fetch a token or two per call.
         state.contention = contended(state.contention);
         const left = Math.max(0, answer.remaining - extra);
-        this.denials.holdAfterShortLease(
-          check,
-          state,
-          now,
-          holdTokens(state.target, state.contention, check.cost, check.limit.burst) - left,
-        );
+        this.denials.holdAfterShortLease(check, state, now, this.holdTokens(check, state) - left);
       } else {
         if (extra > 0) state.contention = relaxed(state.contention);
         this.denials.clear(state);
+        // A whole lease that left the bucket drier than another batch, with a fleet
+        // draining it: the next call waits for this instance's share to refill,
+        // as after a short one (calling as soon as the lease is spent would come short).
+        if (extra > 0 && state.instances > 1 && isHot(asked)) {
+          const left = Math.max(0, answer.remaining - extra);
+          if (left < check.cost + asked)
+            this.denials.holdAfterShortLease(
+              check,
+              state,
+              now,
+              this.holdTokens(check, state) - left,
+            );
+        }
       }
       return exact ? answer : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: true };
     }
@@ -223,11 +270,7 @@ export class LeaseBook {
       // Hot key: wait for a whole lease, not the first token.
       if (isHot(state.target)) {
         state.contention = contended(state.contention);
-        waitMs +=
-          Math.max(
-            0,
-            holdTokens(state.target, state.contention, check.cost, check.limit.burst) - check.cost,
-          ) * interval;
+        waitMs += Math.max(0, this.holdTokens(check, state) - check.cost) * interval;
       }
       this.denials.holdAfterDenial(check, state, now, waitMs);
       return waitMs === answer.retryAfterMs ? answer : { ...answer, retryAfterMs: waitMs };
@@ -235,6 +278,18 @@ export class LeaseBook {
     return exact
       ? answer
       : { ...gcraPeek(state.shadowTat, now, check.limit), allowed: answer.allowed };
+  }
+
+  /**
+   * Tokens a hot key waits for after a short or denied call: its share of
+   * the fleet Redis counted (`fleetHoldTokens`), else, uncounted (checks
+   * across Cluster slots), as the contention it learned says (`holdTokens`).
+   */
+  private holdTokens(check: TokenBucketCheck, state: KeyState): number {
+    const { cost, limit } = check;
+    return state.instances > 0
+      ? fleetHoldTokens(state.target, state.instances, cost, limit.burst, this.random())
+      : holdTokens(state.target, state.contention, cost, limit.burst);
   }
 
   /**

@@ -39,6 +39,8 @@ export const CONTENTION_DECAY = 0.75;
  * that just turned hot is hot now, not in a second), never over less than
  * {@link MIN_DEMAND_AGE} of it; half of it ({@link LEASE_DEMAND_SHARE}),
  * none below {@link MIN_DEMAND}, at most `floor(maxLeaseShare x burst)`.
+ * A key a fleet shares asks for more of its demand (`FLEET_DEMAND_SHARE`,
+ * `fleet-share.ts`): `demandShare`.
  */
 export function leaseTarget(
   demand: number,
@@ -46,11 +48,17 @@ export function leaseTarget(
   windowMs: number,
   maxLeaseShare: number,
   burst: number,
+  demandShare = LEASE_DEMAND_SHARE,
 ): number {
-  const cap = Math.floor(maxLeaseShare * burst + TOKEN_EPSILON);
+  const cap = leaseCap(maxLeaseShare, burst);
   const measuredOverMs = Math.max(MIN_DEMAND_AGE * windowMs, Math.min(windowMs, ageMs));
   const perWindow = demand >= MIN_DEMAND ? (demand * windowMs) / measuredOverMs : 0;
-  return Math.max(0, Math.min(cap, Math.floor(perWindow * LEASE_DEMAND_SHARE)));
+  return Math.max(0, Math.min(cap, Math.floor(perWindow * demandShare)));
+}
+
+/** Largest lease: `floor(maxLeaseShare x burst)` whole tokens. */
+export function leaseCap(maxLeaseShare: number, burst: number): number {
+  return Math.floor(maxLeaseShare * burst + TOKEN_EPSILON);
 }
 
 /** True for a key whose lease target makes it hot ({@link HOT_LEASE}). */

@@ -43,6 +43,8 @@ export class RedisRoundTrip {
     private readonly fallback: Fallback,
     /** Requests whose Redis call failed: the store counts them once when the module asks to decide them locally. */
     private readonly failed: WeakSet<ConsumeRequest>,
+    /** This instance's id in the fleet counts of its hot keys (`fleet-share.ts`). */
+    private readonly instanceId: string,
   ) {}
 
   /** A request whose deadline passed (or whose key's call in flight failed): rejected, for the module's `failMode`. */
@@ -76,7 +78,13 @@ export class RedisRoundTrip {
     // Tokens due back go first: Redis must not count them as taken when it decides.
     this.giveBacks.flush();
     this.calls++;
-    const call = this.redis.lease({ checks: asked, now: request.now }, timeoutMs);
+    const windowMs = this.leases.fleetWindowMs(asked, states);
+    const call = this.redis.lease(
+      windowMs > 0
+        ? { checks: asked, now: request.now, fleet: { id: this.instanceId, windowMs } }
+        : { checks: asked, now: request.now },
+      timeoutMs,
+    );
     const settle = () => {
       for (const state of states) if (state.pending === settled) state.pending = undefined;
     };
@@ -175,6 +183,7 @@ export class RedisRoundTrip {
         allowed,
         now,
         asked[j]!.maxExtra,
+        result.instances?.[j] ?? 0,
       );
     });
     if (allowed) {

@@ -1,10 +1,4 @@
-import {
-  gcraBlock,
-  gcraPeek,
-  gcraRefund,
-  gcraSettle,
-  type RateLimitDecision,
-} from '../../lib/algorithms/gcra.js';
+import { gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
   BlockRequest,
@@ -20,17 +14,19 @@ import type {
   StoreHealth,
   TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
-import { allTokenBuckets, isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
+import { allTokenBuckets } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { RedisStore } from '../redis/index.js';
 import type { ConcurrencySlots } from '../../lib/store/concurrency-slots.interface.js';
+import { BucketChanges } from './bucket-changes.js';
 import { DenyCache } from './deny-cache.js';
 import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable, type KeyState } from './key-table.js';
+import { newInstanceId } from './instance-id.js';
 import { LeaseBook } from './lease-book.js';
 import { callsInFlight, RedisRoundTrip } from './redis-round-trip.js';
-import { changeViews, localDecision, sortChecks } from './local-decision.js';
+import { localDecision, sortChecks } from './local-decision.js';
 import { resolveTwoTierOptions, type TwoTierStoreOptions } from './two-tier.options.js';
 import type { TwoTierStoreStats } from './two-tier.stats.js';
 
@@ -118,13 +114,14 @@ export class TwoTierStore implements RateLimitStore {
   private readonly time = new RelativeTime();
   // The parts this class orchestrates, a file each: per-key state (key-table.ts), leases (lease-book.ts,
   // sized by lease-sizing.ts), holds (deny-cache.ts), returns (give-back-queue.ts), fallback.ts, and the
-  // Redis side of a decision (redis-round-trip.ts).
+  // Redis side of a decision (redis-round-trip.ts), and peek/refund/block/reset (bucket-changes.ts).
   private readonly fallback: Fallback;
   private readonly giveBacks: GiveBackQueue;
   private readonly keys: KeyTable;
   private readonly leases: LeaseBook;
   private readonly denials = new DenyCache();
   private readonly roundTrip: RedisRoundTrip;
+  private readonly changes: BucketChanges;
   /** Requests whose Redis call failed: already counted when the module asks to decide them locally. */
   private readonly failed = new WeakSet<ConsumeRequest>();
   /** The RedisStore's `timeoutMs`: each request's whole budget, however many calls it waits on. */
@@ -133,7 +130,7 @@ export class TwoTierStore implements RateLimitStore {
 
   private decisionCount = 0;
   private localCount = 0;
-  /** Redis calls of the store's own beside decisions: peeks, refunds, resets (give-backs and probes count theirs). */
+  /** Redis calls for requests with a window check (peeks, refunds, blocks, resets: BucketChanges; give-backs and probes count theirs). */
   private redisCallCount = 0;
 
   constructor(options: TwoTierStoreOptions) {
@@ -165,6 +162,16 @@ export class TwoTierStore implements RateLimitStore {
       this.giveBacks,
       this.fallback,
       this.failed,
+      newInstanceId(),
+    );
+    this.changes = new BucketChanges(
+      this.redis,
+      this.time,
+      this.keys,
+      this.leases,
+      this.denials,
+      this.giveBacks,
+      this.fallback,
     );
     this.localFallback = localFallbackOf(this.fallback, (request) => this.consumeLocally(request));
   }
@@ -190,7 +197,12 @@ export class TwoTierStore implements RateLimitStore {
     return {
       decisions: this.decisionCount,
       localDecisions: this.localCount,
-      redisCalls: this.redisCallCount + this.roundTrip.calls + giveBacks.calls + fallback.probes,
+      redisCalls:
+        this.redisCallCount +
+        this.changes.calls +
+        this.roundTrip.calls +
+        giveBacks.calls +
+        fallback.probes,
       leasesTaken: leases.taken,
       leasedTokens: leases.takenTokens,
       leasesReturned: giveBacks.returned,
@@ -272,112 +284,41 @@ export class TwoTierStore implements RateLimitStore {
   }
 
   /**
-   * The buckets as Redis has them, seen without this instance's leases.
-   * While the store runs on its local fallback, the fallback's buckets (the
-   * local share) instead. A Redis failure rejects: a peek has no `failMode`.
+   * The buckets as Redis has them, seen without this instance's leases (the
+   * fallback's local share while degraded). See {@link BucketChanges.peek}.
    */
   peek(request: BucketsRequest): MaybePromise<ConsumeResult> {
     if (this.closed)
       return Promise.reject(new RateLimitStoreError('TwoTierStore: peek called after close()'));
-    const { checks } = request;
-    if (checks.length === 0) return { allowed: true, decisions: [] };
-    const now = this.time.relative(request.now);
-    if (this.fallback.degraded) return this.fallback.peek(checks, request.now);
-    this.redisCallCount++;
-    return this.redis.peek(request).then((result) => ({
-      allowed: true,
-      decisions: result.decisions.map((decision, i) => {
-        const check = checks[i]!;
-        return isWindowLimit(check.limit)
-          ? decision
-          : this.leases.withoutLease(decision, { key: check.key, limit: check.limit }, now);
-      }),
-    }));
+    return this.changes.peek(request);
   }
 
-  /**
-   * Gives tokens back to the Redis buckets (and to this instance's view of
-   * them, whose cached denials no longer hold). Rejects when Redis cannot be
-   * reached: the caller asked for the shared bucket to change.
-   */
+  /** Gives tokens back to the Redis buckets and this instance's view. See {@link BucketChanges.refund}. */
   refund(request: RefundRequest): MaybePromise<ConsumeResult> {
     if (this.closed)
       return Promise.reject(new RateLimitStoreError('TwoTierStore: refund called after close()'));
-    const now = this.time.relative(request.now);
-    changeViews(request.checks, this.keys, this.denials, (state, check) =>
-      gcraRefund(state.shadowTat, now, check.limit, check.cost),
-    );
-    this.giveBacks.flush();
-    this.redisCallCount++;
-    return this.redis.refund(request);
+    return this.changes.refund(request);
   }
 
-  /**
-   * Settles reservations in Redis (one script call per slot), after this
-   * instance's view of each bucket: a lease held here goes back first, as
-   * for a refund, so that a refund cannot leave a lease on top of a full
-   * bucket and a debt is charged to the shared bucket, which every instance
-   * then waits out (the key's next decision asks Redis). The fleet bound is
-   * Redis' own. Rejects when Redis cannot be reached.
-   */
+  /** Settles reservations in Redis and this instance's view. See {@link BucketChanges.settle}. */
   settle(request: SettleRequest): MaybePromise<ConsumeResult> {
     if (this.closed)
       return Promise.reject(new RateLimitStoreError('TwoTierStore: settle called after close()'));
-    const now = this.time.relative(request.now);
-    changeViews(request.checks, this.keys, this.denials, (state, check) =>
-      gcraSettle(state.shadowTat, now, check.limit, check.delta),
-    );
-    this.giveBacks.flush();
-    this.redisCallCount++;
-    return this.redis.settle(request);
+    return this.changes.settle(request);
   }
 
-  /**
-   * Blocks the Redis buckets (a penalty) and this instance's view of them:
-   * a lease held here goes back first (the bucket is to be empty), and the
-   * key's next decision asks Redis. Rejects when Redis cannot be reached.
-   */
+  /** Blocks the Redis buckets (a penalty) and this instance's view. See {@link BucketChanges.block}. */
   block(request: BlockRequest): MaybePromise<ConsumeResult> {
     if (this.closed)
       return Promise.reject(new RateLimitStoreError('TwoTierStore: block called after close()'));
-    const now = this.time.relative(request.now);
-    if (request.unlessBlocked === true) {
-      // Whether a bucket is blocked anew is Redis' to say (its block mark): the view follows its answer.
-      changeViews(request.checks, this.keys, this.denials, (state) => state.shadowTat);
-      this.giveBacks.flush();
-      this.redisCallCount++;
-      return this.redis.block(request).then((result) => {
-        request.checks.forEach((check, i) => {
-          const state = this.keys.get(check.key);
-          const after = result.decisions[i];
-          if (state === undefined || after === undefined || isWindowLimit(check.limit)) return;
-          state.shadowTat = Math.max(state.shadowTat ?? now, now + after.resetMs);
-        });
-        return result;
-      });
-    }
-    changeViews(request.checks, this.keys, this.denials, (state, check) =>
-      gcraBlock(state.shadowTat, now, check.limit, check.durationMs),
-    );
-    this.giveBacks.flush();
-    this.redisCallCount++;
-    return this.redis.block(request);
+    return this.changes.block(request);
   }
 
-  /**
-   * Forgets the buckets locally (leases dropped: the Redis bucket they came
-   * from is deleted, so full again) and in Redis. Rejects when Redis cannot
-   * be reached: the caller asked for the shared bucket to change.
-   */
+  /** Forgets the buckets locally and in Redis. See {@link BucketChanges.reset}. */
   reset(request: BucketsRequest): MaybePromise<void> {
     if (this.closed)
       return Promise.reject(new RateLimitStoreError('TwoTierStore: reset called after close()'));
-    const { checks } = request;
-    if (checks.length === 0) return;
-    for (const check of checks) this.keys.forget(check.key);
-    this.fallback.reset(checks, request.now);
-    this.redisCallCount++;
-    return this.redis.reset(request);
+    return this.changes.reset(request);
   }
 
   /**

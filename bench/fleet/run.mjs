@@ -1,0 +1,233 @@
+// Fleet benchmark (issue 29): N = 1, 2, 4, 8, 16, 32 Node processes, each a
+// TwoTierStore instance, on one redis-server, offering one hot key
+// (rate 200/s, burst 100) 5x its rate: uniform, skewed (one instance 80 %),
+// bursty (4x for a quarter of each second), with 10k warm keys, and with
+// Redis stopped (SIGSTOP 2 s) and restarted (state lost) mid-run; and
+// RedisStore on the uniform load, for latency and calls.
+//
+//   npm run build && node bench/fleet/run.mjs          all (about 5 minutes)
+//   FLEET_N=4,32 FLEET_SCENARIOS=uniform node bench/fleet/run.mjs
+//   FLEET_WRITE=1 ...                                   also writes bench/results/fleet.json
+//
+// Redis round trips are counted by Redis itself (INFO commandstats: EVALSHA +
+// EVAL calls, reset before each run). Progress on stderr, the table on stdout.
+import { fork, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { analyse } from './analyse.mjs';
+
+const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/two-tier/index.js', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../results/', import.meta.url));
+const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
+
+const RATE = 200;
+const BURST = 100;
+const OFFERED_RATIO = 5;
+const DURATION_MS = Number(process.env.FLEET_DURATION_MS ?? 5_000);
+const FLEET = (process.env.FLEET_N ?? '1,2,4,8,16,32').split(',').map(Number);
+const SCENARIOS = (
+  process.env.FLEET_SCENARIOS ?? 'uniform,skewed,bursty,warm,redis,stop,restart'
+).split(',');
+/** The fault runs: Redis stopped (SIGSTOP) or restarted from FAULT_AT_MS for FAULT_MS. */
+const FAULT_AT_MS = 1_500;
+const FAULT_MS = 2_000;
+/** Round trips after this are also reported on their own (steady state). */
+const WARM_UP_MS = 1_000;
+
+const log = (message) => process.stderr.write(`[fleet] ${message}\n`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startRedis(port) {
+  const child = spawn(
+    REDIS_SERVER,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start\n${out}`)), 10_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (/Ready to accept connections/.test(out)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}\n${out}`)));
+  });
+}
+
+/** One command in RESP, its reply as text (enough for INFO and CONFIG RESETSTAT). */
+function command(port, args) {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(port, '127.0.0.1');
+    let out = '';
+    socket.on('data', (chunk) => {
+      out += chunk;
+      const bulk = /^\$(\d+)\r\n/.exec(out);
+      if (
+        out.startsWith('+') ||
+        out.startsWith('-') ||
+        (bulk && out.length >= bulk[0].length + Number(bulk[1]) + 2)
+      ) {
+        socket.end();
+        resolve(out);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(
+      `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`,
+    );
+  });
+}
+
+async function scriptCalls(port) {
+  const info = await command(port, ['INFO', 'commandstats']);
+  let total = 0;
+  for (const match of info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm))
+    total += Number(match[2]);
+  return total;
+}
+
+const nextMessage = (child, type) =>
+  new Promise((resolve, reject) => {
+    const onMessage = (message) => {
+      if (message?.type !== type) return;
+      child.off('message', onMessage);
+      resolve(message);
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+    child.setMaxListeners(0);
+  });
+
+async function main() {
+  if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first.');
+  if (!existsSync(REDIS_SERVER)) throw new Error(`no redis-server at ${REDIS_SERVER}`);
+  const port = await freePort();
+  let redis = await startRedis(port);
+  const env = { ...process.env, NODE_OPTIONS: '', REDIS_URL: `redis://127.0.0.1:${port}` };
+  const size = Math.max(...FLEET);
+  log(`starting ${size} worker processes`);
+  const workers = [];
+  for (let i = 0; i < size; i++) workers.push(fork(WORKER, [], { env, stdio: 'inherit' }));
+  await Promise.all(workers.map((w) => nextMessage(w, 'ready')));
+  const rows = [];
+  let run = 0;
+  try {
+    for (const n of FLEET) {
+      for (const scenario of SCENARIOS) {
+        const store = scenario === 'redis' ? 'redis' : 'two-tier';
+        const fault = scenario === 'stop' || scenario === 'restart' ? scenario : undefined;
+        const traffic = scenario === 'redis' || fault ? 'uniform' : scenario;
+        await command(port, ['CONFIG', 'RESETSTAT']);
+        const startAt = Date.now() + 300;
+        const settings = {
+          store,
+          scenario: traffic,
+          prefix: `fleet${run++}:`,
+          n,
+          rate: RATE,
+          burst: BURST,
+          offeredRatio: OFFERED_RATIO,
+          durationMs: DURATION_MS,
+          timeoutMs: fault ? 250 : 1_000,
+          failMode: 'local',
+          warmRate: 500,
+          tickMs: n >= 8 ? 4 : 2,
+          startAt,
+        };
+        const results = workers.slice(0, n).map((worker, index) => {
+          const done = nextMessage(worker, 'done');
+          worker.send({ type: 'run', run: { ...settings, index } });
+          return done;
+        });
+        let callsBefore = 0;
+        // Calls made in the first second (first sightings, demand ramping up): reported apart.
+        const warmUp = new Promise((r) => setTimeout(r, startAt + WARM_UP_MS - Date.now())).then(
+          () => (fault ? 0 : scriptCalls(port)),
+        );
+        if (fault) {
+          await new Promise((r) => setTimeout(r, startAt + FAULT_AT_MS - Date.now()));
+          if (fault === 'stop') {
+            redis.kill('SIGSTOP');
+            await new Promise((r) => setTimeout(r, FAULT_MS));
+            redis.kill('SIGCONT');
+          } else {
+            callsBefore = await scriptCalls(port);
+            const exited = new Promise((r) => redis.once('exit', r));
+            redis.kill('SIGKILL');
+            await exited;
+            redis = await startRedis(port);
+          }
+        }
+        const done = await Promise.all(results);
+        const callsAtWarmUp = await warmUp;
+        const calls = callsBefore + (await scriptCalls(port));
+        const row = analyse({
+          n,
+          scenario,
+          store,
+          fault,
+          settings,
+          done,
+          calls,
+          steadyCalls: fault ? undefined : calls - callsAtWarmUp,
+          warmUpMs: WARM_UP_MS,
+          faultAtMs: FAULT_AT_MS,
+          faultMs: FAULT_MS,
+        });
+        rows.push(row);
+        log(JSON.stringify(row));
+      }
+    }
+  } finally {
+    for (const worker of workers) worker.send({ type: 'stop' });
+    redis.kill('SIGCONT');
+    redis.kill('SIGTERM');
+  }
+  printTable(rows);
+  if (process.env.FLEET_WRITE === '1') {
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(
+      `${RESULTS}fleet.json`,
+      `${JSON.stringify({ date: new Date().toISOString(), rate: RATE, burst: BURST, offeredRatio: OFFERED_RATIO, durationMs: DURATION_MS, rows }, null, 2)}\n`,
+    );
+  }
+}
+
+function printTable(rows) {
+  const header = [
+    'N',
+    'run',
+    'admitted/bound (whole run)',
+    'over the bound',
+    'worst window excess (tokens)',
+    'Redis round trips / admitted (whole run)',
+    'same after the first second',
+    'p99 ms',
+    'errors',
+  ];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const r of rows)
+    lines.push(
+      `| ${[r.n, r.scenario, pct(r.admittedOverBound), r.over, r.windowExcess, r.roundTripsPerAdmitted.toFixed(3), r.steadyRoundTripsPerAdmitted?.toFixed(3) ?? '', r.p99Ms.toFixed(1), r.errors].join(' | ')} |`,
+    );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const pct = (x) => `${(100 * x).toFixed(1)} %`;
+
+await main();
