@@ -2,6 +2,8 @@
 // one `npm run bench` run. A target whose section did not run (BENCH_ONLY)
 // says so instead of a verdict.
 
+import { TARGET_CELLS } from '../micro/run.mjs';
+
 const num = (value, digits = 0) =>
   value === undefined || Number.isNaN(value)
     ? '–'
@@ -14,8 +16,11 @@ const verdict = (met) => (met === undefined ? 'not measured' : met ? 'met' : 'no
 
 function decisionTargets(micro) {
   const m = Object.fromEntries((micro?.rows ?? []).map((r) => [r.case, r]));
-  return ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].map((cell) => {
-    const name = `In-process decision, ${cell.replace('-', ' key(s), ')}: ≤ 3× the hand-written floor, ≥ 1.5× faster than rate-limiter-flexible`;
+  return TARGET_CELLS.map((cell) => {
+    const where = cell.includes('random')
+      ? `${cell.replace(/-random-/, ' callers in random order (issue 27), ')}`
+      : cell.replace('-', ' key(s), ');
+    const name = `In-process decision, ${where}: ≤ 3× the hand-written floor, ≥ 1.5× faster than rate-limiter-flexible`;
     const [floor, ours, rlf] = ['floor', 'holdup', 'rlf'].map(
       (who) => m[`${who}-${cell}`]?.nsPerOpMedian,
     );
