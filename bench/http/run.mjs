@@ -28,7 +28,23 @@ export const VARIANTS = [
   { id: 'holdup-noheaders', label: 'holdup global guard, headers: false' },
   { id: 'holdup-adaptive', label: 'holdup adaptive route (guard + RateLimitInterceptor)' },
   { id: 'throttler', label: '@nestjs/throttler global guard, ttl 1 s' },
+  // The denied path (issue 27), on Fastify: every request a 429 (after the first), what a flood costs.
+  {
+    id: 'floor-guard-denied',
+    label: "floor guard denying every request: Retry-After and a 429 answered by Nest's filter",
+    platforms: ['fastify'],
+    denied: true,
+  },
+  {
+    id: 'holdup-denied',
+    label:
+      "holdup global guard denying every request: headers draft, Retry-After, the module's filter",
+    platforms: ['fastify'],
+    denied: true,
+  },
 ];
+const variantsOf = (platform) =>
+  VARIANTS.filter((variant) => !variant.platforms || variant.platforms.includes(platform));
 export const PLATFORMS = ['express', 'fastify'];
 
 // Durations are whole seconds: autocannon rounds them up.
@@ -109,10 +125,12 @@ async function measure(servers, platform, variant) {
   const after = await cpuOf(child);
   const userMicros = after.user - before.user;
   const systemMicros = after.system - before.system;
-  const ok = result['2xx'];
-  if (result.errors || result.timeouts || result.non2xx) {
+  const denied = VARIANTS.find((v) => v.id === variant)?.denied === true;
+  // A denied variant answers 429s: all of them but its very first request (a warm-up's).
+  const ok = denied ? result.non2xx : result['2xx'];
+  if (result.errors || result.timeouts || (denied ? result['2xx'] : result.non2xx)) {
     throw new Error(
-      `${platform} ${variant}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`,
+      `${platform} ${variant}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx, ${result['2xx']} 2xx`,
     );
   }
   return {
@@ -130,7 +148,7 @@ export async function runHttp() {
   const samples = {};
   const perRep = {};
   for (const platform of PLATFORMS) {
-    for (const { id } of VARIANTS) {
+    for (const { id } of variantsOf(platform)) {
       samples[`${platform}/${id}`] = [];
       perRep[`${platform}/${id}`] = [];
     }
@@ -140,7 +158,9 @@ export async function runHttp() {
   try {
     // Start every server at once (start-up is mostly waiting on module
     // loading), then warm each one up alone.
-    const keys = PLATFORMS.flatMap((platform) => VARIANTS.map(({ id }) => [platform, id]));
+    const keys = PLATFORMS.flatMap((platform) =>
+      variantsOf(platform).map(({ id }) => [platform, id]),
+    );
     const started = await Promise.all(
       keys.map(([platform, id]) =>
         withRetry(`start ${platform} ${id}`, () => startServer(platform, id)),
@@ -151,7 +171,8 @@ export async function runHttp() {
     for (let rep = 0; rep < repetitions; rep++) {
       for (const platform of PLATFORMS) {
         // Rotate the order each repetition so no variant always runs first or last.
-        const order = VARIANTS.map((_, i) => VARIANTS[(i + rep) % VARIANTS.length]);
+        const variants = variantsOf(platform);
+        const order = variants.map((_, i) => variants[(i + rep) % variants.length]);
         const runs = {};
         for (const { id } of order) {
           const sample = await withRetry(`http ${platform} ${id}`, () =>
@@ -164,7 +185,7 @@ export async function runHttp() {
           );
         }
         // Each run against the baseline of the same repetition.
-        for (const { id } of VARIANTS) {
+        for (const { id } of variants) {
           const base = runs.baseline;
           const sample = runs[id];
           perRep[`${platform}/${id}`].push({
@@ -184,7 +205,7 @@ export async function runHttp() {
     const base = samples[`${platform}/baseline`];
     const baseRps = median(base.map((s) => s.rps));
     const baseCpu = median(base.map((s) => s.cpuMicrosPerRequest));
-    for (const { id, label } of VARIANTS) {
+    for (const { id, label } of variantsOf(platform)) {
       const runs = samples[`${platform}/${id}`];
       const rps = runs.map((s) => s.rps);
       const cpu = median(runs.map((s) => s.cpuMicrosPerRequest));

@@ -1,4 +1,5 @@
 // Turns the results object into the stdout tables and docs/benchmarks.md.
+import { TARGET_CELLS } from '../micro/run.mjs';
 import { issue14Targets } from './targets.mjs';
 import { markdownTable, textTable } from './util.mjs';
 
@@ -124,14 +125,12 @@ function microSection(micro) {
 /** Issue 14's in-process targets: ≤ 3× the floor, and ≥ 1.5× faster than rate-limiter-flexible, in every cell. */
 function microTargetSection(micro) {
   const m = Object.fromEntries((micro?.rows ?? []).map((r) => [r.case, r]));
-  const cells = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].filter(
-    (cell) => m[`holdup-${cell}`],
-  );
+  const cells = TARGET_CELLS.filter((cell) => m[`holdup-${cell}`]);
   if (cells.length === 0) return [];
   return [
     {
       title:
-        'Decision targets (issue 14): MemoryStore.consume as the guard calls it, medians, ns per decision',
+        "Decision targets (issues 14 and 27): MemoryStore.consume as the guard calls it, medians, ns per decision; random order: shuffled passes over the callers from the run's seed, the same order for every contender",
       header: [
         'keys, outcome',
         'floor',
@@ -147,7 +146,9 @@ function microTargetSection(micro) {
         const rlf = m[`rlf-${cell}`].nsPerOpMedian;
         const met = ours <= 3 * floor && rlf >= 1.5 * ours;
         return [
-          cell.replace('-', ' key(s), '),
+          cell.includes('random')
+            ? cell.replace(/-random-/, ' keys, random order, ')
+            : cell.replace('-', ' key(s), '),
           fmt(floor),
           fmt(ours),
           fmt(rlf),
@@ -311,8 +312,16 @@ function redisSections(redis) {
     {
       title:
         'Redis commands per decision (INFO commandstats; commands run inside a script are counted too)',
-      header: ['store', 'commands per decision'],
-      rows: redis.rows.map((row) => [row.store, commands(row.commandsPerDecision)]),
+      header: [
+        'store',
+        'commands per decision',
+        'µs in the script call per decision (commandstats usec)',
+      ],
+      rows: redis.rows.map((row) => [
+        row.store,
+        commands(row.commandsPerDecision),
+        fmt(row.scriptMicrosPerDecision, 2),
+      ]),
     },
     ...redisLoadsSection(redis),
     ...twoTierSections(redis),
@@ -391,7 +400,7 @@ function twoTierSections(redis) {
 function targetsSection(results) {
   return [
     {
-      title: 'Issue 14 targets: measured / met (figures from the sections below)',
+      title: 'Issue 14 and 27 targets: measured / target / met (figures from the sections below)',
       header: ['target', 'measured', 'met'],
       rows: issue14Targets(results),
     },
@@ -418,7 +427,7 @@ function redisLoadsSection(redis) {
   if (!redis?.loads) return [];
   return [
     {
-      title: `Redis by load: decisions/s, medians of ${redis.settings.repetitions} interleaved runs per load, ${fmt(redis.settings.keys)} keys, one ioredis client (plain, or with enableAutoPipelining)`,
+      title: `Redis by load: decisions/s, medians of ${redis.settings.repetitions} interleaved runs per load, ${fmt(redis.settings.keys)} keys, one ioredis client (plain, or with enableAutoPipelining); redis-server pinned to ${redis.loads[0]?.redisPinnedTo ?? 'no core (not recorded)'}`,
       header: [
         'in flight',
         'client',
@@ -428,6 +437,7 @@ function redisLoadsSection(redis) {
         'ours ÷ rlf',
         'ours ÷ floor',
         'Redis CPU µs/decision, ours / rlf',
+        'p50 / p99 µs: ours, ours uncorked, rlf, floor (c=1)',
       ],
       rows: redis.loads.map((load) => [
         fmt(load.inFlight),
@@ -438,6 +448,12 @@ function redisLoadsSection(redis) {
         x(load.ours / load.rlf),
         x(load.ours / load.floor),
         `${fmt(load.oursRedisCpu, 1)} / ${fmt(load.rlfRedisCpu, 1)}`,
+        load.latency
+          ? ['holdup', 'holdupUncorked', 'rlf', 'floor']
+              .map((who) => load.latency[who])
+              .map((l) => (l ? `${fmt(l.p50Micros, 0)} / ${fmt(l.p99Micros, 0)}` : '–'))
+              .join(', ')
+          : '–',
       ]),
     },
   ];

@@ -27,6 +27,13 @@ const AUTO_PIPELINING = process.env.BENCH_REDIS_AUTO_PIPELINING === '1';
 // BENCH_REDIS_SKIP_TWO_TIER=1: the three-contender comparison only (the extra in-flight settings of npm run bench).
 const SKIP_TWO_TIER = process.env.BENCH_REDIS_SKIP_TWO_TIER === '1';
 const KEYS = 10_000;
+/**
+ * The stores' `timeoutMs` here: a throughput run, not a test of timeouts.
+ * With Redis pinned to one core of a shared 2-core machine, another job on
+ * that core stalled Redis past the default 100 ms and failed whole runs
+ * (rate-limiter-flexible, which has no deadline, just waited).
+ */
+const TIMEOUT_MS = 2_000;
 const NEVER = { algorithm: 'token-bucket', rate: 1e6, burst: 1e9 };
 /** The floor's script: no work at all (see the file comment). */
 const FLOOR_LUA = 'return 1';
@@ -199,12 +206,15 @@ async function throughput(decisions, decide, latencies) {
   return decisions / seconds;
 }
 
-async function commandStats(client) {
+async function commandStats(client, micros) {
   const info = await client.info('commandstats');
   const stats = {};
   for (const line of info.split('\n')) {
-    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-    if (match) stats[match[1]] = Number(match[2]);
+    const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+    if (match) {
+      stats[match[1]] = Number(match[2]);
+      if (micros) micros[match[1]] = Number(match[3]);
+    }
   }
   return stats;
 }
@@ -222,7 +232,7 @@ async function scriptCalls(client) {
 function tieredContenders(client, RedisStore, TwoTierStore) {
   return {
     redis: {
-      open: () => new RedisStore({ client, keyPrefix: 'bench-rs:' }),
+      open: () => new RedisStore({ client, keyPrefix: 'bench-rs:', timeoutMs: TIMEOUT_MS }),
       counters: (store) => ({
         redisCalls: store.calls,
         timeouts: store.timeouts,
@@ -233,7 +243,7 @@ function tieredContenders(client, RedisStore, TwoTierStore) {
       // Requests carry no failMode 'local': a Redis timeout fails the run (and
       // the section retries it) rather than turning into local decisions that
       // would pass for saved calls.
-      open: () => new TwoTierStore({ client, keyPrefix: 'bench-tt:' }),
+      open: () => new TwoTierStore({ client, keyPrefix: 'bench-tt:', timeoutMs: TIMEOUT_MS }),
       counters: (store) => {
         const stats = store.stats();
         return {
@@ -346,7 +356,7 @@ async function main() {
   });
   try {
     await client.ping();
-    const store = new RedisStore({ client, keyPrefix: 'bench:' });
+    const store = new RedisStore({ client, keyPrefix: 'bench:', timeoutMs: TIMEOUT_MS });
     const limiter = new RateLimiterRedis({
       storeClient: client,
       keyPrefix: 'rlf',
@@ -367,7 +377,9 @@ async function main() {
       },
     };
     const uncorked =
-      IN_FLIGHT === 1 ? new RedisStore({ client: plainClient, keyPrefix: 'bench:' }) : undefined;
+      IN_FLIGHT === 1
+        ? new RedisStore({ client: plainClient, keyPrefix: 'bench:', timeoutMs: TIMEOUT_MS })
+        : undefined;
     const contenders = {
       holdup: async (key) => {
         const result = await store.consume({
@@ -414,12 +426,16 @@ async function main() {
     for (const name of names) {
       await client.config('RESETSTAT');
       await throughput(sample, contenders[name]);
-      const stats = await commandStats(client);
+      const micros = {};
+      const stats = await commandStats(client, micros);
       // Our own CONFIG RESETSTAT and INFO calls are not decisions.
       for (const cmd of Object.keys(stats))
         if (cmd === 'info' || cmd.startsWith('config')) delete stats[cmd];
       commands[name] = {
         decisions: sample,
+        // Redis' own time in the script call, commands inside it included (INFO commandstats usec):
+        // where a decision's server-side time goes, apart from reading and writing the socket.
+        scriptMicrosPerDecision: ((micros.evalsha ?? 0) + (micros.eval ?? 0)) / sample,
         perDecision: Object.fromEntries(
           Object.entries(stats).map(([cmd, calls]) => [cmd, calls / sample]),
         ),
