@@ -72,7 +72,7 @@ export const GUARD_CASES = [
   {
     id: 'holdup-fresh',
     label:
-      'holdup RateLimitGuard as `holdup`, created before each run like the metrics cases (their baseline)',
+      'holdup RateLimitGuard as `holdup`, created before each run like the metrics cases, then one untimed pass over the clients (their baseline)',
   },
   {
     id: 'holdup-otel',
