@@ -6,6 +6,8 @@
 //   BENCH_WRITE=1                      write the files even for a quick or partial run
 //
 // Progress goes to stderr, the tables to stdout.
+// One random order per run (bench/lib/shuffle.mjs), the same for every contender and section.
+process.env.BENCH_SEED ??= String(Date.now() % 2 ** 31);
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -41,7 +41,7 @@ describe('script-sender on ioredis', () => {
     const calls = Array.from({ length: 10 }, (_, i) =>
       store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }),
     );
-    // Nothing has left yet: ten commands wait in the corked socket.
+    // The first left at once (see below); the nine behind it wait in the corked socket.
     expect(stream.writableCorked).toBe(1);
     expect(stream.writableLength).toBeGreaterThan(0);
     await nextTick();
@@ -61,16 +61,36 @@ describe('script-sender on ioredis', () => {
     });
     const stream = client.stream as unknown as { writableCorked: number };
     const calls = [];
-    for (let i = 0; i < 3; i++)
+    // The first call of an idle connection leaves alone; the next three start a batch.
+    for (let i = 0; i < 4; i++)
       calls.push(store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 }));
     expect(stream.writableCorked).toBe(1);
-    // The fourth fills the batch of an idle connection: written at once.
-    calls.push(store.consume({ checks: [check('k3', 10, 10)], now: 0 }));
+    // The fifth fills the batch (4: few commands awaiting replies): written at once.
+    calls.push(store.consume({ checks: [check('k4', 10, 10)], now: 0 }));
     expect(stream.writableCorked).toBe(0);
     // The next call starts the next batch.
-    calls.push(store.consume({ checks: [check('k4', 10, 10)], now: 0 }));
+    calls.push(store.consume({ checks: [check('k5', 10, 10)], now: 0 }));
     expect(stream.writableCorked).toBe(1);
     expect((await Promise.all(calls)).every((result) => result.allowed)).toBe(true);
+    store.close();
+  });
+
+  it('never holds a lone call: on an idle connection a call is written at once, not corked until the tick ends', async () => {
+    const client = await connect();
+    const store = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('sender-lone'),
+      time: 'client',
+      timeoutMs: 5_000,
+    });
+    const stream = client.stream as unknown as { writableCorked: number; writableLength: number };
+    for (let i = 0; i < 3; i++) {
+      // One request at a time: each finds nothing awaiting a reply.
+      const call = store.consume({ checks: [check(`k${i}`, 10, 10)], now: 0 });
+      expect(stream.writableCorked).toBe(0);
+      expect(stream.writableLength).toBe(0);
+      expect((await call).allowed).toBe(true);
+    }
     store.close();
   });
 

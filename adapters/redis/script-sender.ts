@@ -12,7 +12,7 @@ import type { RedisClient } from './redis-client.interface.js';
 const MIN_BATCH = 4;
 const MAX_BATCH = 64;
 
-/** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */ /** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */
+/** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */
 export type SendScript = (
   sha: string,
   numkeys: number,
@@ -35,7 +35,9 @@ interface IoredisStandalone extends RedisClient {
  * How the store sends its scripts.
  *
  * ioredis' standalone client: the socket is corked from the first script
- * call of a tick until the batch is full (see {@link MIN_BATCH}) or the tick
+ * call of a tick that finds a command already awaiting its reply (never for
+ * a lone call on an idle connection: one request at a time adds no latency)
+ * until the batch is full (see {@link MIN_BATCH}) or the tick
  * ends (`process.nextTick`), so that the calls of concurrent requests made in
  * one tick (typically: the requests that one batch of replies set going
  * again) leave in a few writes, not one each. Every call still is
@@ -79,13 +81,17 @@ export function scriptSender(client: RedisClient): SendScript {
     stream?.uncork?.();
   };
   return (sha, numkeys, args) => {
-    if (corked === undefined && client.status === 'ready') {
+    // Corked only behind a command already awaiting its reply: a call on an
+    // idle connection (one request at a time, the first of a burst) leaves
+    // at once, since nothing would join it before Redis could answer it.
+    const waiting = client.commandQueue?.length ?? 0;
+    if (corked === undefined && waiting > 0 && client.status === 'ready') {
       // Read each time: ioredis replaces the socket when it reconnects.
       const stream = client.stream;
       if (stream && typeof stream.cork === 'function' && typeof stream.uncork === 'function') {
         stream.cork();
         corked = stream;
-        batch = Math.min(MAX_BATCH, Math.max(MIN_BATCH, (client.commandQueue?.length ?? 0) >> 2));
+        batch = Math.min(MAX_BATCH, Math.max(MIN_BATCH, waiting >> 2));
         process.nextTick(uncork);
       }
     }

@@ -22,6 +22,24 @@ export const GUARD_CASES = [
     label: 'holdup RateLimitGuard, headers: draft, 100k clients (each bucket held between visits)',
   },
   {
+    id: 'floor-random',
+    label: 'the floor guard, 100k clients in a random order (the same for both)',
+  },
+  {
+    id: 'holdup-random',
+    label: 'holdup RateLimitGuard, headers: draft, 100k clients in a random order',
+  },
+  {
+    id: 'floor-denied',
+    label:
+      "the floor guard denying (Retry-After, a 429 HttpException answered by Nest's exception filter), 1k clients",
+  },
+  {
+    id: 'holdup-denied',
+    label:
+      "holdup RateLimitGuard denying (headers: draft, Retry-After; RateLimitExceededException answered by the module's filter), 1k clients",
+  },
+  {
     id: 'holdup-new',
     label:
       'holdup RateLimitGuard, headers: draft, 100k clients, every visit a new bucket (full again: inserted, and an old one swept)',
@@ -54,7 +72,7 @@ export const GUARD_CASES = [
   {
     id: 'holdup-fresh',
     label:
-      'holdup RateLimitGuard as `holdup`, created before each run like the metrics cases (their baseline)',
+      'holdup RateLimitGuard as `holdup`, created before each run like the metrics cases, then one untimed pass over the clients (their baseline)',
   },
   {
     id: 'holdup-otel',
@@ -74,6 +92,7 @@ export async function runGuard() {
     label,
     nsPerCallRuns: raw.samples[id].map((v) => round(v, 0)),
     nsPerCallMedian: round(medians[id], 0),
+    wallNsPerCallMedian: raw.wallSamples?.[id] ? round(median(raw.wallSamples[id]), 0) : undefined,
     nsAboveNoop: id === 'noop' ? undefined : round(medians[id] - medians.noop, 0),
     // Metrics cases against their baseline, created the same way (a fresh store each run).
     metricsOverhead:
@@ -88,6 +107,7 @@ export async function runGuard() {
         ? round((medians[id] - medians.noop) / (medians.holdup - medians.noop), 2)
         : undefined,
     headersWritten: raw.headers[id],
+    deniedAnswer: raw.deniedAnswers?.[id],
   }));
   const ns = (id) => rows.find((row) => row.case === id).nsPerCallMedian;
   log(
@@ -100,6 +120,8 @@ export async function runGuard() {
     settings: {
       ...GUARD_SETTINGS,
       clients: raw.clients,
+      clock: raw.clock,
+      randomOrderSeed: raw.randomOrderSeed,
       platform: 'Fastify adapter, not listening; stand-in reply',
     },
     rows,

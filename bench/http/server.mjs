@@ -37,6 +37,10 @@ class NoopGuard {
 Reflect.decorate([Injectable()], NoopGuard);
 
 const FloorGuard = floorGuard(RATE, BURST);
+// The denied variants: one token per 1000 s, a burst of one: after its first
+// request, every request of the (single) load-generating client is a 429.
+const DENIED = { rate: 1e-3, burst: 1 };
+const FloorDeniedGuard = floorGuard(DENIED.rate, DENIED.burst);
 
 /** Calibration: what Nest itself charges for any global interceptor (the 0.83x / 0.72x). */
 class NoopInterceptor {
@@ -68,6 +72,24 @@ async function imports(variant) {
             store: new MemoryStore(),
             defaults: { rate: RATE, burst: BURST, key: 'ip' },
             headers: variant === 'holdup' ? 'draft' : false,
+          }),
+        ],
+        providers: [],
+        route: [],
+      };
+    case 'floor-guard-denied':
+      return {
+        imports: [],
+        providers: [{ provide: APP_GUARD, useClass: FloorDeniedGuard }],
+        route: [],
+      };
+    case 'holdup-denied':
+      return {
+        imports: [
+          RateLimitModule.forRoot({
+            store: new MemoryStore(),
+            defaults: { ...DENIED, key: 'ip' },
+            headers: 'draft',
           }),
         ],
         providers: [],

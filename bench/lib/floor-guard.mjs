@@ -1,8 +1,8 @@
 // The floor of issue 14, shared by the guard micro-benchmark and the HTTP
 // benchmark: a hand-written lazy-refill bucket per client address in a Map,
-// writing one header, as a team would write it without a library (no cap,
+// writing one header (a denial: Retry-After and a 429), as a team would write it without a library (no cap,
 // no sweep: it never forgets a client).
-import { Injectable } from '@nestjs/common';
+import { HttpException, Injectable } from '@nestjs/common';
 
 /** A global-guard class for a bucket of `rate` tokens per second and `burst` tokens. */
 export function floorGuard(rate, burst) {
@@ -18,7 +18,12 @@ export function floorGuard(rate, burst) {
         bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * rate) / 1000);
         bucket.at = now;
       }
-      if (bucket.tokens < 1) return false;
+      if (bucket.tokens < 1) {
+        // A denial as a team would write it: Retry-After, and a 429 that
+        // Nest's own exception filter answers ({ statusCode, message }).
+        http.getResponse().header('Retry-After', String(Math.ceil((1 - bucket.tokens) / rate)));
+        throw new HttpException('Too Many Requests', 429);
+      }
       bucket.tokens -= 1;
       // Express's response and Fastify's reply both have header(name, value).
       http.getResponse().header('RateLimit', `"default";r=${Math.floor(bucket.tokens)};t=1`);

@@ -1,4 +1,5 @@
 // Turns the results object into the stdout tables and docs/benchmarks.md.
+import { TARGET_CELLS } from '../micro/run.mjs';
 import { issue14Targets } from './targets.mjs';
 import { markdownTable, textTable } from './util.mjs';
 
@@ -124,14 +125,12 @@ function microSection(micro) {
 /** Issue 14's in-process targets: ≤ 3× the floor, and ≥ 1.5× faster than rate-limiter-flexible, in every cell. */
 function microTargetSection(micro) {
   const m = Object.fromEntries((micro?.rows ?? []).map((r) => [r.case, r]));
-  const cells = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'].filter(
-    (cell) => m[`holdup-${cell}`],
-  );
+  const cells = TARGET_CELLS.filter((cell) => m[`holdup-${cell}`]);
   if (cells.length === 0) return [];
   return [
     {
       title:
-        'Decision targets (issue 14): MemoryStore.consume as the guard calls it, medians, ns per decision',
+        "Decision targets (issues 14 and 27): MemoryStore.consume as the guard calls it, medians, ns per decision; random order: shuffled passes over the callers from the run's seed, the same order for every contender",
       header: [
         'keys, outcome',
         'floor',
@@ -147,7 +146,9 @@ function microTargetSection(micro) {
         const rlf = m[`rlf-${cell}`].nsPerOpMedian;
         const met = ours <= 3 * floor && rlf >= 1.5 * ours;
         return [
-          cell.replace('-', ' key(s), '),
+          cell.includes('random')
+            ? cell.replace(/-random-/, ' keys, random order, ')
+            : cell.replace('-', ' key(s), '),
           fmt(floor),
           fmt(ours),
           fmt(rlf),
@@ -311,8 +312,16 @@ function redisSections(redis) {
     {
       title:
         'Redis commands per decision (INFO commandstats; commands run inside a script are counted too)',
-      header: ['store', 'commands per decision'],
-      rows: redis.rows.map((row) => [row.store, commands(row.commandsPerDecision)]),
+      header: [
+        'store',
+        'commands per decision',
+        'µs in the script call per decision (commandstats usec)',
+      ],
+      rows: redis.rows.map((row) => [
+        row.store,
+        commands(row.commandsPerDecision),
+        fmt(row.scriptMicrosPerDecision, 2),
+      ]),
     },
     ...redisLoadsSection(redis),
     ...twoTierSections(redis),
@@ -391,7 +400,7 @@ function twoTierSections(redis) {
 function targetsSection(results) {
   return [
     {
-      title: 'Issue 14 targets: measured / met (figures from the sections below)',
+      title: 'Issue 14 and 27 targets: measured / target / met (figures from the sections below)',
       header: ['target', 'measured', 'met'],
       rows: issue14Targets(results),
     },
@@ -418,7 +427,7 @@ function redisLoadsSection(redis) {
   if (!redis?.loads) return [];
   return [
     {
-      title: `Redis by load: decisions/s, medians of ${redis.settings.repetitions} interleaved runs per load, ${fmt(redis.settings.keys)} keys, one ioredis client (plain, or with enableAutoPipelining)`,
+      title: `Redis by load: decisions/s, medians of ${redis.settings.repetitions} interleaved runs per load, ${fmt(redis.settings.keys)} keys, one ioredis client (plain, or with enableAutoPipelining); redis-server pinned to ${redis.loads[0]?.redisPinnedTo ?? 'no core (not recorded)'}`,
       header: [
         'in flight',
         'client',
@@ -428,6 +437,7 @@ function redisLoadsSection(redis) {
         'ours ÷ rlf',
         'ours ÷ floor',
         'Redis CPU µs/decision, ours / rlf',
+        'p50 / p99 µs: ours, ours uncorked, rlf, floor (c=1)',
       ],
       rows: redis.loads.map((load) => [
         fmt(load.inFlight),
@@ -438,8 +448,37 @@ function redisLoadsSection(redis) {
         x(load.ours / load.rlf),
         x(load.ours / load.floor),
         `${fmt(load.oursRedisCpu, 1)} / ${fmt(load.rlfRedisCpu, 1)}`,
+        load.latency
+          ? ['holdup', 'holdupUncorked', 'rlf', 'floor']
+              .map((who) => load.latency[who])
+              .map((l) => (l ? `${fmt(l.p50Micros, 0)} / ${fmt(l.p99Micros, 0)}` : '–'))
+              .join(', ')
+          : '–',
       ]),
     },
+  ];
+}
+
+/**
+ * Issue 27: where the time goes for the targets this code does not meet,
+ * from profiles taken by hand beside the bench (each with its command).
+ */
+function issue27Notes() {
+  return [
+    '## Issue 27: where the remaining time goes (profiles by hand, with their commands)',
+    '',
+    '- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `BENCH_GUARD_ONLY=holdup node --cpu-prof --cpu-prof-interval 100 bench/guard/guard.mjs 300000 3`, inclusive samples as a share of the timed loop: ' +
+      "`MemoryStore.consume` 49 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 29 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too), " +
+      'headers 18 % (`answerAdmitted` → two `setHeader` calls, the floor writes one), the key (`byAddress`) 5 %, `switchToHttp` 6 %, `Date.now` 5 %. ' +
+      "What is left above the floor is the store's own bookkeeping that the floor does not have (a sweep step every 8th decision, the shard's hash, the typed-array slot: what bounds memory and keeps pauses short at 1M keys) and the second header.",
+    "- Guard, denied: capturing a stack trace for the 429 was 36 % of a denial's samples (`BENCH_GUARD_ONLY=holdup-denied node --cpu-prof bench/guard/guard.mjs 100000 3`, `HttpException` constructor); the exception is now made without one (`HttpTransport.denialError`). " +
+      "What remains is the `throw` itself (V8 unwinding from the guard's frames, ~25 % of the samples; the floor guard throws too) and the headers (`answerDenied`, ~15 %).",
+    "- Redis, one request at a time (target ≥ rate-limiter-flexible's decisions/s and p99): the difference is inside Redis. `INFO commandstats` after 33,000 calls at c=1 (a scratch script calling `store.consume` / `limiter.consume` in a loop against `taskset -c 1 redis-server`): " +
+      "our `consume_one` script 12.2 µs per call (GET 0.70, TIME 0.22, SET 1.07 inside it), rate-limiter-flexible's 6.8 µs (INCRBY 0.30, PTTL 0.19, SET 1.07); Node CPU per decision 39-42 µs against 35-37 µs. " +
+      'A script with the same three commands and none of the arithmetic costs 8.9 µs (`redis-benchmark -c 1 -n 20000 evalsha <sha> 1 k:__rand_int__ ...`, ours 13.6 µs in the same session): ' +
+      "Redis TIME (server time, the default: clocks of the fleet need not agree) and the exact `<base>:<offset>` encoding of the TAT (`string.format('%.17g')`, parsing) are what a decision costs beyond a counter. " +
+      'The corked sender no longer holds a lone call (it corks only behind a command awaiting its reply), so at c=1 ours and `holdup-uncorked` send the same way.',
+    '',
   ];
 }
 
@@ -635,7 +674,7 @@ export function markdownReport(results) {
       "Differences of a few percent, a few µs per request, are below what this machine can resolve over HTTP; the guard micro-benchmark and its profile measure the guard's own cost directly. " +
       "On this VM a large share of a hello-world request is spent writing to the socket (`writev`), which dilutes the limiter's share compared with bare metal. " +
       'Two calibration variants, a global guard that returns true and a global no-op interceptor, show what Nest itself charges for any guard or interceptor on this machine.',
-    '- The limits are set never to deny (we measure the decision, not 429s). Our limit is 100 000/s with a burst of 100 000 rather than 1e9/s: ' +
+    "- The limits are set never to deny (we measure the decision, not 429s), except in the denied cases (issue 27: the guard micro-benchmark's `*-denied` and the HTTP `*-denied` variants on Fastify), where every request after a client's first is a 429. Our limit is 100 000/s with a burst of 100 000 rather than 1e9/s: " +
       'at 1e9/s one token is 1e-6 ms, below the resolution of a double holding `Date.now()`, and the bucket would never move.',
     '- @nestjs/throttler keeps a sliding log of hits per key and filters it on every call, so with a limit that is never reached its cost grows with rate × ttl ' +
       '(see the micro-benchmark). The HTTP variant uses ttl 1 s, which keeps the log to about one second of traffic; with the usual ttl of 60 s the log, and the cost, would be 60× longer.',
@@ -648,6 +687,7 @@ export function markdownReport(results) {
     '',
     ...observations(results).map((note) => `- ${note}`),
     '',
+    ...issue27Notes(),
   ];
   for (const section of allSections(results))
     lines.push(`## ${section.title}`, '', markdownTable(section.header, section.rows), '');
@@ -660,7 +700,10 @@ export function markdownReport(results) {
       `${results.http?.settings.repetitions ?? 3} repetitions interleaved (the order rotated each time), on one hello-world \`GET /\` route. ` +
       'Variants: no limiter; a no-op global guard and a no-op global interceptor (calibration); the holdup global guard with MemoryStore (headers `draft`, then `false`); ' +
       "a route whose `@RateLimit({ ..., adaptive: { min, max } })` binds `RateLimitInterceptor`; `@nestjs/throttler`'s global `ThrottlerGuard` with its default in-memory storage. Keys are the client IP (one client).",
-    `- Guard (\`bench/guard\`): one process, ${results.guard?.settings.repetitions ?? 5} repetitions of ${results.guard ? results.guard.settings.calls.toLocaleString('en-US') : '200,000'} calls per guard, interleaved, after a warm-up; 100k client addresses round-robin (or one).`,
+    `- Guard (\`bench/guard\`): one process, ${results.guard?.settings.repetitions ?? 5} repetitions of ${results.guard ? results.guard.settings.calls.toLocaleString('en-US') : '200,000'} calls per guard, interleaved, after a warm-up; 100k client addresses round-robin, in a random order (shuffled passes from the run's seed, the same for ours and the floor) or one; ` +
+      "**CPU time of the process per call** (user + system, GC threads included; wall time is kept in the results as `wallNsPerCallMedian`): other jobs on the machine stretch wall time, not the guard's CPU time. " +
+      "Denials go through the route's exceptions handler as Nest's router builds it (`RouterExceptionFilters`): the module's `RateLimitExceptionFilter` for ours, Nest's own filter for the floor guard (which writes `Retry-After` and throws a 429 `HttpException`). " +
+      'The metrics cases and their baseline (`holdup-fresh`) are created before each run and given one untimed pass over the clients, so that the timed run charges held buckets, as `holdup` does.',
     `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved, ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
       `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists).`,
     '- Memory (`bench/memory`): `node --expose-gc`; heap used after `gc()` before and after inserting the live keys; pauses with `process.hrtime` around each call. ' +
@@ -668,7 +711,9 @@ export function markdownReport(results) {
       'Churn (issue 14): in a process of its own run with `--trace-gc`, a store at `maxKeys` 1M is filled, then new callers (each evicting one) alternate with updates of existing callers, ' +
       `${results.memory?.settings.churnChunk ?? 1000} calls per \`setImmediate\` macrotask as a server would run them; \`monitorEventLoopDelay({ resolution: 1 })\` and each macrotask's start-to-start time (a stall: over 50 ms) ` +
       "during the churn only; GC pauses by kind from the `--trace-gc` lines between the script's own `gc()` calls; the control runs the same loop, strings and objects with a GCRA decision on one number and no store, in another process.",
-    '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), one ioredis client shared by both stores; ' +
+    '- Redis (`bench/redis`): starts its own `redis-server` on a free port (no persistence), **pinned to one core with `taskset -c <last core>`** (`BENCH_REDIS_CORE` to choose; Node is left to the scheduler), one ioredis client shared by both stores; ' +
+      'the stores get `timeoutMs: 2000` (a throughput run: with Redis pinned on a loaded machine, the default 100 ms failed whole runs); ' +
+      "one request at a time (c=1): each call timed from the call to its answer, p50 and p99 per run, medians of the runs; `holdup-uncorked` is the same store on a client that is not recognisably ioredis' standalone one, so its scripts go through the client's own `evalsha` (no corked sender): the difference is what the corked sender adds to a lone request; " +
       `${redisLoadsText(results.redis)}; ` +
       "`INFO cpu` around each run for the server's CPU, `CONFIG RESETSTAT` + `INFO commandstats` for the commands.",
     '- TwoTierStore (`bench/redis`, same server and client): for each workload (hot keys, cold keys, a saturated key) every run builds a fresh TwoTierStore or RedisStore ' +

@@ -9,6 +9,7 @@
 // which the caller awaits one at a time (as a guard does).
 import { MemoryStore } from 'nestjs-holdup';
 import { gcraConsume } from 'nestjs-holdup/algorithms';
+import { shuffledOrder } from '../lib/shuffle.mjs';
 
 const KEYS = 100_000;
 // Callers as the guard sees them: a client address (the request's own
@@ -156,7 +157,15 @@ const CASES = {
 // 1 key and 10k keys round-robin, every call allowed or every call denied,
 // each called the way a guard calls it (one check object, a namespaced key,
 // Date.now(); rate-limiter-flexible awaited, its denial a rejection).
-const MATRIX_KEYS = { 1: [HOT], '10k': identities.slice(0, 10_000) };
+const MATRIX_KEYS = {
+  1: [HOT],
+  '10k': identities.slice(0, 10_000),
+  '10k-random': identities.slice(0, 10_000),
+  '100k-random': identities,
+};
+
+/** Length of a random-order run: shuffled passes over the pool (bench/lib/shuffle.mjs), walked cyclically. */
+const ORDER_LENGTH = 1 << 20;
 const ALLOWED = { rate: 1, burst: 1e9 }; // never denies within a run, and every key stays held (no sweep turning updates into inserts)
 const DENIED = { rate: 1e-3, burst: 1 }; // one token per 1000 s: after the first call per key, every call denied
 
@@ -180,10 +189,14 @@ function handWrittenBucket({ rate, burst }) {
 }
 
 function matrixCase(contender, keysName, outcome) {
-  const pool = MATRIX_KEYS[keysName];
+  const identitiesOf = MATRIX_KEYS[keysName];
+  // The pool as the contenders index it: in insertion order (round-robin) or shuffled.
+  const pool = keysName.endsWith('-random')
+    ? Array.from(shuffledOrder(identitiesOf.length, ORDER_LENGTH), (i) => identitiesOf[i])
+    : identitiesOf;
   const shape = outcome === 'allowed' ? ALLOWED : DENIED;
   const expected = outcome === 'allowed';
-  const warm = Math.max(100_000, 2 * pool.length);
+  const warm = Math.max(100_000, 2 * identitiesOf.length);
   return async (n) => {
     if (contender === 'floor') {
       const consume = handWrittenBucket(shape);

@@ -1,6 +1,7 @@
 // Decision micro-benchmark: every case in a fresh process, repetitions
 // interleaved (all cases once, then all again, ...), median ns per decision.
 import { fileURLToPath } from 'node:url';
+import { runSeed } from '../lib/shuffle.mjs';
 import { log, median, QUICK, round, runNodeJson, withRetry } from '../lib/util.mjs';
 
 const SCRIPT = fileURLToPath(new URL('./decision.mjs', import.meta.url));
@@ -56,24 +57,40 @@ export const MICRO_CASES = [
   },
 ];
 
-/** Issue 14's matrix: the floor, ours, rate-limiter-flexible × 1 key / 10k keys × allowed / denied. */
-export const TARGET_CELLS = ['1-allowed', '1-denied', '10k-allowed', '10k-denied'];
+/**
+ * Issue 14's matrix: the floor, ours, rate-limiter-flexible × 1 key / 10k keys × allowed / denied;
+ * issue 27's: 10k and 100k callers in a random order (the same for every contender, from the run's seed).
+ */
+export const TARGET_CELLS = [
+  '1-allowed',
+  '1-denied',
+  '10k-allowed',
+  '10k-denied',
+  '10k-random-allowed',
+  '10k-random-denied',
+  '100k-random-allowed',
+  '100k-random-denied',
+];
+const cellLabel = (cell) =>
+  cell
+    .replace(/-random-/, ' keys in random order, ')
+    .replace(/^(\d+k?)-(?!.*random)/, '$1 key(s), ');
 for (const cell of TARGET_CELLS) {
   MICRO_CASES.push(
     {
       id: `floor-${cell}`,
-      label: `floor: hand-written bucket in a Map, ${cell.replace('-', ' key(s), ')}`,
+      label: `floor: hand-written bucket in a Map, ${cellLabel(cell)}`,
       kind: 'sync',
     },
     {
       id: `holdup-${cell}`,
-      label: `holdup MemoryStore.consume, ${cell.replace('-', ' key(s), ')}`,
+      label: `holdup MemoryStore.consume, ${cellLabel(cell)}`,
       kind: 'sync',
       versus: `floor-${cell}`,
     },
     {
       id: `rlf-${cell}`,
-      label: `rate-limiter-flexible consume, ${cell.replace('-', ' key(s), ')}`,
+      label: `rate-limiter-flexible consume, ${cellLabel(cell)}`,
       kind: 'async',
       versus: `holdup-${cell}`,
     },
@@ -117,5 +134,5 @@ export async function runMicro() {
       row.nsPerOpAtLog10kMedian = round(median(samples[id].map((s) => s.nsPerOpAtLog10k)), 1);
     return row;
   });
-  return { settings: MICRO_SETTINGS, rows };
+  return { settings: { ...MICRO_SETTINGS, randomOrderSeed: runSeed() }, rows };
 }

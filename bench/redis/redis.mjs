@@ -12,7 +12,8 @@
 // Then TwoTierStore vs RedisStore on three workloads (hot keys, cold keys, a
 // saturated key), same concurrency, interleaved too, Redis script calls
 // counted both by the server and by the stores.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import os from 'node:os';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
@@ -26,6 +27,13 @@ const AUTO_PIPELINING = process.env.BENCH_REDIS_AUTO_PIPELINING === '1';
 // BENCH_REDIS_SKIP_TWO_TIER=1: the three-contender comparison only (the extra in-flight settings of npm run bench).
 const SKIP_TWO_TIER = process.env.BENCH_REDIS_SKIP_TWO_TIER === '1';
 const KEYS = 10_000;
+/**
+ * The stores' `timeoutMs` here: a throughput run, not a test of timeouts.
+ * With Redis pinned to one core of a shared 2-core machine, another job on
+ * that core stalled Redis past the default 100 ms and failed whole runs
+ * (rate-limiter-flexible, which has no deadline, just waited).
+ */
+const TIMEOUT_MS = 2_000;
 const NEVER = { algorithm: 'token-bucket', rate: 1e6, burst: 1e9 };
 /** The floor's script: no work at all (see the file comment). */
 const FLOOR_LUA = 'return 1';
@@ -77,22 +85,44 @@ function freePort() {
   });
 }
 
+/**
+ * Redis on one core of its own choosing, as the issue's harness ran it:
+ * `taskset -c <core> redis-server ...`, the core BENCH_REDIS_CORE or else the
+ * machine's last one (Node is left to the scheduler). Without `taskset`
+ * Redis runs unpinned, and the result says so.
+ */
+function pinning() {
+  const core = Number(process.env.BENCH_REDIS_CORE ?? (os.availableParallelism?.() ?? 1) - 1);
+  try {
+    execFileSync('taskset', ['-c', String(core), 'true']);
+    return {
+      command: 'taskset',
+      prefix: ['-c', String(core)],
+      pinnedTo: `core ${core} (taskset -c ${core} redis-server ...)`,
+    };
+  } catch {
+    return { pinnedTo: 'not pinned (no taskset)' };
+  }
+}
+export const PINNING = pinning();
+
 async function startRedis() {
   const port = await freePort();
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'no',
+  ];
   const child = spawn(
-    REDIS_SERVER,
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--protected-mode',
-      'no',
-    ],
+    PINNING.command ?? REDIS_SERVER,
+    PINNING.command ? [...PINNING.prefix, REDIS_SERVER, ...args] : args,
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -126,24 +156,42 @@ async function redisCpuSeconds(client) {
 async function measure(client, decisions, decide) {
   const redisBefore = await redisCpuSeconds(client);
   const cpuBefore = process.cpuUsage();
-  const perSecond = await throughput(decisions, decide);
+  const latencies = IN_FLIGHT === 1 ? new Float64Array(decisions) : undefined;
+  const perSecond = await throughput(decisions, decide, latencies);
   const cpu = process.cpuUsage(cpuBefore);
   const redisAfter = await redisCpuSeconds(client);
   return {
     perSecond,
+    ...(latencies ? latencySummary(latencies) : {}),
     nodeCpuMicrosPerDecision: (cpu.user + cpu.system) / decisions,
     redisCpuMicrosPerDecision: ((redisAfter - redisBefore) * 1e6) / decisions,
   };
 }
 
-/** `decisions` calls of `decide(keyOf(i))`, IN_FLIGHT at a time. */
-async function drive(decisions, decide, keyOf) {
+/** p50 and p99 of one run's decision latencies, in µs (nearest rank). */
+function latencySummary(latencies) {
+  const sorted = Float64Array.from(latencies).sort();
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+  return { p50Micros: at(0.5), p99Micros: at(0.99) };
+}
+
+/**
+ * `decisions` calls of `decide(keyOf(i))`, IN_FLIGHT at a time; with
+ * `latencies`, each call's time from the call to its answer (µs).
+ */
+async function drive(decisions, decide, keyOf, latencies) {
   let next = 0;
   let admitted = 0;
   const worker = async () => {
     while (next < decisions) {
       const i = next++;
+      if (latencies === undefined) {
+        if (await decide(keyOf(i))) admitted++;
+        continue;
+      }
+      const start = process.hrtime.bigint();
       if (await decide(keyOf(i))) admitted++;
+      latencies[i] = Number(process.hrtime.bigint() - start) / 1e3;
     }
   };
   const start = process.hrtime.bigint();
@@ -151,19 +199,22 @@ async function drive(decisions, decide, keyOf) {
   return { seconds: Number(process.hrtime.bigint() - start) / 1e9, admitted };
 }
 
-async function throughput(decisions, decide) {
-  const { seconds, admitted } = await drive(decisions, decide, spread);
+async function throughput(decisions, decide, latencies) {
+  const { seconds, admitted } = await drive(decisions, decide, spread, latencies);
   if (admitted < decisions)
     throw new Error(`${decisions - admitted} decisions denied: the limit should never be reached`);
   return decisions / seconds;
 }
 
-async function commandStats(client) {
+async function commandStats(client, micros) {
   const info = await client.info('commandstats');
   const stats = {};
   for (const line of info.split('\n')) {
-    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-    if (match) stats[match[1]] = Number(match[2]);
+    const match = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+    if (match) {
+      stats[match[1]] = Number(match[2]);
+      if (micros) micros[match[1]] = Number(match[3]);
+    }
   }
   return stats;
 }
@@ -181,7 +232,7 @@ async function scriptCalls(client) {
 function tieredContenders(client, RedisStore, TwoTierStore) {
   return {
     redis: {
-      open: () => new RedisStore({ client, keyPrefix: 'bench-rs:' }),
+      open: () => new RedisStore({ client, keyPrefix: 'bench-rs:', timeoutMs: TIMEOUT_MS }),
       counters: (store) => ({
         redisCalls: store.calls,
         timeouts: store.timeouts,
@@ -192,7 +243,7 @@ function tieredContenders(client, RedisStore, TwoTierStore) {
       // Requests carry no failMode 'local': a Redis timeout fails the run (and
       // the section retries it) rather than turning into local decisions that
       // would pass for saved calls.
-      open: () => new TwoTierStore({ client, keyPrefix: 'bench-tt:' }),
+      open: () => new TwoTierStore({ client, keyPrefix: 'bench-tt:', timeoutMs: TIMEOUT_MS }),
       counters: (store) => {
         const stats = store.stats();
         return {
@@ -305,13 +356,30 @@ async function main() {
   });
   try {
     await client.ping();
-    const store = new RedisStore({ client, keyPrefix: 'bench:' });
+    const store = new RedisStore({ client, keyPrefix: 'bench:', timeoutMs: TIMEOUT_MS });
     const limiter = new RateLimiterRedis({
       storeClient: client,
       keyPrefix: 'rlf',
       points: 1e9,
       duration: 60,
     });
+    // One request at a time: the same store with its scripts sent by the
+    // client's own evalsha (a client that is not recognisably ioredis'
+    // standalone one gets no corked sender: script-sender.ts), to show what
+    // the corked sender adds to a lone request's latency.
+    const plainClient = {
+      evalsha: (...args) => client.evalsha(...args),
+      eval: (...args) => client.eval(...args),
+      del: (...args) => client.del(...args),
+      ping: () => client.ping(),
+      get status() {
+        return client.status;
+      },
+    };
+    const uncorked =
+      IN_FLIGHT === 1
+        ? new RedisStore({ client: plainClient, keyPrefix: 'bench:', timeoutMs: TIMEOUT_MS })
+        : undefined;
     const contenders = {
       holdup: async (key) => {
         const result = await store.consume({
@@ -320,6 +388,11 @@ async function main() {
         });
         return result.allowed;
       },
+      ...(uncorked && {
+        'holdup-uncorked': async (key) =>
+          (await uncorked.consume({ checks: [{ key, limit: NEVER, cost: 1 }], now: Date.now() }))
+            .allowed,
+      }),
       rlf: async (key) => {
         await limiter.consume(key); // rejects when over the limit
         return true;
@@ -353,12 +426,16 @@ async function main() {
     for (const name of names) {
       await client.config('RESETSTAT');
       await throughput(sample, contenders[name]);
-      const stats = await commandStats(client);
+      const micros = {};
+      const stats = await commandStats(client, micros);
       // Our own CONFIG RESETSTAT and INFO calls are not decisions.
       for (const cmd of Object.keys(stats))
         if (cmd === 'info' || cmd.startsWith('config')) delete stats[cmd];
       commands[name] = {
         decisions: sample,
+        // Redis' own time in the script call, commands inside it included (INFO commandstats usec):
+        // where a decision's server-side time goes, apart from reading and writing the socket.
+        scriptMicrosPerDecision: ((micros.evalsha ?? 0) + (micros.eval ?? 0)) / sample,
         perDecision: Object.fromEntries(
           Object.entries(stats).map(([cmd, calls]) => [cmd, calls / sample]),
         ),
@@ -366,6 +443,7 @@ async function main() {
     }
 
     await store.close();
+    await uncorked?.close();
     const twoTier = SKIP_TWO_TIER
       ? { skipped: 'BENCH_REDIS_SKIP_TWO_TIER' }
       : await twoTierComparison(client, decisions, repetitions, RedisStore);
@@ -375,6 +453,7 @@ async function main() {
       JSON.stringify({
         redisVersion: serverVersion,
         inFlight: IN_FLIGHT,
+        redisPinnedTo: PINNING.pinnedTo,
         autoPipelining: AUTO_PIPELINING,
         keys: KEYS,
         decisions,

@@ -12,11 +12,13 @@ export const REDIS_SETTINGS = QUICK
 
 /**
  * The load settings of issue 14's Redis targets: 16 and 256 decisions in
- * flight, each with ioredis' plain client and with `enableAutoPipelining`.
+ * flight (and issue 27's one at a time), each with ioredis' plain client and with `enableAutoPipelining`.
  * The first is the main run (its two-tier comparison included).
  */
 const LOADS = [
   { inFlight: 16, autoPipelining: false },
+  // One request at a time (issue 27): decisions/s, p50 and p99, and the corked sender's added latency.
+  { inFlight: 1, autoPipelining: false },
   { inFlight: 256, autoPipelining: false },
   { inFlight: 16, autoPipelining: true },
   { inFlight: 256, autoPipelining: true },
@@ -54,6 +56,8 @@ function loadRow(load, result) {
   const [ours, rlf, floor] = result.rows;
   return {
     ...load,
+    redisPinnedTo: result.settings.redisPinnedTo,
+    ...(result.latency && { latency: result.latency }),
     ours: ours.decisionsPerSecondMedian,
     oursRuns: ours.decisionsPerSecondRuns,
     rlf: rlf.decisionsPerSecondMedian,
@@ -76,9 +80,26 @@ function summarise(raw) {
         1,
       ),
       commandsPerDecision: raw.commands[name].perDecision,
+      scriptMicrosPerDecision: round(raw.commands[name].scriptMicrosPerDecision ?? NaN, 2),
     };
   };
   const holdup = summary('holdup');
+  // One request at a time: medians over the runs of each run's p50 and p99 (µs).
+  const latencyOf = (name) => {
+    const runs = raw.runs[name];
+    if (!runs?.[0] || runs[0].p50Micros === undefined) return undefined;
+    return {
+      p50Micros: round(median(runs.map((r) => r.p50Micros)), 1),
+      p99Micros: round(median(runs.map((r) => r.p99Micros)), 1),
+      decisionsPerSecond: Math.round(median(runs.map((r) => r.perSecond))),
+    };
+  };
+  const latency = raw.inFlight === 1 && {
+    holdup: latencyOf('holdup'),
+    holdupUncorked: latencyOf('holdup-uncorked'),
+    rlf: latencyOf('rlf'),
+    floor: latencyOf('floor'),
+  };
   const twoTier = raw.twoTier?.skipped ? raw.twoTier : twoTierSummary(raw.twoTier);
   const rlf = summary('rlf');
   // Older results (before the floor was measured) have none.
@@ -105,7 +126,9 @@ function summarise(raw) {
       autoPipelining: raw.autoPipelining,
       keys: raw.keys,
       redisVersion: raw.redisVersion,
+      redisPinnedTo: raw.redisPinnedTo,
     },
+    ...(latency && { latency }),
     rows: [
       { store: 'holdup RedisStore (server time)', ...holdup, ratioToOurs: 1, ...ofFloor(holdup) },
       {

@@ -54,6 +54,16 @@ describe('transports', () => {
     expect(http.unavailableError()).toBeInstanceOf(ServiceUnavailableException);
   });
 
+  it("HTTP: the 429 is made without a stack trace (a denial is an answer, and capturing one cost a third of it), and the process's stackTraceLimit is left as it was", () => {
+    const http = new HttpTransport(() => adapter);
+    const before = Error.stackTraceLimit;
+    const denial = http.denialError({ ...source, retryAfter: 2 });
+    expect(denial.stack).toBe('RateLimitExceededException: Too Many Requests');
+    expect(Error.stackTraceLimit).toBe(before);
+    // Other errors keep their frames.
+    expect(new Error('other').stack).toMatch(/\n\s+at /);
+  });
+
   it('HTTP: a failure is a 5xx status or a thrown error that is not a 4xx HttpException', () => {
     const http = new HttpTransport(() => adapter);
     expect(http.failed({ statusCode: 200 }, undefined)).toBe(false);
