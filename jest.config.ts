@@ -94,6 +94,7 @@ const base = {
     '^nestjs-holdup/store$': '<rootDir>/lib/store/index.ts',
     '^nestjs-holdup/observability$': '<rootDir>/lib/observability/index.ts',
     '^nestjs-holdup/adaptive$': '<rootDir>/lib/adaptive/index.ts',
+    '^nestjs-holdup/throttler-compat$': '<rootDir>/lib/throttler-compat/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // mercurius -> @fastify/static requires content-disposition 3, which is ESM only: Node 20
     // loads it (require(esm)), jest's module runtime cannot before Node 24.9. Version 2, CommonJS
