@@ -1,4 +1,5 @@
 import type { ExecutionContext, ModuleMetadata, Type } from '@nestjs/common';
+import type { RateLimitClock } from '../clock.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler-storage.interface.js';
 
@@ -63,6 +64,12 @@ export type ThrottlerModuleOptions =
       storage?: ThrottlerStorage | RateLimitStore;
       ipv6SubnetPrefix?: number;
       throttlers: ThrottlerOptions[];
+      /**
+       * Not in `@nestjs/throttler`: the clock the default storage reads
+       * (`ManualClock` in tests, to move time instead of sleeping).
+       * @default systemClock
+       */
+      clock?: RateLimitClock;
       setHeaders?: boolean;
     };
 

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { MemoryStore } from '../../adapters/memory/index.js';
 import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import { systemClock, type RateLimitClock } from '../clock.js';
@@ -37,7 +37,8 @@ export function isRateLimitStore(value: unknown): value is RateLimitStore {
 export class ThrottlerStorageService implements ThrottlerStorage, OnApplicationShutdown {
   private readonly store: RateLimitStore;
 
-  constructor(store?: RateLimitStore, clock: RateLimitClock = systemClock) {
+  // Optional: `providers: [ThrottlerStorageService]`, as throttler allows, gets the defaults.
+  constructor(@Optional() store?: RateLimitStore, @Optional() clock: RateLimitClock = systemClock) {
     if (store !== undefined && !(store instanceof MemoryStore))
       throw new TypeError(
         `ThrottlerModule: storage ${store.constructor?.name ?? typeof store} cannot count ` +
@@ -91,7 +92,9 @@ export class ThrottlerStorageService implements ThrottlerStorage, OnApplicationS
       totalHits: windowLimit.quota + 1,
       timeToExpire: seconds(answer.effectiveWindowMs ?? answer.resetMs),
       isBlocked: true,
-      timeToBlockExpire: Math.max(1, seconds(answer.retryAfterMs)),
+      // Until the window (the block's, when blocked) ends: a peek of a full
+      // window admits a cost of 0, so its retryAfterMs is 0, not the wait.
+      timeToBlockExpire: Math.max(1, seconds(answer.effectiveWindowMs ?? answer.resetMs)),
     };
   }
 

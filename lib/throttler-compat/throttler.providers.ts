@@ -16,9 +16,10 @@ export function createThrottlerProviders(options: ThrottlerModuleOptions): Provi
 export const ThrottlerStorageProvider: Provider = {
   provide: ThrottlerStorage,
   useFactory: (options: ThrottlerModuleOptions) => {
-    const storage = Array.isArray(options) ? undefined : options.storage;
-    if (storage === undefined) return new ThrottlerStorageService();
-    return isRateLimitStore(storage) ? new ThrottlerStorageService(storage) : storage;
+    if (Array.isArray(options)) return new ThrottlerStorageService();
+    const { storage, clock } = options;
+    if (storage === undefined) return new ThrottlerStorageService(undefined, clock);
+    return isRateLimitStore(storage) ? new ThrottlerStorageService(storage, clock) : storage;
   },
   inject: [THROTTLER_OPTIONS],
 };
