@@ -1,5 +1,8 @@
 import { algorithmOf, type BucketState } from '../../lib/algorithms/algorithm.js';
+import { anchoredWindowBlock } from '../../lib/algorithms/fixed-window.js';
 import { gcraBlock, gcraConsume, gcraSettle } from '../../lib/algorithms/gcra.js';
+import type { RateLimitDecision } from '../../lib/algorithms/rate-limit-decision.js';
+import type { WindowState } from '../../lib/algorithms/window-state.js';
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import { consumeAllOrNothing, type BucketStates } from '../../lib/store/all-or-nothing.js';
@@ -9,6 +12,7 @@ import type {
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
+  FixedWindowLimit,
   RateLimitStore,
   RefundRequest,
   SettleRequest,
@@ -243,6 +247,8 @@ export class MemoryStore implements RateLimitStore {
     const now = this.time.relative(request.now);
     const decisions = request.checks.map((check) => {
       const { limit } = check;
+      if (limit.algorithm === 'fixed-window' && limit.anchor === 'first-hit')
+        return this.blockWindow(check, limit, now, request.unlessBlocked === true);
       // Refused at start-up (resolve-limit.ts): a window has no refill to block.
       if (isWindowLimit(limit))
         throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
@@ -258,6 +264,28 @@ export class MemoryStore implements RateLimitStore {
       return algorithmOf(limit).peek(tat, now, limit, 0);
     });
     return { allowed: false, decisions };
+  }
+
+  /**
+   * A block on a window anchored at its first hit (the throttler compat
+   * entry point): full until the block ends. Its mark is the window's end,
+   * as a token bucket's is its TAT, for `unlessBlocked`.
+   */
+  private blockWindow(
+    check: BlockRequest['checks'][number],
+    limit: FixedWindowLimit,
+    now: number,
+    unlessBlocked: boolean,
+  ): RateLimitDecision {
+    const origin = this.time.origin;
+    const parts = partsOf(check);
+    const held = this.read(parts) as WindowState | undefined;
+    if (unlessBlocked && held !== undefined && this.serving(check.key, held.end, now))
+      return algorithmOf(limit).peek(held, now, limit, origin);
+    const state = anchoredWindowBlock(now + origin, limit, check.durationMs);
+    this.write(parts, state, now);
+    this.markBlock(check.key, state.end, now + check.durationMs, now);
+    return algorithmOf(limit).peek(state, now, limit, origin);
   }
 
   /** Whether the bucket `key` (holding `held`) still serves the block last written to it. */

@@ -22,6 +22,7 @@ import { WINDOW_EPSILON, wholeLeft, type WindowOutcome, type WindowState } from 
 /** The window containing `now`: epoch-aligned, or the calendar day or month. */
 export function fixedWindowBounds(now: number, limit: FixedWindowLimit): WindowBounds {
   if (limit.calendar !== undefined) return calendarWindow(now, limit.calendar);
+  if (limit.anchor === 'first-hit') return { start: now, end: now + limit.windowMs };
   const start = Math.floor(now / limit.windowMs) * limit.windowMs;
   return { start, end: start + limit.windowMs };
 }
@@ -47,7 +48,7 @@ export function fixedWindowConsume(
 ): WindowOutcome {
   let { start, end } = fixedWindowBounds(now, limit);
   let count = 0;
-  if (state !== undefined && state.start >= start) {
+  if (state !== undefined && isCurrent(state, start, now, limit)) {
     start = state.start;
     end = state.end;
     count = state.count;
@@ -78,6 +79,37 @@ export function fixedWindowConsume(
     state: current,
     decision: windowDecision(false, limit.quota, count, untilEnd, untilEnd, 'limit'),
   };
+}
+
+/**
+ * Whether the stored window is the one `now` falls in. Aligned windows: it
+ * starts at or after the current bounds (later: the clock went back).
+ * Anchored windows have no bounds of their own: the stored one counts until
+ * its end (a block's end included).
+ */
+function isCurrent(
+  state: WindowState,
+  start: number,
+  now: number,
+  limit: FixedWindowLimit,
+): boolean {
+  return limit.anchor === 'first-hit' ? state.end > now : state.start >= start;
+}
+
+/**
+ * A block (a penalty) on a window anchored at its first hit, as
+ * `@nestjs/throttler` blocks: full until `now + durationMs`, whatever was
+ * left of the window (shorter or longer), then a fresh window at the next
+ * request. Whether a block already running is left alone (a retry during
+ * it) is the store's call (`unlessBlocked`), as for a token bucket.
+ */
+export function anchoredWindowBlock(
+  now: number,
+  limit: FixedWindowLimit,
+  durationMs: number,
+): WindowState {
+  const end = now + durationMs;
+  return { start: now, end, count: limit.quota, previous: 0, expires: end };
 }
 
 function windowDecision(

@@ -56,6 +56,13 @@ export interface FixedWindowLimit {
   /** Window length in whole milliseconds (>= 1); nominal when `calendar` is set. */
   readonly windowMs: number;
   readonly calendar?: CalendarAlignment;
+  /**
+   * `'first-hit'`: a window starts at the first request admitted after the
+   * last one ended (not on an epoch multiple), as `@nestjs/throttler` counts;
+   * such a window may be blocked (`block`) past its end. Not with `calendar`.
+   * Only the in-process stores know it (the compat entry point checks).
+   */
+  readonly anchor?: 'first-hit';
 }
 
 /**

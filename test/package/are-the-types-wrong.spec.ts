@@ -61,6 +61,10 @@ const ENTRY_POINTS: Record<string, { cjs: string; esm: string }> = {
     cjs: 'dist/cjs/lib/adaptive/index.d.ts',
     esm: 'dist/esm/lib/adaptive/index.d.ts',
   },
+  './throttler-compat': {
+    cjs: 'dist/cjs/lib/throttler-compat/index.d.ts',
+    esm: 'dist/esm/lib/throttler-compat/index.d.ts',
+  },
 };
 
 describe('the packed package, checked by arethetypeswrong', () => {

@@ -101,6 +101,16 @@ const SURFACE: Record<
     values: words('graphqlComplexity resolvedComplexity'),
     types: words('GraphqlComplexityOptions GraphqlComplexityLimit OperationParts'),
   },
+  './throttler-compat': {
+    values: words(`
+      ThrottlerModule ThrottlerGuard Throttle SkipThrottle InjectThrottlerOptions InjectThrottlerStorage
+      ThrottlerException throttlerMessage ThrottlerStorage ThrottlerStorageService getOptionsToken getStorageToken
+      THROTTLER_OPTIONS seconds minutes hours days weeks normalizeIp DEFAULT_IPV6_SUBNET_PREFIX`),
+    types: words(`
+      ThrottlerMethodOrControllerOptions ThrottlerStorageRecord Resolvable ThrottlerOptions ThrottlerModuleOptions
+      ThrottlerAsyncOptions ThrottlerOptionsFactory ThrottlerGetTrackerFunction ThrottlerGenerateKeyFunction
+      ThrottlerLimitDetail ThrottlerRequest`),
+  },
   './terminus': {
     values: words('RateLimitHealthIndicator RateLimitHealthModule'),
     types: words('RateLimitHealthOptions StoreHealth HealthRequest'),
@@ -156,7 +166,7 @@ describe('the public surface', () => {
     expect(rootNames).toBeLessThanOrEqual(49);
   });
 
-  it.each(['.', './store', './algorithms', './adaptive', './observability'])(
+  it.each(['.', './store', './algorithms', './adaptive', './observability', './throttler-compat'])(
     'require(%s) loads no optional peer dependency',
     (entry) => {
       const optional = Object.entries(pkg.peerDependenciesMeta)

@@ -1,0 +1,253 @@
+import {
+  Injectable,
+  Logger,
+  type CanActivate,
+  type ExecutionContext,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { createHash } from 'node:crypto';
+import { DEFAULT_IPV6_SUBNET_PREFIX, normalizeIp } from './ip.js';
+import {
+  THROTTLER_BLOCK_DURATION,
+  THROTTLER_KEY_GENERATOR,
+  THROTTLER_LIMIT,
+  THROTTLER_SKIP,
+  THROTTLER_TRACKER,
+  THROTTLER_TTL,
+} from './throttler.constants.js';
+import { InjectThrottlerOptions, InjectThrottlerStorage } from './throttler.decorator.js';
+import { ThrottlerException, throttlerMessage } from './throttler.exception.js';
+import type {
+  Resolvable,
+  ThrottlerGenerateKeyFunction,
+  ThrottlerGetTrackerFunction,
+  ThrottlerLimitDetail,
+  ThrottlerModuleOptions,
+  ThrottlerOptions,
+  ThrottlerRequest,
+} from './throttler-module-options.interface.js';
+import type { ThrottlerStorage } from './throttler-storage.interface.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- throttler's hooks take and give untyped requests */
+
+type CommonOptions = Pick<
+  ThrottlerOptions,
+  'skipIf' | 'ignoreUserAgents' | 'getTracker' | 'generateKey' | 'setHeaders'
+>;
+
+/**
+ * `@nestjs/throttler` 6's guard, with every protected hook it has
+ * (`getTracker`, `generateKey`, `shouldSkip`, `handleRequest`,
+ * `getRequestResponse`, `throwThrottlingException`, `getErrorMessage`,
+ * `setResponseHeader`), so that subclasses written for throttler keep
+ * working. Counting is the storage's: by default `ThrottlerStorageService`,
+ * on this library's store and window algorithm.
+ */
+@Injectable()
+export class ThrottlerGuard implements CanActivate, OnModuleInit {
+  protected headerPrefix = 'X-RateLimit';
+  protected logger = new Logger(ThrottlerGuard.name);
+  protected errorMessage = throttlerMessage;
+  protected throttlers: ThrottlerOptions[] = [];
+  protected commonOptions: CommonOptions = {};
+  protected ipv6SubnetPrefix = DEFAULT_IPV6_SUBNET_PREFIX;
+
+  constructor(
+    @InjectThrottlerOptions() protected readonly options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() protected readonly storageService: ThrottlerStorage,
+    protected readonly reflector: Reflector,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    // Shortest ttl first, as throttler orders them: the first denial stops the
+    // loop, so the longer windows are not charged for a request denied sooner.
+    this.throttlers = [...(Array.isArray(this.options) ? this.options : this.options.throttlers)]
+      .sort((first, second) => {
+        if (typeof first.ttl === 'function') return 1;
+        if (typeof second.ttl === 'function') return 0;
+        return first.ttl - second.ttl;
+      })
+      .map((opt) => ({ ...opt, name: opt.name ?? 'default' }));
+    if (this.throttlers.length === 0)
+      this.logger.warn(
+        'No throttlers are configured, so no request is limited. Provide at least one entry to ThrottlerModule.forRoot() or return one from ThrottlerModule.forRootAsync().',
+      );
+    if (Array.isArray(this.options)) this.commonOptions = {};
+    else {
+      this.commonOptions = {
+        skipIf: this.options.skipIf,
+        ignoreUserAgents: this.options.ignoreUserAgents,
+        getTracker: this.options.getTracker,
+        generateKey: this.options.generateKey,
+        setHeaders: this.options.setHeaders,
+      };
+      this.ipv6SubnetPrefix = this.options.ipv6SubnetPrefix ?? DEFAULT_IPV6_SUBNET_PREFIX;
+    }
+    this.commonOptions.getTracker ??= this.getTracker.bind(this);
+    this.commonOptions.generateKey ??= this.generateKey.bind(this);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const handler = context.getHandler();
+    const classRef = context.getClass();
+    if (await this.shouldSkip(context)) return true;
+    const continues: boolean[] = [];
+    for (const namedThrottler of this.throttlers) {
+      const name = namedThrottler.name!;
+      const targets = [handler, classRef];
+      const skip = this.reflector.getAllAndOverride<boolean>(THROTTLER_SKIP + name, targets);
+      const skipIf = namedThrottler.skipIf ?? this.commonOptions.skipIf;
+      if (skip || skipIf?.(context)) {
+        continues.push(true);
+        continue;
+      }
+      const read = <T>(key: string) => this.reflector.getAllAndOverride<T>(key + name, targets);
+      const limit = this.toNumber(
+        await this.resolveValue(
+          context,
+          read<Resolvable<number>>(THROTTLER_LIMIT) ?? namedThrottler.limit,
+        ),
+        'limit',
+        name,
+      );
+      const ttl = this.toNumber(
+        await this.resolveValue(
+          context,
+          read<Resolvable<number>>(THROTTLER_TTL) ?? namedThrottler.ttl,
+        ),
+        'ttl',
+        name,
+      );
+      const blockDuration = this.toNumber(
+        await this.resolveValue(
+          context,
+          read<Resolvable<number>>(THROTTLER_BLOCK_DURATION) ?? namedThrottler.blockDuration ?? ttl,
+        ),
+        'blockDuration',
+        name,
+      );
+      const getTracker =
+        read<ThrottlerGetTrackerFunction>(THROTTLER_TRACKER) ??
+        namedThrottler.getTracker ??
+        this.commonOptions.getTracker!;
+      const generateKey =
+        read<ThrottlerGenerateKeyFunction>(THROTTLER_KEY_GENERATOR) ??
+        namedThrottler.generateKey ??
+        this.commonOptions.generateKey!;
+      continues.push(
+        await this.handleRequest({
+          context,
+          limit,
+          ttl,
+          throttler: namedThrottler,
+          blockDuration,
+          getTracker,
+          generateKey,
+        }),
+      );
+    }
+    return continues.every((cont) => cont);
+  }
+
+  protected async shouldSkip(_context: ExecutionContext): Promise<boolean> {
+    return false;
+  }
+
+  protected async handleRequest(requestProps: ThrottlerRequest): Promise<boolean> {
+    const { context, limit, ttl, throttler, blockDuration, getTracker, generateKey } = requestProps;
+    const { req, res } = this.getRequestResponse(context);
+    const ignoreUserAgents = throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents;
+    if (Array.isArray(ignoreUserAgents)) {
+      for (const pattern of ignoreUserAgents) {
+        if (pattern.test(req.headers?.['user-agent'])) return true;
+      }
+    }
+    const tracker = await getTracker(req, context);
+    const key = generateKey(context, tracker, throttler.name!);
+    const record = await this.storageService.increment(
+      key,
+      ttl,
+      limit,
+      blockDuration,
+      throttler.name!,
+    );
+    const suffix = throttler.name === 'default' ? '' : `-${throttler.name}`;
+    const setHeaders = throttler.setHeaders ?? this.commonOptions.setHeaders ?? true;
+    if (record.isBlocked) {
+      if (setHeaders) this.setResponseHeader(res, `Retry-After${suffix}`, record.timeToBlockExpire);
+      await this.throwThrottlingException(context, { limit, ttl, key, tracker, ...record });
+    }
+    if (setHeaders) {
+      this.setResponseHeader(res, `${this.headerPrefix}-Limit${suffix}`, limit);
+      this.setResponseHeader(
+        res,
+        `${this.headerPrefix}-Remaining${suffix}`,
+        Math.max(0, limit - record.totalHits),
+      );
+      this.setResponseHeader(res, `${this.headerPrefix}-Reset${suffix}`, record.timeToExpire);
+    }
+    return true;
+  }
+
+  protected async getTracker(req: Record<string, any>): Promise<string> {
+    return normalizeIp(req.ip as string, this.ipv6SubnetPrefix);
+  }
+
+  protected setResponseHeader(
+    res: Record<string, any>,
+    name: string,
+    value: string | number,
+  ): void {
+    if (typeof res.header === 'function') res.header(name, value);
+    else if (typeof res.setHeader === 'function') res.setHeader(name, value);
+  }
+
+  protected getRequestResponse(context: ExecutionContext): {
+    req: Record<string, any>;
+    res: Record<string, any>;
+  } {
+    const http = context.switchToHttp();
+    return { req: http.getRequest(), res: http.getResponse() };
+  }
+
+  protected generateKey(context: ExecutionContext, suffix: string, name: string): string {
+    const prefix = `${context.getClass().name}-${context.getHandler().name}-${name}`;
+    return createHash('sha256').update(`${prefix}-${suffix}`).digest('hex');
+  }
+
+  protected async throwThrottlingException(
+    context: ExecutionContext,
+    throttlerLimitDetail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    throw new ThrottlerException(await this.getErrorMessage(context, throttlerLimitDetail));
+  }
+
+  protected async getErrorMessage(
+    context: ExecutionContext,
+    throttlerLimitDetail: ThrottlerLimitDetail,
+  ): Promise<string> {
+    if (Array.isArray(this.options) || !this.options.errorMessage) return this.errorMessage;
+    return typeof this.options.errorMessage === 'function'
+      ? this.options.errorMessage(context, throttlerLimitDetail)
+      : this.options.errorMessage;
+  }
+
+  private toNumber(value: unknown, option: string, throttlerName: string): number {
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number !== 'number' || Number.isNaN(number))
+      throw new Error(
+        `Invalid "${option}" for the "${throttlerName}" throttler: expected a number, got ${JSON.stringify(value)}.`,
+      );
+    return number;
+  }
+
+  private async resolveValue<T>(
+    context: ExecutionContext,
+    value: T | ((context: ExecutionContext) => T | Promise<T>),
+  ): Promise<T> {
+    return typeof value === 'function'
+      ? (value as (context: ExecutionContext) => T | Promise<T>)(context)
+      : value;
+  }
+}
