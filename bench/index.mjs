@@ -122,6 +122,9 @@ for (const name of only) {
   log(`section ${name} done in ${Math.round((Date.now() - sectionStart) / 1000)} s`);
 }
 machine.loadAverageAtEnd = os.loadavg().map((v) => Math.round(v * 100) / 100);
+const SEPARATE_MARK =
+  '<!-- sections below: measured by their own scripts, kept by npm run bench -->';
+
 // Other sessions may commit or rebuild while the bench runs: say so if the source moved.
 const sourceAtEnd = sourceState();
 if (JSON.stringify(sourceAtEnd) !== JSON.stringify(source)) source.changedDuringRun = sourceAtEnd;
@@ -129,10 +132,26 @@ results.durationSeconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
 
 process.stdout.write(textReport(results) + '\n');
 
+/**
+ * The sections measured by scripts of their own (adaptive concurrency, the
+ * fleet), kept from the page as it stands: this run did not measure them, and
+ * rewriting the page must not drop them. They start at {@link SEPARATE_MARK}.
+ */
+function separateSections() {
+  let page = '';
+  try {
+    page = readFileSync(`${ROOT}/docs/benchmarks.md`, 'utf8');
+  } catch {
+    return '';
+  }
+  const at = page.indexOf(SEPARATE_MARK);
+  return at === -1 ? '' : '\n' + page.slice(at);
+}
+
 if (complete) {
   mkdirSync(`${ROOT}/bench/results`, { recursive: true });
   writeFileSync(`${ROOT}/bench/results/latest.json`, JSON.stringify(results, null, 2) + '\n');
-  writeFileSync(`${ROOT}/docs/benchmarks.md`, markdownReport(results));
+  writeFileSync(`${ROOT}/docs/benchmarks.md`, markdownReport(results) + separateSections());
   log('wrote bench/results/latest.json and docs/benchmarks.md');
 } else {
   log('quick or partial run: bench/results/latest.json and docs/benchmarks.md left as they were');
