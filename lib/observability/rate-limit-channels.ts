@@ -3,6 +3,7 @@ import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import type { AdaptiveRateChange } from '../adaptive/adaptive-rate-change.interface.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { BlockCheck, BucketRef, LocalFallback } from '../store/rate-limit-store.interface.js';
+import type { ConcurrencyLimitChange } from '../concurrency/adaptive/concurrency-limit-change.interface.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 
 /**
@@ -133,14 +134,8 @@ export type RateChangeChannelEvent = AdaptiveRateChange & { readonly owner?: Rat
  * bucket key), the limit before and after, and the calls in flight and
  * waiting then.
  */
-export interface ConcurrencyLimitChannelEvent {
+export interface ConcurrencyLimitChannelEvent extends ConcurrencyLimitChange {
   readonly name: string;
-  readonly key: string;
-  readonly from: number;
-  readonly to: number;
-  readonly inFlight: number;
-  readonly queued: number;
-  readonly noLoadRttMs: number | undefined;
   readonly owner?: RateLimitOwner;
 }
 

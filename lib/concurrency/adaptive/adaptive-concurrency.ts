@@ -6,6 +6,7 @@ import {
   type GradientLimitState,
 } from './gradient-limit.js';
 import { admits } from './partition-admission.js';
+import type { ConcurrencyLimitChange } from './concurrency-limit-change.interface.js';
 
 /** What an adaptive `concurrency` limit resolves to (validated at start-up). */
 export interface AdaptiveConcurrencyConfig {
@@ -43,16 +44,6 @@ export type AdaptiveAnswer =
       /** Why: the limit (no backlog, or backlog full) or the wait ran out; 'gone' when the caller left while waiting. */
       readonly reason: 'limit' | 'timeout' | 'gone';
     };
-
-/** A limit change, as `limit-change` events and the gauge see it. */
-export interface ConcurrencyLimitChange {
-  readonly key: string;
-  readonly from: number;
-  readonly to: number;
-  readonly inFlight: number;
-  readonly queued: number;
-  readonly noLoadRttMs: number | undefined;
-}
 
 /** Notice that the caller left: the listener is called once, the function returned stops watching. */
 export type WatchGone = (listener: () => void) => () => void;

@@ -1,3 +1,4 @@
+import type { ConcurrencyLimitChange } from '../../concurrency/adaptive/concurrency-limit-change.interface.js';
 import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.interface.js';
 import type { RateLimitDecision } from '../../algorithms/rate-limit-decision.js';
 import type { FailMode } from '../../interfaces/rate-limit-options.interface.js';
@@ -61,15 +62,8 @@ export interface RateLimitPenaltyEvent {
  * allows in flight for `key` (personal data, as in {@link LimitVerdict}),
  * before and after, with the calls in flight and waiting then.
  */
-export interface ConcurrencyLimitChangeEvent {
+export interface ConcurrencyLimitChangeEvent extends ConcurrencyLimitChange {
   readonly name: string;
-  readonly key: string;
-  readonly from: number;
-  readonly to: number;
-  readonly inFlight: number;
-  readonly queued: number;
-  /** The no-load latency the limit measures against (milliseconds). */
-  readonly noLoadRttMs: number | undefined;
 }
 
 /**
