@@ -1,5 +1,6 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
+import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import { rateLimitChannels } from '../observability/rate-limit-channels.js';
 import { RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
 import type { ThrottlerStorageRecord } from './throttler-storage.interface.js';
@@ -30,8 +31,9 @@ export function hasNativeLimits(
 
 /**
  * One throttler's decision on `nestjs-holdup:decision`, what the module's
- * metrics count (requests by result, near the limit). Only called while
- * someone listens. A denial under `failMode: 'closed'` is a store failure
+ * metrics count (requests by result, near the limit), under the owner of
+ * `RateLimitModule` when it runs in the app (its metrics count only their
+ * module's). Only called while someone listens. A denial under `failMode: 'closed'` is a store failure
  * (counted there): the storage throws before the guard sees a record.
  */
 export function publishThrottlerDecision(
@@ -40,6 +42,7 @@ export function publishThrottlerDecision(
   limit: number,
   record: ThrottlerStorageRecord,
   answer: StoreAnswer | undefined,
+  owner: RateLimitOwner | undefined,
 ): void {
   rateLimitChannels.decision.publish({
     route: `${context.getClass().name}.${context.getHandler().name}`,
@@ -48,5 +51,6 @@ export function publishThrottlerDecision(
     result: answer?.failed ? 'fail-open' : record.isBlocked ? 'denied' : 'admitted',
     bursts: [limit],
     decisions: answer?.decision === undefined ? [] : [answer.decision],
+    owner,
   });
 }

@@ -9,6 +9,7 @@ import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import { systemClock, type RateLimitClock } from '../clock.js';
 import { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
+import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import { bucketCheck, bucketNamespace } from '../store/bucket-key.js';
 import type {
   ConsumeResult,
@@ -57,8 +58,10 @@ export class ThrottlerStorageService implements ThrottlerStorage, OnApplicationS
     @Optional() store?: RateLimitStore,
     @Optional() clock: RateLimitClock = systemClock,
     @Optional() private readonly failMode: FailMode = 'open',
+    @Optional() owner?: RateLimitOwner,
   ) {
-    this.engine = new RateLimitEngine(store ?? new MemoryStore(), clock, { failMode });
+    // owner: RateLimitModule's, when it runs in the app, so that its metrics count these calls.
+    this.engine = new RateLimitEngine(store ?? new MemoryStore(), clock, { failMode, owner });
   }
 
   async increment(

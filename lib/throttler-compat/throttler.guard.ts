@@ -29,7 +29,7 @@ import type {
   ThrottlerRequest,
 } from './throttler-module-options.interface.js';
 import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler-storage.interface.js';
-import { storeAnswerOf } from './throttler-storage.service.js';
+import { storeAnswerOf, type ThrottlerStorageService } from './throttler-storage.service.js';
 import { compatOptions } from './compat-options.js';
 import { addDraftMember, draftPolicy, draftRateLimit } from './draft-headers.js';
 import { hasNativeLimits, publishThrottlerDecision } from './native-bridge.js';
@@ -185,7 +185,14 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
     );
     const answer = storeAnswerOf(record);
     if (rateLimitChannels.decision.hasSubscribers)
-      publishThrottlerDecision(context, throttler.name!, limit, record, answer);
+      publishThrottlerDecision(
+        context,
+        throttler.name!,
+        limit,
+        record,
+        answer,
+        (this.storageService as Partial<ThrottlerStorageService>).engine?.owner,
+      );
     // The store failed and failMode 'open' admits: nothing is known to put in headers.
     if (answer?.failed) return true;
     const setHeaders = throttler.setHeaders ?? this.commonOptions.setHeaders ?? true;

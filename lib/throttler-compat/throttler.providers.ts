@@ -1,4 +1,6 @@
 import type { Provider } from '@nestjs/common';
+import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
+import { RATE_LIMIT_OWNER } from '../rate-limit.constants.js';
 import { compatOptions } from './compat-options.js';
 import { ThrottlerStorageService } from './throttler-storage.service.js';
 import { ThrottlerStorage } from './throttler-storage.interface.js';
@@ -17,13 +19,14 @@ export function createThrottlerProviders(options: ThrottlerModuleOptions): Provi
  */
 export const ThrottlerStorageProvider: Provider = {
   provide: ThrottlerStorage,
-  useFactory: (options: ThrottlerModuleOptions) => {
+  useFactory: (options: ThrottlerModuleOptions, owner?: RateLimitOwner) => {
     const { store, storage, failMode } = compatOptions(options);
     if (storage !== undefined) return storage;
     const clock = Array.isArray(options) ? undefined : options.clock;
-    return new ThrottlerStorageService(store, clock, failMode);
+    return new ThrottlerStorageService(store, clock, failMode, owner);
   },
-  inject: [THROTTLER_OPTIONS],
+  // RateLimitModule's identity when it runs in the app too: its metrics then count compat routes.
+  inject: [THROTTLER_OPTIONS, { token: RATE_LIMIT_OWNER, optional: true }],
 };
 
 export const getOptionsToken = (): string => THROTTLER_OPTIONS;

@@ -16,7 +16,10 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerOptionsFactory,
 } from 'nestjs-holdup/throttler-compat';
+import diagnostics from 'node:diagnostics_channel';
 import request from 'supertest';
+import type { DecisionEvent } from '../../lib/observability/rate-limit-channels.js';
+import { RATE_LIMIT_OWNER } from '../../lib/rate-limit.constants.js';
 import { createApp, PLATFORMS, type Platform } from '../utils/create-app.js';
 
 /** Not moved yet: the module's throttler (from forRootAsync) applies. */
@@ -96,6 +99,27 @@ describe.each(PLATFORMS)('throttler-compat beside RateLimitModule (%s)', (platfo
     }
     const denied = await get('/throttled').expect(429);
     expect(denied.body.message).toBe('ThrottlerException: Too Many Requests');
+  });
+
+  it("publishes compat decisions under RateLimitModule's owner, so that its metrics count them", async () => {
+    const events: DecisionEvent[] = [];
+    const listener = (event: unknown) => events.push(event as DecisionEvent);
+    diagnostics.subscribe('nestjs-holdup:decision', listener);
+    try {
+      await get('/throttled').expect(200);
+      await get('/throttled').expect(200);
+      await get('/throttled').expect(429);
+    } finally {
+      diagnostics.unsubscribe('nestjs-holdup:decision', listener);
+    }
+    const owner = app.get(RATE_LIMIT_OWNER);
+    expect(owner).toBeDefined();
+    expect(events.map((event) => [event.route, event.limits, event.result])).toEqual([
+      ['ThrottledController.get', ['default'], 'admitted'],
+      ['ThrottledController.get', ['default'], 'admitted'],
+      ['ThrottledController.get', ['default'], 'denied'],
+    ]);
+    for (const event of events) expect(event.owner).toBe(owner);
   });
 });
 
