@@ -38,6 +38,7 @@ describe('RedisStore scripts', () => {
   it('has one script per operation, each documenting its KEYS and ARGV', () => {
     expect(Object.keys(SCRIPTS).sort()).toEqual([
       'block',
+      'block_window',
       'consume',
       'consume_one',
       'evaluate',
@@ -52,7 +53,7 @@ describe('RedisStore scripts', () => {
       expect(script.source).toContain('ARGV[1]   now');
       expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
     }
-    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(8);
+    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(9);
   });
 
   it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {

@@ -18,7 +18,7 @@ import {
 import { approximately } from '../../test/utils/approximately.js';
 import { connectClusterClient } from '../../test/utils/redis-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
-import { describeStoreContract } from '../../lib/store/index.js';
+import { describeStoreContract, describeWindowStoreContract } from '../../lib/store/index.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore, type LeaseCheck, type RedisClient } from './index.js';
 import { keySlot, redisKey } from './redis-keys.js';
@@ -286,6 +286,18 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     expect(denied.decisions[0]!.retryAfterMs).toBeLessThanOrEqual(10_000);
   });
 
+  // The window contract too (anchored windows and their blocks included): keys of a request in several slots.
+  describeWindowStoreContract(
+    'RedisStore on a Redis Cluster (client time)',
+    () =>
+      new RedisStore({
+        client,
+        keyPrefix: uniquePrefix('cluster-window-contract'),
+        time: 'client',
+        timeoutMs: 5_000,
+        expiryPaddingMs: 60_000,
+      }),
+  );
   describeStoreContract(
     'RedisStore on a Redis Cluster (client time)',
     () =>

@@ -1,4 +1,5 @@
 import { calendarBoundaries } from '../../lib/algorithms/calendar-window.js';
+import type { RateLimitDecision } from '../../lib/algorithms/rate-limit-decision.js';
 import { describeValue } from '../../lib/errors/option-error.js';
 import { isWindowLimit, type StoreLimit } from '../../lib/store/rate-limit-store.interface.js';
 import type {
@@ -24,6 +25,8 @@ import { toConsumeResult, toLeaseResult, type ScriptAnswer } from './script-repl
 import {
   BLOCK,
   BLOCK_UNLESS_BLOCKED,
+  BLOCK_WINDOW,
+  BLOCK_WINDOW_UNLESS_BLOCKED,
   CONSUME,
   LEASE,
   PEEK,
@@ -44,7 +47,8 @@ export type { LeaseCheck, LeaseRequest, LeaseResult } from './lease.interface.js
  * Redis store: GCRA and the window algorithms in Lua, one script per
  * operation (`scripts/`), one round trip per decision; checks of different
  * algorithms in one request go in the same script call, all or nothing.
- * Window limits cannot be leased or blocked (refused at start-up).
+ * Window limits cannot be leased; of windows, only those anchored at their
+ * first hit (`anchor: 'first-hit'`) can be blocked (others refused at start-up).
  *
  * - Scripts are called by SHA (`EVALSHA`); after a Redis restart, failover
  *   or `SCRIPT FLUSH` the `NOSCRIPT` reply is answered with one `EVAL`, which
@@ -229,27 +233,49 @@ export class RedisStore implements RateLimitStore {
     });
   }
 
-  /** Blocks each bucket for its duration (`block.lua`): one call per Cluster slot. */
+  /**
+   * Blocks each bucket for its duration: token buckets by `block.lua`,
+   * windows anchored at their first hit by `block-window.lua` (full until
+   * the block ends); one call per script and Cluster slot.
+   */
   block(request: BlockRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: false, decisions: [] });
-    return this.guard.run('block', () => {
+    return this.guard.run('block', async () => {
+      const unless = request.unlessBlocked === true;
       const buckets = checks.map(({ key, limit, durationMs }) => {
-        // Refused at start-up (resolve-limit.ts): a window has no refill to block.
-        if (isWindowLimit(limit))
+        const redisKeyOf = redisKey(this.keyPrefix, key);
+        if (!isWindowLimit(limit))
+          return { redisKey: redisKeyOf, rate: limit.rate, burst: limit.burst, cost: durationMs };
+        // Refused at start-up (resolve-limit.ts): other windows have no block.
+        if (limit.algorithm !== 'fixed-window' || limit.anchor !== 'first-hit')
           throw new TypeError(`RedisStore: block is not supported for ${limit.algorithm} limits`);
-        return {
-          redisKey: redisKey(this.keyPrefix, key),
-          rate: limit.rate,
-          burst: limit.burst,
-          cost: durationMs,
-        };
+        const spec = windowSpec(limit, now);
+        return { redisKey: redisKeyOf, rate: 0, burst: limit.quota, cost: durationMs, spec };
       });
-      return this.perSlot(
-        request.unlessBlocked === true ? BLOCK_UNLESS_BLOCKED : BLOCK,
-        buckets,
-        now,
-      );
+      const windows = buckets.flatMap((bucket, i) => (bucket.spec === undefined ? [] : [i]));
+      const tokenOp = unless ? BLOCK_UNLESS_BLOCKED : BLOCK;
+      if (windows.length === 0) return this.perSlot(tokenOp, buckets, now);
+      const windowOp = unless ? BLOCK_WINDOW_UNLESS_BLOCKED : BLOCK_WINDOW;
+      if (windows.length === buckets.length) return this.perSlot(windowOp, buckets, now);
+      // Both kinds in one request: one call each, each answer in its place.
+      const tokens = buckets.flatMap((_, i) => (windows.includes(i) ? [] : [i]));
+      const [windowed, tokened] = await Promise.all([
+        this.perSlot(
+          windowOp,
+          windows.map((i) => buckets[i]!),
+          now,
+        ),
+        this.perSlot(
+          tokenOp,
+          tokens.map((i) => buckets[i]!),
+          now,
+        ),
+      ]);
+      const decisions: RateLimitDecision[] = new Array(buckets.length);
+      windows.forEach((at, j) => (decisions[at] = windowed.decisions[j]!));
+      tokens.forEach((at, j) => (decisions[at] = tokened.decisions[j]!));
+      return { allowed: false, decisions };
     });
   }
 
@@ -369,6 +395,7 @@ function windowSpec(
   now: number,
 ): string {
   if (limit.algorithm === 'sliding-window') return `s${limit.windowMs}`;
+  if (limit.anchor === 'first-hit') return `a${limit.windowMs}`;
   if (limit.calendar === undefined) return `f${limit.windowMs}`;
   return `c${calendarBoundaries(now, limit.calendar).join(',')}`;
 }

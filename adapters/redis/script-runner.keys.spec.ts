@@ -7,7 +7,13 @@
 import { isNoScript } from './no-script.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { redisKey } from './redis-keys.js';
-import { LEASE, ScriptRunner, type Bucket, type Operation } from './script-runner.js';
+import {
+  BLOCK_WINDOW_UNLESS_BLOCKED,
+  LEASE,
+  ScriptRunner,
+  type Bucket,
+  type Operation,
+} from './script-runner.js';
 
 /** A lease with a fleet count: instance i1, a 2 s window. */
 const FLEET_LEASE: Operation = {
@@ -73,6 +79,39 @@ describe('ScriptRunner: keys declared, one hash tag per bucket, NOSCRIPT by its 
     expect(new Set(keys.map(tagOf)).size).toBe(1);
     // The instance id and the window follow the per-key arguments.
     expect(args.slice(-2)).toEqual(['i1', '2000']);
+  });
+
+  it("declares the block mark of each anchored window it blocks in KEYS, with the window key's hash tag", async () => {
+    const { client, sent } = recordingClient(() => [0, 1, 0, 0, 5000, 0, 0, 0, 5000, 5000, 5000]);
+    const runner = new ScriptRunner(client, true, '0');
+    const window = (name: string): Bucket => ({
+      redisKey: redisKey('p:', name),
+      rate: 0,
+      burst: 3,
+      cost: 5_000,
+      spec: 'a10000',
+    });
+    const answer = await runner.run(BLOCK_WINDOW_UNLESS_BLOCKED, [window('a'), window('b')], 0);
+    expect(answer.decisions[1]).toMatchObject({ effectiveWindowMs: 5000 });
+    const [{ numkeys, args }] = sent as [Sent];
+    expect(numkeys).toBe(4);
+    const keys = args.slice(0, numkeys);
+    const [a, b] = [redisKey('p:', 'a'), redisKey('p:', 'b')];
+    expect(keys).toEqual([a, b, `${a}:block`, `${b}:block`]);
+    expect(tagOf(keys[2]!)).toBe(tagOf(a));
+    expect(tagOf(keys[3]!)).toBe(tagOf(b));
+    // now, padding, unless blocked, then spec, quota, duration per key.
+    expect(args.slice(numkeys)).toEqual([
+      '0',
+      '0',
+      '1',
+      'a10000',
+      '3',
+      '5000',
+      'a10000',
+      '3',
+      '5000',
+    ]);
   });
 
   it('declares only the buckets without a fleet count, and asks no count of a lone lease of nothing', async () => {

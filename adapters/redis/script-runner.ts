@@ -44,6 +44,8 @@ export type Operation =
    * `unlessBlocked`, buckets still serving a block are left as they are.
    */
   | { readonly script: 'block'; readonly unlessBlocked?: boolean }
+  /** The same for windows anchored at their first hit (`scripts/block-window.lua.ts`). */
+  | { readonly script: 'block_window'; readonly unlessBlocked?: boolean }
   | { readonly script: 'refund'; readonly receipts?: readonly Receipt[] };
 
 export const CONSUME: Operation = { script: 'consume', receipts: false };
@@ -55,6 +57,12 @@ export const PEEK: Operation = { script: 'peek' };
 export const BLOCK: Operation = { script: 'block' };
 /** A penalty for a denial: buckets still serving a block keep it. */
 export const BLOCK_UNLESS_BLOCKED: Operation = { script: 'block', unlessBlocked: true };
+/** {@link BLOCK} and {@link BLOCK_UNLESS_BLOCKED} for anchored windows. */
+export const BLOCK_WINDOW: Operation = { script: 'block_window' };
+export const BLOCK_WINDOW_UNLESS_BLOCKED: Operation = {
+  script: 'block_window',
+  unlessBlocked: true,
+};
 /** Settle reservations: charge (into debt) or refund each bucket's delta. */
 export const SETTLE: Operation = { script: 'settle' };
 /** A refund without receipts: TAT -= cost x interval. */
@@ -97,7 +105,7 @@ export class ScriptRunner {
     const args = this.args(op, buckets, now);
     const fleet = op.script === 'lease' && op.fleet !== undefined && !single;
     // block: each bucket's mark follows the buckets in KEYS; a fleet count, each bucket's fleet set.
-    const keyCount = op.script === 'block' || fleet ? 2 * count : count;
+    const keyCount = isBlock(op) || fleet ? 2 * count : count;
     const receipts = (op.script === 'consume' || op.script === 'lease') && op.receipts;
     const parse = (reply: unknown): ScriptAnswer => {
       // A lease of no extra answered by consume_one: its extras, none.
@@ -122,8 +130,7 @@ export class ScriptRunner {
   private args(op: Operation, buckets: readonly Bucket[], now: number): string[] {
     const args: string[] = [];
     for (const bucket of buckets) args.push(bucket.redisKey);
-    if (op.script === 'block')
-      for (const bucket of buckets) args.push(blockMarkKey(bucket.redisKey));
+    if (isBlock(op)) for (const bucket of buckets) args.push(blockMarkKey(bucket.redisKey));
     const fleet = op.script === 'lease' ? op.fleet : undefined;
     if (fleet !== undefined) for (const bucket of buckets) args.push(fleetKey(bucket.redisKey));
     args.push(this.clientTime ? String(now) : '');
@@ -151,6 +158,10 @@ export class ScriptRunner {
       case 'block':
         args.push(this.paddingArg, op.unlessBlocked === true ? '1' : '0');
         for (const b of buckets) args.push(String(b.rate), String(b.burst), String(b.cost));
+        break;
+      case 'block_window':
+        args.push(this.paddingArg, op.unlessBlocked === true ? '1' : '0');
+        for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
         break;
       case 'refund': {
         args.push(this.paddingArg);
@@ -192,6 +203,11 @@ export function fleetKey(redisKey: string): string {
 /** The rate's argument: a window's spec in its place. */
 function rateArg(bucket: Bucket): string {
   return bucket.spec ?? String(bucket.rate);
+}
+
+/** Block scripts: each bucket's mark follows the buckets in KEYS. */
+function isBlock(op: Operation): boolean {
+  return op.script === 'block' || op.script === 'block_window';
 }
 
 function isWindow(bucket: Bucket): boolean {

@@ -60,7 +60,8 @@ export interface FixedWindowLimit {
    * `'first-hit'`: a window starts at the first request admitted after the
    * last one ended (not on an epoch multiple), as `@nestjs/throttler` counts;
    * such a window may be blocked (`block`) past its end. Not with `calendar`.
-   * Only the in-process stores know it (the compat entry point checks).
+   * Memory, Redis (`block-window.lua`) and two-tier (passed to Redis) stores
+   * know it; the window store contract checks it (`anchored-window-contract.ts`).
    */
   readonly anchor?: 'first-hit';
 }

@@ -1,7 +1,11 @@
 import type { ExecutionContext, ModuleMetadata, Type } from '@nestjs/common';
 import type { RateLimitClock } from '../clock.js';
+import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler-storage.interface.js';
+
+/** The headers the compat guard writes (see `headers`). */
+export type ThrottlerHeaders = 'throttler' | 'draft' | 'both';
 
 /** A value, or a function of the call giving it (`@nestjs/throttler`'s `Resolvable`). */
 export type Resolvable<T extends number | string | boolean> =
@@ -56,21 +60,41 @@ export type ThrottlerModuleOptions =
         | string
         | ((context: ExecutionContext, throttlerLimitDetail: ThrottlerLimitDetail) => string);
       /**
-       * A `ThrottlerStorage` (used as it is), or one of this library's
-       * in-process stores (a `MemoryStore` with options), run by the default
-       * `ThrottlerStorageService`. Other `RateLimitStore`s are refused at
-       * start-up (see docs/migrating-from-throttler.md).
+       * A `ThrottlerStorage` (used as it is: the guard calls its
+       * `increment`), or one of this library's stores (`MemoryStore`,
+       * `RedisStore` standalone or Cluster, `TwoTierStore`), counted by
+       * `ThrottlerStorageService` through the module's engine: throttler's
+       * windows and blocks, `failMode`, the store metrics.
+       * @default a ThrottlerStorageService on a MemoryStore
        */
       storage?: ThrottlerStorage | RateLimitStore;
       ipv6SubnetPrefix?: number;
       throttlers: ThrottlerOptions[];
       /**
-       * Not in `@nestjs/throttler`: the clock the default storage reads
+       * Not in `@nestjs/throttler`: the clock the storage reads
        * (`ManualClock` in tests, to move time instead of sleeping).
        * @default systemClock
        */
       clock?: RateLimitClock;
       setHeaders?: boolean;
+      /**
+       * Not in `@nestjs/throttler`: which rate-limit headers the guard
+       * writes. `'throttler'`: throttler's `X-RateLimit-*` (suffixed per
+       * named throttler); `'draft'`: IETF draft -11's `RateLimit` and
+       * `RateLimit-Policy`, one member per throttler; `'both'`.
+       * `Retry-After` is written on every 429 either way; `setHeaders:
+       * false` still writes none.
+       * @default 'throttler'
+       */
+      headers?: ThrottlerHeaders;
+      /**
+       * Not in `@nestjs/throttler`: what a request gets when the store in
+       * `storage` fails (a Redis outage): `'open'` admits, `'closed'`
+       * answers 503, `'local'` decides on the store's local tier
+       * (`TwoTierStore` only). The outage is logged once, not per request.
+       * @default 'open'
+       */
+      failMode?: FailMode;
     };
 
 export interface ThrottlerOptionsFactory {

@@ -22,12 +22,18 @@ import type {
   Resolvable,
   ThrottlerGenerateKeyFunction,
   ThrottlerGetTrackerFunction,
+  ThrottlerHeaders,
   ThrottlerLimitDetail,
   ThrottlerModuleOptions,
   ThrottlerOptions,
   ThrottlerRequest,
 } from './throttler-module-options.interface.js';
-import type { ThrottlerStorage } from './throttler-storage.interface.js';
+import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler-storage.interface.js';
+import { storeAnswerOf, type ThrottlerStorageService } from './throttler-storage.service.js';
+import { compatOptions } from './compat-options.js';
+import { addDraftMember, draftPolicy, draftRateLimit } from './draft-headers.js';
+import { hasNativeLimits, publishThrottlerDecision } from './native-bridge.js';
+import { rateLimitChannels } from '../observability/rate-limit-channels.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- throttler's hooks take and give untyped requests */
 
@@ -52,6 +58,8 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
   protected throttlers: ThrottlerOptions[] = [];
   protected commonOptions: CommonOptions = {};
   protected ipv6SubnetPrefix = DEFAULT_IPV6_SUBNET_PREFIX;
+  /** The module's `headers` option (not in throttler). */
+  private headerFormat: ThrottlerHeaders = 'throttler';
 
   constructor(
     @InjectThrottlerOptions() protected readonly options: ThrottlerModuleOptions,
@@ -73,6 +81,7 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
       this.logger.warn(
         'No throttlers are configured, so no request is limited. Provide at least one entry to ThrottlerModule.forRoot() or return one from ThrottlerModule.forRootAsync().',
       );
+    this.headerFormat = compatOptions(this.options).headers;
     if (Array.isArray(this.options)) this.commonOptions = {};
     else {
       this.commonOptions = {
@@ -91,6 +100,8 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const handler = context.getHandler();
     const classRef = context.getClass();
+    // A route with @RateLimit() is RateLimitModule's: one module limits a request, never both.
+    if (hasNativeLimits(this.reflector, handler, classRef)) return true;
     if (await this.shouldSkip(context)) return true;
     const continues: boolean[] = [];
     for (const namedThrottler of this.throttlers) {
@@ -172,22 +183,65 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
       blockDuration,
       throttler.name!,
     );
-    const suffix = throttler.name === 'default' ? '' : `-${throttler.name}`;
+    const answer = storeAnswerOf(record);
+    if (rateLimitChannels.decision.hasSubscribers)
+      publishThrottlerDecision(
+        context,
+        throttler.name!,
+        limit,
+        record,
+        answer,
+        (this.storageService as Partial<ThrottlerStorageService>).engine?.owner,
+      );
+    // The store failed and failMode 'open' admits: nothing is known to put in headers.
+    if (answer?.failed) return true;
     const setHeaders = throttler.setHeaders ?? this.commonOptions.setHeaders ?? true;
     if (record.isBlocked) {
-      if (setHeaders) this.setResponseHeader(res, `Retry-After${suffix}`, record.timeToBlockExpire);
+      if (setHeaders) this.writeHeaders(res, throttler.name!, limit, ttl, record);
       await this.throwThrottlingException(context, { limit, ttl, key, tracker, ...record });
     }
-    if (setHeaders) {
-      this.setResponseHeader(res, `${this.headerPrefix}-Limit${suffix}`, limit);
-      this.setResponseHeader(
-        res,
-        `${this.headerPrefix}-Remaining${suffix}`,
-        Math.max(0, limit - record.totalHits),
-      );
-      this.setResponseHeader(res, `${this.headerPrefix}-Reset${suffix}`, record.timeToExpire);
-    }
+    if (setHeaders) this.writeHeaders(res, throttler.name!, limit, ttl, record);
     return true;
+  }
+
+  /**
+   * The headers of one throttler's decision, as the `headers` option asks:
+   * throttler's (`X-RateLimit-*-<name>`, `Retry-After-<name>` on a denial),
+   * draft -11's (one member per throttler, `Retry-After`), or both.
+   */
+  private writeHeaders(
+    res: Record<string, any>,
+    name: string,
+    limit: number,
+    ttl: number,
+    record: ThrottlerStorageRecord,
+  ): void {
+    const format = this.headerFormat;
+    if (format !== 'draft') {
+      const suffix = name === 'default' ? '' : `-${name}`;
+      if (record.isBlocked)
+        this.setResponseHeader(res, `Retry-After${suffix}`, record.timeToBlockExpire);
+      else {
+        this.setResponseHeader(res, `${this.headerPrefix}-Limit${suffix}`, limit);
+        this.setResponseHeader(
+          res,
+          `${this.headerPrefix}-Remaining${suffix}`,
+          Math.max(0, limit - record.totalHits),
+        );
+        this.setResponseHeader(res, `${this.headerPrefix}-Reset${suffix}`, record.timeToExpire);
+      }
+    }
+    if (format === 'throttler') return;
+    const members = addDraftMember(res, {
+      name,
+      quota: limit,
+      windowSeconds: Math.max(1, Math.ceil(ttl / 1000)),
+      remaining: record.isBlocked ? 0 : Math.max(0, limit - record.totalHits),
+      resetSeconds: Math.max(1, record.isBlocked ? record.timeToBlockExpire : record.timeToExpire),
+    });
+    this.setResponseHeader(res, 'RateLimit-Policy', draftPolicy(members));
+    this.setResponseHeader(res, 'RateLimit', draftRateLimit(members));
+    if (record.isBlocked) this.setResponseHeader(res, 'Retry-After', record.timeToBlockExpire);
   }
 
   protected async getTracker(req: Record<string, any>): Promise<string> {

@@ -13,6 +13,7 @@ import {
 import request from 'supertest';
 import { PLATFORMS, createApp, type Platform } from '../utils/create-app.js';
 import { CompatController, compatModule } from './compat-app.js';
+import { getter, windowAndBlockScenario } from './compat-scenario.js';
 
 /**
  * An app written for @nestjs/throttler, run on the compat entry point with
@@ -33,30 +34,10 @@ describe.each(PLATFORMS)('throttler-compat app on %s', (platform: Platform) => {
     await app.close();
   });
 
-  const get = (path: string, key = 'alice') =>
-    request(app.getHttpServer()).get(path).set('x-api-key', key);
+  const get = getter(() => app);
 
   it('counts per tracker from the subclass, with throttler headers, message and block', async () => {
-    const first = await get('/items').expect(200);
-    expect(first.headers).toMatchObject({
-      'x-ratelimit-limit': '2',
-      'x-ratelimit-remaining': '1',
-      'x-ratelimit-reset': '10',
-    });
-    await get('/items').expect(200);
-    const denied = await get('/items').expect(429);
-    expect(denied.body).toEqual({
-      statusCode: 429,
-      message: 'ThrottlerException: Too Many Requests',
-    });
-    expect(denied.headers['retry-after']).toBe('30');
-    await get('/items', 'bob').expect(200); // another tracker, its own window
-    clock.advance(seconds(29));
-    const still = await get('/items').expect(429); // the block outlasts the 10 s window
-    expect(still.headers['retry-after']).toBe('1'); // a retry does not start the block over
-    clock.advance(seconds(1));
-    const after = await get('/items').expect(200); // a fresh window at the first hit after the block
-    expect(after.headers['x-ratelimit-remaining']).toBe('1');
+    await windowAndBlockScenario(get, clock);
   });
 
   it('skips @SkipThrottle() routes: no charge, no headers', async () => {
@@ -113,7 +94,7 @@ describe('throttler-compat: what throttler users override in their tests', () =>
     await app.close();
   });
 
-  it('runs on a MemoryStore given in `storage`, and refuses at start-up a store that cannot count its windows', async () => {
+  it('runs on a MemoryStore given in `storage`', async () => {
     const store = new MemoryStore({ maxKeys: 1000 });
     const moduleRef = await Test.createTestingModule({
       imports: [
@@ -131,19 +112,35 @@ describe('throttler-compat: what throttler users override in their tests', () =>
     await request(app.getHttpServer()).get('/items').expect(200);
     expect(store.size).toBe(1);
     await app.close();
+  });
 
-    const notMemory = { consume: () => ({ allowed: true, decisions: [] }), close() {} };
+  it.each([
+    [
+      { headers: 'legacy' },
+      /option "headers" must be 'throttler', 'draft' or 'both', got "legacy"/,
+    ],
+    [{ failMode: 'half-open' }, /option "failMode" must be 'open', 'closed' or 'local'/],
+    [{ failMode: 'local' }, /option "failMode" 'local' needs a store that can decide locally/],
+    [
+      { storage: { get: () => 1 } },
+      /option "storage" must be a ThrottlerStorage .* or a RateLimitStore/,
+    ],
+    [
+      { failMode: 'closed', storage: { increment: async () => ({}) } },
+      /option "failMode" applies to a RateLimitStore in storage/,
+    ],
+  ])('refuses %j at start-up, naming the option', async (extras, message) => {
     await expect(
       Test.createTestingModule({
         imports: [
           ThrottlerModule.forRoot({
             throttlers: [{ limit: 5, ttl: seconds(60) }],
-            storage: notMemory as unknown as MemoryStore,
+            ...(extras as object),
           }),
         ],
         controllers: [CompatController],
         providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
       }).compile(),
-    ).rejects.toThrow(/ThrottlerModule: storage .* cannot count throttler windows/);
+    ).rejects.toThrow(message);
   });
 });

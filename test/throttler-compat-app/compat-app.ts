@@ -7,6 +7,7 @@ import {
   ThrottlerGuard,
   ThrottlerModule,
   seconds,
+  type ThrottlerModuleOptions,
 } from 'nestjs-holdup/throttler-compat';
 
 /** A guard subclass as throttler users write them: the caller is a header (a proxy, an API key). */
@@ -33,10 +34,18 @@ export class CompatController {
   }
 }
 
-/** The app under test: throttler's names, a ManualClock (not in throttler: the compat's `clock`). */
-export function compatModule(clock: ManualClock) {
+/** What the compat module options add to throttler's (storage, headers, failMode), for the variants. */
+export type CompatExtras = Partial<Exclude<ThrottlerModuleOptions, unknown[]>>;
+
+/**
+ * The app under test: throttler's names, a ManualClock (not in throttler:
+ * the compat's `clock`); `extras` adds a store, the headers or a fail mode.
+ */
+export function compatModule(clock: ManualClock, extras: CompatExtras = {}) {
   return {
-    imports: [ThrottlerModule.forRoot({ throttlers: [{ limit: 5, ttl: seconds(60) }], clock })],
+    imports: [
+      ThrottlerModule.forRoot({ throttlers: [{ limit: 5, ttl: seconds(60) }], clock, ...extras }),
+    ],
     controllers: [CompatController],
     providers: [{ provide: APP_GUARD, useClass: ApiKeyThrottlerGuard }],
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BLOCK_LUA } from './block.lua.js';
+import { BLOCK_WINDOW_LUA } from './block-window.lua.js';
 import { CONSUME_LUA } from './consume.lua.js';
 import { CONSUME_ONE_LUA } from './consume-one.lua.js';
 import { EVALUATE_LUA } from './evaluate.lua.js';
@@ -10,7 +11,15 @@ import { SETTLE_LUA } from './settle.lua.js';
 
 /** The store's Lua scripts, one per operation (see each file's header for its KEYS, ARGV and reply). */
 export type ScriptName =
-  'consume' | 'consume_one' | 'evaluate' | 'peek' | 'refund' | 'lease' | 'block' | 'settle';
+  | 'consume'
+  | 'consume_one'
+  | 'evaluate'
+  | 'peek'
+  | 'refund'
+  | 'lease'
+  | 'block'
+  | 'block_window'
+  | 'settle';
 
 /** A script as the store sends it: by SHA1 (`EVALSHA`), by source when Redis lost it (`EVAL`). */
 export interface RedisScript {
@@ -33,6 +42,8 @@ export const SCRIPTS: Readonly<Record<ScriptName, RedisScript>> = {
   refund: script('refund', REFUND_LUA),
   lease: script('lease', LEASE_LUA),
   block: script('block', BLOCK_LUA),
+  /** A penalty on windows anchored at their first hit (the throttler compat windows). */
+  block_window: script('block_window', BLOCK_WINDOW_LUA),
   /** A reservation's difference: refund, or charge into debt. */
   settle: script('settle', SETTLE_LUA),
 };

@@ -10,6 +10,9 @@ import { SLIDING_WINDOW } from './sliding-window.lua.js';
  * How a key says it is a window: where a token bucket's key has its rate
  * (a number), a window's has a spec, text that is no number:
  * - `f<windowMs>`: fixed window aligned on multiples of windowMs since the epoch;
+ * - `a<windowMs>`: fixed window anchored at its first hit (`anchor: 'first-hit'`,
+ *   `@nestjs/throttler`'s windows): it starts at the first request after the
+ *   last one ended; a block (`block-window.lua.ts`) may make it longer;
  * - `s<windowMs>`: sliding window;
  * - `c<b0>,<b1>,<b2>,<b3>`: fixed calendar window: boundaries (ms) of the
  *   window before the caller's current one, of the current one, and of the
@@ -56,7 +59,14 @@ ${SLIDING_WINDOW}
     local st = window_parse(raw)
     if kind == 's' then return sliding_consume(tonumber(string.sub(spec, 2)), quota, st, cost) end
     local ws, we
-    if kind == 'f' then
+    if kind == 'a' then
+      -- Anchored at the first hit (FixedWindowLimit.anchor): the stored
+      -- window counts until its end (a block's end included), then a new one
+      -- starts now.
+      local t = frame + now
+      if st ~= nil and st[2] > t then ws, we = st[1], st[2]
+      else ws, we, st = t, t + tonumber(string.sub(spec, 2)), nil end
+    elseif kind == 'f' then
       local w = tonumber(string.sub(spec, 2))
       ws = frame - frame % w
       we = ws + w

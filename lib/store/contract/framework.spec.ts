@@ -31,10 +31,13 @@ describe('the contract suites without test-framework globals', () => {
     expect(describes).toEqual([
       'MyStore (store contract)',
       'MyStore (window contract: fixed-window)',
+      'MyStore (window contract: fixed-window anchored at the first hit)',
       'MyStore (window contract: sliding-window)',
       'MyStore (window contract: fixed-window on calendar days (Europe/Paris))',
     ]);
     expect(tests).toContain('admits all checks or none');
+    // The anchored cases register with the framework given too (not with the globals).
+    expect(tests).toContain('anchored window: starts at the first hit, not on an epoch multiple');
     expect(tests.length).toBeGreaterThan(20);
   });
 

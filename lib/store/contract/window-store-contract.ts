@@ -12,6 +12,7 @@ import type {
   StoreLimit,
   WindowLimit,
 } from '../rate-limit-store.interface.js';
+import { anchoredWindowCases } from './anchored-window-contract.js';
 import { approximatelyWith } from './approximately.js';
 import { contractFramework } from './framework.js';
 import { ModelStore } from './model-store.js';
@@ -23,6 +24,10 @@ const MINUTE = 60_000;
 
 const LIMITS: readonly (readonly [string, WindowLimit])[] = [
   ['fixed-window', { algorithm: 'fixed-window', quota: 5, windowMs: MINUTE }],
+  [
+    'fixed-window anchored at the first hit',
+    { algorithm: 'fixed-window', quota: 5, windowMs: MINUTE, anchor: 'first-hit' },
+  ],
   ['sliding-window', { algorithm: 'sliding-window', quota: 5, windowMs: MINUTE }],
   [
     'fixed-window on calendar days (Europe/Paris)',
@@ -140,11 +145,15 @@ export function describeWindowStoreContract(
       });
 
       it('refuses to block a window (blockDuration is refused at start-up)', async () => {
-        if (store.block === undefined) return;
+        // Anchored windows are blocked as throttler blocks (anchored-window-contract.ts).
+        if (store.block === undefined || isAnchored(limit)) return;
         await expect(async () =>
           store.block!({ checks: [{ key: key(), limit, durationMs: 1000 }], now: T0 }),
         ).rejects.toThrow(/not supported|block/);
       });
+
+      if (isAnchored(limit))
+        anchoredWindowCases({ describe, it, beforeEach, afterEach, expect }, () => store);
 
       it('keeps a window apart from a token bucket of the same key', async () => {
         const k = key();
@@ -170,4 +179,8 @@ export function describeWindowStoreContract(
       });
     });
   }
+}
+
+function isAnchored(limit: WindowLimit): boolean {
+  return limit.algorithm === 'fixed-window' && limit.anchor === 'first-hit';
 }
