@@ -181,6 +181,9 @@ export class RedisStore implements RateLimitStore {
             burst: limit.burst,
             cost: check.cost,
             maxExtra,
+            joinExtra: Math.max(0, Math.floor(check.joinExtra ?? 0)) || 0,
+            joinCounts: check.joinCounts,
+            epoch: check.epoch,
           };
         });
         return this.charge('lease', buckets, now, request.fleet).then(toLeaseResult);

@@ -44,6 +44,30 @@ export const FLEET_DEMAND_SHARE = 0.75;
  */
 export const FLEET_HOLD_SHARE = 0.5;
 
+/**
+ * Extra tokens an instance asks to join with (`joinExtra`) when its own
+ * demand does not make the key hot yet: granted only if other instances
+ * already lease the bucket (`scripts/fleet.lua.ts`), so that a key hot
+ * across the fleet is leased from an instance's first call (warm-up about
+ * one call per instance), and a cold or per-user key gets nothing. Small:
+ * an instance that sees little of the key's traffic holds it unspent until
+ * it expires (at most `N x FLEET_JOIN_LEASE` tokens across the fleet).
+ */
+export const FLEET_JOIN_LEASE = 8;
+
+/**
+ * How long after its last answer an instance tells Redis the bucket's
+ * epoch, as a share of `leaseTtlMs`: under the shortest life of the fleet
+ * set (`2 x leaseTtlMs`, {@link fleetWindowMs}), so that a set that expired
+ * from silence is never taken for a lost one.
+ */
+export const EPOCH_MEMORY_SHARE = 1.5;
+
+/** The join of a key (see {@link FLEET_JOIN_LEASE}): at most the largest lease, and the burst after the cost. */
+export function joinLease(leaseCap: number, cost: number, burst: number): number {
+  return Math.max(0, Math.min(FLEET_JOIN_LEASE, leaseCap, Math.floor(burst - cost)));
+}
+
 /** Longest window an instance counts for after its last lease call (ms): bounds the fleet set's life. */
 export const MAX_FLEET_WINDOW_MS = 60_000;
 

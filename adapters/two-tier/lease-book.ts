@@ -15,13 +15,20 @@ import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
-import { FLEET_DEMAND_SHARE, fleetHoldTokens, fleetWindowMs } from './fleet-share.js';
+import {
+  EPOCH_MEMORY_SHARE,
+  FLEET_DEMAND_SHARE,
+  fleetHoldTokens,
+  fleetWindowMs,
+  joinLease,
+} from './fleet-share.js';
 import {
   cameShort,
   contended,
   holdTokens,
   isHot,
   LEASE_DEMAND_SHARE,
+  leaseCap,
   leaseTarget,
   relaxed,
 } from './lease-sizing.js';
@@ -69,6 +76,8 @@ export class LeaseBook {
    * @param giveBacks where expired leases go
    * @param denials where hot keys are held
    * @param random uniform draws in [0, 1) that spread the holds of a fleet (`fleet-share.ts`)
+   * @param join true when several instances share the buckets (the `instances` option): keys ask to
+   *   join a fleet already leasing them (`joinExtra`, `fleet-share.ts`)
    */
   constructor(
     private readonly leaseTtlMs: number,
@@ -78,6 +87,7 @@ export class LeaseBook {
     private readonly giveBacks: GiveBackQueue,
     private readonly denials: DenyCache,
     private readonly random: () => number = Math.random,
+    readonly join = false,
   ) {}
 
   /**
@@ -88,12 +98,13 @@ export class LeaseBook {
   fleetWindowMs(asked: readonly LeaseCheck[], states: readonly KeyState[]): number {
     let windowMs = 0;
     asked.forEach((check, j) => {
-      if (check.maxExtra <= 0) return;
-      const state = states[j]!;
+      const lease = Math.max(check.maxExtra, check.joinExtra ?? 0);
+      if (lease <= 0 && check.epoch === undefined) return;
+      const instances = states[j]?.instances ?? 0;
       const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
       windowMs = Math.max(
         windowMs,
-        fleetWindowMs(check.maxExtra, state.instances, check.cost, intervalMs, this.leaseTtlMs),
+        fleetWindowMs(lease, instances, check.cost, intervalMs, this.leaseTtlMs),
       );
     });
     return windowMs;
@@ -143,14 +154,62 @@ export class LeaseBook {
     indices: readonly number[],
     states: readonly KeyState[],
   ): LeaseCheck[] {
+    const clockNow = this.clock.now();
     const asked = indices.map((i, j): LeaseCheck => {
       const check = checks[i]!;
-      return { key: check.key, limit: check.limit, cost: check.cost, maxExtra: states[j]!.target };
+      const state = states[j]!;
+      const asking: LeaseCheck = {
+        key: check.key,
+        limit: check.limit,
+        cost: check.cost,
+        maxExtra: state.target,
+      };
+      const joinExtra = this.joinOf(check);
+      const epoch =
+        state.epoch !== '' && clockNow - state.epochAt < EPOCH_MEMORY_SHARE * this.leaseTtlMs
+          ? state.epoch
+          : undefined;
+      if (joinExtra <= state.target && epoch === undefined) return asking;
+      return {
+        ...asking,
+        ...(joinExtra > state.target ? { joinExtra } : {}),
+        ...(epoch === undefined ? {} : { epoch }),
+      };
     });
     indices.forEach((i, j) => {
       if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);
     });
     return asked;
+  }
+
+  /**
+   * The checks a first sighting asks when instances share the buckets
+   * (`join`): each its cost and no lease, unless other instances lease its
+   * bucket already; `undefined` otherwise (a plain consume).
+   */
+  joinAsk(checks: readonly TokenBucketCheck[]): LeaseCheck[] | undefined {
+    if (!this.join) return undefined;
+    return checks.map((check) => ({
+      key: check.key,
+      limit: check.limit,
+      cost: check.cost,
+      maxExtra: 0,
+      joinExtra: this.joinOf(check),
+      joinCounts: false,
+    }));
+  }
+
+  /** The bucket's epoch Redis answered (`''`: none), remembered with the time it was told. */
+  rememberEpoch(state: KeyState, epoch: string | undefined): void {
+    if (epoch === undefined || epoch === '') return;
+    state.epoch = epoch;
+    state.epochAt = this.clock.now();
+  }
+
+  private joinOf(check: TokenBucketCheck): number {
+    if (!this.join) return 0;
+    const { burst } = check.limit;
+    return joinLease(leaseCap(this.maxLeaseShare, burst), check.cost, burst);
   }
 
   /** Spends `check.cost` from the key's lease (the caller checked that it covers it). */

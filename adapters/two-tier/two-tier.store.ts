@@ -154,6 +154,8 @@ export class TwoTierStore implements RateLimitStore {
       this.keys,
       this.giveBacks,
       this.denials,
+      Math.random,
+      settings.instances > 1,
     );
     this.roundTrip = new RedisRoundTrip(
       this.redis,
