@@ -28,6 +28,12 @@ export interface LeaseCheck extends RateLimitCheck {
    */
   readonly joinCounts?: boolean;
   /**
+   * With {@link LeaseRequest.fleet}: this instance's demand for the bucket
+   * over its rate (tokens asked per second / rate), summed over the fleet
+   * in {@link LeaseResult.loads}: how an instance sizes its share.
+   */
+  readonly weight?: number;
+  /**
    * With {@link LeaseRequest.fleet}: the bucket's epoch as last answered
    * ({@link LeaseResult.epochs}). Told one while the bucket's fleet set has
    * none, the script takes the bucket's state as lost (a restart or
@@ -68,4 +74,6 @@ export interface LeaseResult extends ConsumeResult {
   readonly instances?: readonly number[];
   /** With {@link LeaseRequest.fleet}: per check, its bucket's epoch ('' for none). */
   readonly epochs?: readonly string[];
+  /** With {@link LeaseRequest.fleet}: per check, the sum of the counted instances' `weight` (0 when not counted). */
+  readonly loads?: readonly number[];
 }

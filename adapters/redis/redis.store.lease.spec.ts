@@ -162,10 +162,11 @@ describe('RedisStore leases (standalone)', () => {
         now: 0,
         fleet: fleet('a'),
       });
-      expect({ ...counted, instances: undefined, epochs: undefined }).toEqual({
+      expect({ ...counted, instances: undefined, epochs: undefined, loads: undefined }).toEqual({
         ...plain,
         instances: undefined,
         epochs: undefined,
+        loads: undefined,
       });
       expect(plain.instances).toBeUndefined();
     });

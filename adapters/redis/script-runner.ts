@@ -23,6 +23,8 @@ export interface Bucket {
   readonly joinCounts?: boolean;
   /** Lease with a fleet count only: the bucket's epoch as the caller last saw it ('' or absent: none). */
   readonly epoch?: string;
+  /** Lease with a fleet count only: the caller's demand over the bucket's rate. */
+  readonly weight?: number;
 }
 
 /** Who asks a lease, for the fleet count (`scripts/fleet.lua.ts`): an instance id, and the count's window. */
@@ -147,7 +149,11 @@ export class ScriptRunner {
           args.push(fleet.id, String(Math.ceil(fleet.windowMs)));
           for (const b of buckets) {
             const join = b.joinExtra ?? 0;
-            args.push(String(b.joinCounts === false ? -join : join), b.epoch ?? '');
+            args.push(
+              String(b.joinCounts === false ? -join : join),
+              b.epoch ?? '',
+              String(b.weight ?? 0),
+            );
           }
         }
         break;

@@ -36,6 +36,7 @@ describe('KeyTable', () => {
       instances: 0,
       epoch: '',
       epochAt: 0,
+      fleetLoad: 0,
       pending: undefined,
       pendingDeadline: 0,
     });

@@ -59,6 +59,12 @@ export interface KeyState {
    */
   epoch: string;
   epochAt: number;
+  /**
+   * The fleet's demand for the bucket over this instance's, as Redis last
+   * summed it (`fleet-share.ts`): how many batches of refill this instance
+   * waits for after a short call, so that shares follow demand; 0 unknown.
+   */
+  fleetLoad: number;
   /** Settles when this key's Redis call in flight is answered: true if Redis answered, false if the call failed. Never rejects. */
   pending: Promise<boolean> | undefined;
   /** When that call gives up at the latest (`performance.now()` ms). */
@@ -83,6 +89,7 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     instances: 0,
     epoch: '',
     epochAt: 0,
+    fleetLoad: 0,
     pending: undefined,
     pendingDeadline: 0,
   };

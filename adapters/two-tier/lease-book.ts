@@ -15,13 +15,8 @@ import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
-import {
-  EPOCH_MEMORY_SHARE,
-  FLEET_DEMAND_SHARE,
-  fleetHoldTokens,
-  fleetWindowMs,
-  joinLease,
-} from './fleet-share.js';
+import { FLEET_DEMAND_SHARE, fleetHoldTokens, fleetWindowMs, joinLease } from './fleet-share.js';
+import { firstSightingAsk, fleetSize, leaseAsk, rememberFleet } from './fleet-asks.js';
 import {
   cameShort,
   contended,
@@ -100,7 +95,7 @@ export class LeaseBook {
     asked.forEach((check, j) => {
       const lease = Math.max(check.maxExtra, check.joinExtra ?? 0);
       if (lease <= 0 && check.epoch === undefined) return;
-      const instances = states[j]?.instances ?? 0;
+      const instances = fleetSize(states[j]);
       const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
       windowMs = Math.max(
         windowMs,
@@ -157,24 +152,7 @@ export class LeaseBook {
     const clockNow = this.clock.now();
     const asked = indices.map((i, j): LeaseCheck => {
       const check = checks[i]!;
-      const state = states[j]!;
-      const asking: LeaseCheck = {
-        key: check.key,
-        limit: check.limit,
-        cost: check.cost,
-        maxExtra: state.target,
-      };
-      const joinExtra = this.joinOf(check);
-      const epoch =
-        state.epoch !== '' && clockNow - state.epochAt < EPOCH_MEMORY_SHARE * this.leaseTtlMs
-          ? state.epoch
-          : undefined;
-      if (joinExtra <= state.target && epoch === undefined) return asking;
-      return {
-        ...asking,
-        ...(joinExtra > state.target ? { joinExtra } : {}),
-        ...(epoch === undefined ? {} : { epoch }),
-      };
+      return leaseAsk(check, states[j]!, this.joinOf(check), clockNow, this.leaseTtlMs);
     });
     indices.forEach((i, j) => {
       if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);
@@ -184,26 +162,15 @@ export class LeaseBook {
 
   /**
    * The checks a first sighting asks when instances share the buckets
-   * (`join`): each its cost and no lease, unless other instances lease its
-   * bucket already; `undefined` otherwise (a plain consume).
+   * (`join`, see `firstSightingAsk`); `undefined` otherwise (a plain consume).
    */
   joinAsk(checks: readonly TokenBucketCheck[]): LeaseCheck[] | undefined {
-    if (!this.join) return undefined;
-    return checks.map((check) => ({
-      key: check.key,
-      limit: check.limit,
-      cost: check.cost,
-      maxExtra: 0,
-      joinExtra: this.joinOf(check),
-      joinCounts: false,
-    }));
+    return this.join ? firstSightingAsk(checks, (check) => this.joinOf(check)) : undefined;
   }
 
-  /** The bucket's epoch Redis answered (`''`: none), remembered with the time it was told. */
-  rememberEpoch(state: KeyState, epoch: string | undefined): void {
-    if (epoch === undefined || epoch === '') return;
-    state.epoch = epoch;
-    state.epochAt = this.clock.now();
+  /** What a fleet call answered for a bucket (see `rememberFleet`), on the store clock. */
+  rememberFleet(state: KeyState, epoch?: string, load?: number, weight?: number): void {
+    rememberFleet(state, this.clock.now(), epoch, load, weight);
   }
 
   private joinOf(check: TokenBucketCheck): number {
@@ -326,8 +293,8 @@ export class LeaseBook {
     }
     if (!answer.allowed && Number.isFinite(answer.retryAfterMs)) {
       let waitMs = answer.retryAfterMs;
-      // Hot key: wait for a whole lease, not the first token.
-      if (isHot(state.target)) {
+      // Hot key (here, or across the fleet it asked to join): wait for a whole lease, not the first token.
+      if (isHot(Math.max(state.target, asked))) {
         state.contention = contended(state.contention);
         waitMs += Math.max(0, this.holdTokens(check, state) - check.cost) * interval;
       }
@@ -347,7 +314,7 @@ export class LeaseBook {
   private holdTokens(check: TokenBucketCheck, state: KeyState): number {
     const { cost, limit } = check;
     return state.instances > 0
-      ? fleetHoldTokens(state.target, state.instances, cost, limit.burst, this.random())
+      ? fleetHoldTokens(state.target, fleetSize(state), cost, limit.burst, this.random())
       : holdTokens(state.target, state.contention, cost, limit.burst);
   }
 

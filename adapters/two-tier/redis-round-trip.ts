@@ -210,8 +210,8 @@ export class RedisRoundTrip {
       const check = checks[index]!;
       const state = this.keys.answered(check.key, states[j]!, now);
       const extra = result.extras[j] ?? 0;
-      const { maxExtra, joinExtra = 0 } = asked[j]!;
-      this.leases.rememberEpoch(state, result.epochs?.[j]);
+      const { maxExtra, joinExtra = 0, weight } = asked[j]!;
+      this.leases.rememberFleet(state, result.epochs?.[j], result.loads?.[j], weight);
       decisions[index] = this.leases.settle(
         check,
         state,
@@ -219,8 +219,8 @@ export class RedisRoundTrip {
         extra,
         allowed,
         now,
-        // A join granted was asked for as much as a lease.
-        extra > 0 && joinExtra > maxExtra ? joinExtra : maxExtra,
+        // A join granted, or denied, was asked for as much as a lease.
+        joinExtra > maxExtra && (extra > 0 || !allowed) ? joinExtra : maxExtra,
         result.instances?.[j] ?? 0,
       );
     });

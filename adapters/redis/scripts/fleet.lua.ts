@@ -8,7 +8,10 @@
  *
  * A sorted set beside the bucket (`<bucket key>:fleet`, same hash tag, so
  * same Cluster slot; declared in `KEYS[]`, as Dragonfly requires), one member
- * per instance id, scored by the millisecond it last asked for a lease, and
+ * per instance id, scored by the millisecond it last asked for a lease plus
+ * its demand weight `w` (its demand over the bucket's rate) as `w / (1 + w)`
+ * in the fraction (at today's epoch milliseconds a double keeps about 2^-12
+ * of a millisecond: enough for a share), and
  * one epoch member (`~<ms it was created>`, scored `+inf`, so never trimmed).
  * Members older than the caller's window are dropped in the same call, and
  * the set expires a window after its last write: its size is at most the
@@ -30,15 +33,23 @@ local function fleet_others(key, id, window_ms)
   return math.max(0, count)
 end
 
--- Counts id in (now), trims, creates the epoch if missing: the instances counted, and the epoch.
-local function fleet_count(key, id, window_ms, epoch)
-  redis.call('ZADD', key, frame, id)
+-- Counts id in (now, with its demand weight), trims, creates the epoch if missing: the
+-- instances counted, the epoch, and the sum of their weights.
+local function fleet_count(key, id, window_ms, epoch, weight)
+  local w = math.max(0, weight)
+  redis.call('ZADD', key, string.format('%.17g', frame + w / (1 + w)), id)
   if not epoch then
     epoch = '~' .. frame
     redis.call('ZADD', key, '+inf', epoch)
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (frame - window_ms))
   redis.call('PEXPIRE', key, window_ms)
-  return redis.call('ZCARD', key) - 1, epoch
+  local scores = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
+  local total = 0
+  for j = 2, #scores, 2 do
+    local f = tonumber(scores[j]) % 1
+    total = total + f / (1 - f)
+  end
+  return #scores / 2, epoch, total
 end
 `;

@@ -32,24 +32,27 @@ export const LEASE_LUA = `--[[
     KEYS[n + i]    bucket i's fleet set, same hash tag
     ARGV[4 + 4 n]  the caller's instance id
     ARGV[5 + 4 n]  window (ms) of the count
-    ARGV[6 + 4 n + 2 (i - 1)]  join: whole tokens bucket i gives (when it
+    ARGV[6 + 4 n + 3 (i - 1)]  join: whole tokens bucket i gives (when it
               holds them) if other instances lease it already, or asked
               to join it, and maxExtra is less: a key hot across the fleet
               is leased from an instance's first calls. Positive: the
               caller counts as asking (its demand repeats); negative
               (-join): it does not (a first sighting)
-    ARGV[7 + 4 n + 2 (i - 1)]  the epoch the caller last saw for bucket i,
+    ARGV[7 + 4 n + 3 (i - 1)]  the epoch the caller last saw for bucket i,
               or '': told an epoch while the set has none, the bucket's
               state was lost (restart, failover) and is taken to be empty
+    ARGV[8 + 4 n + 3 (i - 1)]  the caller's demand weight for bucket i
+              (its demand over the rate), summed over the fleet
   n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
   Output: as consume ({ allowed, then per key: state, remaining,
     retryAfterMs, resetMs [, previous, written] }), then one more field per
     key: the extra tokens taken (0 when denied). The decisions are the ones
     consume would answer (the bucket after the cost, before the extras);
-    written is the value stored, extras included. With a fleet count, two
+    written is the value stored, extras included. With a fleet count, three
     more fields per key: the instances counted for its bucket (0 when it
-    took no part: asked no lease, no join), then its epoch ('' for none).
+    took no part: asked no lease, no join), its epoch ('' for none), and
+    the sum of the counted instances' demand weights (text).
 ]]
 ${FRAME}${READ}${WRITE}${GCRA}${EXTRAS}${FLEET}
 local receipts = ARGV[3] == '1'
@@ -76,7 +79,7 @@ if fleet then
   window_ms = math.max(1, math.floor(tonumber(ARGV[5 + 4 * n])))
   for i = 1, n do
     local b = buckets[i]
-    local a = 6 + 4 * n + 2 * (i - 1)
+    local a = 6 + 4 * n + 3 * (i - 1)
     b.epoch = fleet_epoch(KEYS[n + i])
     if not b.epoch and ARGV[a + 1] ~= '' then
       -- State lost while the caller leased against it: the bucket is taken to be
@@ -124,12 +127,13 @@ end
 if fleet then
   for i = 1, n do
     local b = buckets[i]
-    local count, epoch = 0, b.epoch
+    local count, epoch, load = 0, b.epoch, 0
     -- Only instances taking leases, or asking to join, take part; a loss is recorded at once
     -- (one reset, not one per instance).
-    if b.max_extra > 0 or b.joins or b.lost then count, epoch = fleet_count(KEYS[n + i], id, window_ms, epoch) end
+    if b.max_extra > 0 or b.joins or b.lost then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, tonumber(ARGV[8 + 4 * n + 3 * (i - 1)])) end
     reply[1 + width * n + n + i] = count
     reply[1 + width * n + 2 * n + i] = epoch or ''
+    reply[1 + width * n + 3 * n + i] = string.format('%.6g', load)
   end
 end
 return reply
