@@ -165,6 +165,7 @@ async function main() {
           return done;
         });
         let callsBefore = 0;
+        let outageMs;
         // Calls made in the first second (first sightings, demand ramping up): reported apart.
         const warmUp = new Promise((r) => setTimeout(r, startAt + WARM_UP_MS - Date.now())).then(
           () => (fault ? 0 : scriptCalls(port)),
@@ -178,9 +179,12 @@ async function main() {
           } else {
             callsBefore = await scriptCalls(port);
             const exited = new Promise((r) => redis.once('exit', r));
+            const killedAt = Date.now();
             redis.kill('SIGKILL');
             await exited;
             redis = await startRedis(port);
+            // How long the server was gone: the D of the bound (the clients reconnect within 50 ms more).
+            outageMs = Date.now() - killedAt;
           }
         }
         const done = await Promise.all(results);
@@ -197,7 +201,7 @@ async function main() {
           steadyCalls: fault ? undefined : calls - callsAtWarmUp,
           warmUpMs: WARM_UP_MS,
           faultAtMs: FAULT_AT_MS,
-          faultMs: FAULT_MS,
+          faultMs: fault === 'restart' ? outageMs : FAULT_MS,
         });
         rows.push(row);
         log(JSON.stringify(row));
