@@ -14,6 +14,32 @@ export interface LeaseCheck extends RateLimitCheck {
    * them after the cost (0: a plain consume). Never decides the admission.
    */
   readonly maxExtra: number;
+  /**
+   * With {@link LeaseRequest.fleet}: whole tokens to take instead of
+   * `maxExtra` (when more) if other instances lease the bucket already (or
+   * asked to join it), so that a key hot across the fleet is leased from an
+   * instance's first calls.
+   */
+  readonly joinExtra?: number;
+  /**
+   * With `joinExtra`: whether this call counts the instance in the bucket's
+   * fleet (default true). False for a key's first sighting: a key seen once
+   * leaves nothing in Redis but its bucket.
+   */
+  readonly joinCounts?: boolean;
+  /**
+   * With {@link LeaseRequest.fleet}: this instance's demand for the bucket
+   * over its rate (tokens asked per second / rate), summed over the fleet
+   * in {@link LeaseResult.loads}: how an instance sizes its share.
+   */
+  readonly weight?: number;
+  /**
+   * With {@link LeaseRequest.fleet}: the bucket's epoch as last answered
+   * ({@link LeaseResult.epochs}). Told one while the bucket's fleet set has
+   * none, the script takes the bucket's state as lost (a restart or
+   * failover) and the bucket as empty.
+   */
+  readonly epoch?: string;
 }
 
 /** What `RedisStore.lease` is asked. */
@@ -22,7 +48,8 @@ export interface LeaseRequest {
   /** As {@link ConsumeRequest.now}. */
   readonly now: number;
   /**
-   * Count the instances leasing each bucket asked with `maxExtra > 0` (a
+   * Count the instances leasing each bucket asked with `maxExtra > 0`, or
+   * granted its `joinExtra` (a
    * sorted set beside it, in the same script call): this instance's `id`,
    * and how long (ms) an instance counts after its last lease call.
    * Answered in {@link LeaseResult.instances}. Ignored (no count) when the
@@ -45,4 +72,8 @@ export interface LeaseResult extends ConsumeResult {
    * check asking no extra. Absent without a fleet count.
    */
   readonly instances?: readonly number[];
+  /** With {@link LeaseRequest.fleet}: per check, its bucket's epoch ('' for none). */
+  readonly epochs?: readonly string[];
+  /** With {@link LeaseRequest.fleet}: per check, the sum of the counted instances' `weight` (0 when not counted). */
+  readonly loads?: readonly number[];
 }

@@ -135,7 +135,8 @@ describe('RedisStore leases (standalone)', () => {
       // At 1150, b (last seen at 100) is older than the window; a (200) is not.
       expect((await ask('c', 1_150)).instances).toEqual([2]);
       const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;
-      expect(await client.zrange(fleetKey, '0', '-1')).toEqual(['a', 'c']);
+      // And the epoch, created with the set at 0 (scored +inf: never trimmed).
+      expect(await client.zrange(fleetKey, '0', '-1')).toEqual(['a', 'c', '~0']);
       // The set lives at most a window after its last write (nothing left behind by a fleet gone).
       const ttl = await client.pttl(fleetKey);
       expect(ttl).toBeGreaterThan(0);
@@ -161,8 +162,72 @@ describe('RedisStore leases (standalone)', () => {
         now: 0,
         fleet: fleet('a'),
       });
-      expect({ ...counted, instances: undefined }).toEqual({ ...plain, instances: undefined });
+      expect({ ...counted, instances: undefined, epochs: undefined, loads: undefined }).toEqual({
+        ...plain,
+        instances: undefined,
+        epochs: undefined,
+        loads: undefined,
+      });
       expect(plain.instances).toBeUndefined();
+    });
+
+    it('joins a bucket other instances lease or asked to join with joinExtra, and nothing else', async () => {
+      const join = (key: string, id: string, now: number, joinCounts?: boolean) =>
+        store.lease({
+          checks: [{ ...lease(key, 1_000, 100, 1, 0), joinExtra: 4, joinCounts }],
+          now,
+          fleet: fleet(id),
+        });
+      const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;
+      // A first sighting (not counted) of a key nobody leases: a plain consume, nothing written
+      // but the bucket (a cold or per-user key).
+      const cold = await join('hot', 'b', 0, false);
+      expect(cold.extras).toEqual([0]);
+      expect(cold.instances).toEqual([0]);
+      expect(cold.epochs).toEqual(['']);
+      expect(await client.exists(fleetKey)).toBe(0);
+      // The same key asked again by a (counted): no lease yet (nobody else), but a counts.
+      const asked = await join('hot', 'a', 1);
+      expect(asked.extras).toEqual([0]);
+      expect(asked.instances).toEqual([1]);
+      expect(asked.epochs).toEqual(['~1']);
+      // b's first sighting now takes the join, and counts.
+      const joined = await join('hot', 'b', 2, false);
+      expect(joined.extras).toEqual([4]);
+      expect(joined.instances).toEqual([2]);
+      expect(joined.epochs).toEqual(['~1']);
+      // And a's next ask joins b.
+      expect((await join('hot', 'a', 3)).extras).toEqual([4]);
+    });
+
+    it('takes a bucket whose fleet set vanished under a caller that saw its epoch as empty, once', async () => {
+      const ask = (id: string, now: number, epoch?: string) =>
+        store.lease({
+          checks: [{ ...lease('hot', 100, 100, 1, 10), ...(epoch === undefined ? {} : { epoch }) }],
+          now,
+          fleet: fleet(id, 10_000),
+        });
+      const first = await ask('a', 0);
+      expect(first.epochs).toEqual(['~0']);
+      // State lost (a restart or failover): the bucket and its set are gone.
+      await client.del(redisKey(prefix, 'hot'), `${redisKey(prefix, 'hot')}:fleet`);
+      const lost = await ask('a', 100, '~0');
+      expect(lost.allowed).toBe(false);
+      expect(lost.epochs).toEqual(['~100']);
+      expect(
+        (await store.peek({ checks: [bucket('hot', 100, 100)], now: 100 })).decisions[0],
+      ).toMatchObject({ remaining: 0 });
+      // Another instance telling the old epoch finds the new one: no second reset (5 tokens refilled by 150).
+      const other = await ask('b', 150, '~0');
+      expect(other.allowed).toBe(true);
+      expect(other.epochs).toEqual(['~100']);
+      // A caller that saw no epoch finds a missing bucket full, as always.
+      const fresh = await store.lease({
+        checks: [lease('new', 100, 100, 1, 10)],
+        now: 0,
+        fleet: fleet('a', 10_000),
+      });
+      expect(fresh.extras).toEqual([10]);
     });
   });
 });

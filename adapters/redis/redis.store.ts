@@ -185,6 +185,10 @@ export class RedisStore implements RateLimitStore {
             burst: limit.burst,
             cost: check.cost,
             maxExtra,
+            joinExtra: Math.max(0, Math.floor(check.joinExtra ?? 0)) || 0,
+            joinCounts: check.joinCounts,
+            epoch: check.epoch,
+            weight: Number.isFinite(check.weight) ? Math.max(0, check.weight!) : 0,
           };
         });
         return this.charge('lease', buckets, now, request.fleet).then(toLeaseResult);

@@ -34,7 +34,7 @@ export function parseReply(
   const width = withReceipts ? 6 : 4;
   if (
     !Array.isArray(reply) ||
-    reply.length !== 1 + width * count + (lease || windows ? count : 0) + (fleet ? count : 0)
+    reply.length !== 1 + width * count + (lease || windows ? count : 0) + (fleet ? 3 * count : 0)
   ) {
     throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
   }
@@ -69,8 +69,14 @@ export function parseReply(
   const answer = { allowed: parseNumber(reply[0]) === 1, decisions, receipts, extras };
   if (!fleet) return answer;
   const instances: number[] = new Array<number>(count);
-  for (let i = 0; i < count; i++) instances[i] = parseNumber(reply[1 + width * count + count + i]);
-  return { ...answer, instances };
+  const epochs: string[] = new Array<string>(count);
+  const loads: number[] = new Array<number>(count);
+  for (let i = 0; i < count; i++) {
+    instances[i] = parseNumber(reply[1 + width * count + count + i]);
+    epochs[i] = String(reply[1 + width * count + 2 * count + i]);
+    loads[i] = parseNumber(reply[1 + width * count + 3 * count + i]);
+  }
+  return { ...answer, instances, epochs, loads };
 }
 
 /** A number of the reply: an integer reply (a number, or its text for clients set to return text), or text. */
@@ -95,8 +101,8 @@ export function toConsumeResult(answer: ScriptAnswer): ConsumeResult {
 
 /** An answer as `lease` gives it. */
 export function toLeaseResult(answer: ScriptAnswer): LeaseResult {
-  const { allowed, decisions, extras, instances } = answer;
+  const { allowed, decisions, extras, instances, epochs, loads } = answer;
   return instances === undefined
     ? { allowed, decisions, extras }
-    : { allowed, decisions, extras, instances };
+    : { allowed, decisions, extras, instances, epochs: epochs ?? [], loads: loads ?? [] };
 }

@@ -58,12 +58,14 @@ const hot = (name: string): Bucket => ({
   cost: 1,
   maxExtra: 5,
 });
-/** A lease reply for `n` buckets (admitted, 4 fields each, extras, then the fleet counts). */
+/** A lease reply for `n` buckets (admitted, 4 fields each, extras, then the fleet counts, epochs and loads). */
 const leaseReply = (n: number, fleet: boolean) => [
   1,
   ...Array.from({ length: n }, () => [1, 4, 0, 600]).flat(),
   ...Array<number>(n).fill(5),
-  ...(fleet ? Array<number>(n).fill(3) : []),
+  ...(fleet
+    ? [...Array<number>(n).fill(3), ...Array<string>(n).fill('~7'), ...Array<string>(n).fill('2.5')]
+    : []),
 ];
 
 describe('ScriptRunner: keys declared, one hash tag per bucket, NOSCRIPT by its code', () => {
@@ -72,13 +74,17 @@ describe('ScriptRunner: keys declared, one hash tag per bucket, NOSCRIPT by its 
     const runner = new ScriptRunner(client, true, '0');
     const answer = await runner.run(FLEET_LEASE, [hot('k')], 0);
     expect(answer.instances).toEqual([3]);
+    expect(answer.epochs).toEqual(['~7']);
+    expect(answer.loads).toEqual([2.5]);
     const [{ numkeys, args }] = sent as [Sent];
     expect(numkeys).toBe(2);
     const keys = args.slice(0, numkeys);
     expect(keys).toEqual([redisKey('p:', 'k'), `${redisKey('p:', 'k')}:fleet`]);
     expect(new Set(keys.map(tagOf)).size).toBe(1);
-    // The instance id and the window follow the per-key arguments.
-    expect(args.slice(-2)).toEqual(['i1', '2000']);
+    // 'f' in the receipts' place; the instance id and the window follow the per-key
+    // arguments, then each bucket's join, the epoch it was last told (none yet) and its weight.
+    expect(args[numkeys + 2]).toBe('f');
+    expect(args.slice(-5)).toEqual(['i1', '2000', '0', '', '0']);
   });
 
   it("declares the block mark of each anchored window it blocks in KEYS, with the window key's hash tag", async () => {

@@ -17,6 +17,14 @@ export interface Bucket {
   readonly cost: number;
   /** Lease only: whole tokens wanted beyond the cost. */
   readonly maxExtra?: number;
+  /** Lease with a fleet count only: whole tokens taken if other instances lease the bucket already (`scripts/fleet.lua.ts`). */
+  readonly joinExtra?: number;
+  /** With `joinExtra`: false when the caller does not count as asking (a first sighting). */
+  readonly joinCounts?: boolean;
+  /** Lease with a fleet count only: the bucket's epoch as the caller last saw it ('' or absent: none). */
+  readonly epoch?: string;
+  /** Lease with a fleet count only: the caller's demand over the bucket's rate. */
+  readonly weight?: number;
 }
 
 /** Who asks a lease, for the fleet count (`scripts/fleet.lua.ts`): an instance id, and the count's window. */
@@ -140,10 +148,21 @@ export class ScriptRunner {
         for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
         break;
       case 'lease':
-        args.push(this.paddingArg, op.receipts ? '1' : '0');
+        // A fleet count is never asked with receipts (one slot): 'f' in their place says it.
+        args.push(this.paddingArg, fleet !== undefined ? 'f' : op.receipts ? '1' : '0');
         for (const b of buckets)
           args.push(String(b.rate), String(b.burst), String(b.cost), String(b.maxExtra ?? 0));
-        if (fleet !== undefined) args.push(fleet.id, String(Math.ceil(fleet.windowMs)));
+        if (fleet !== undefined) {
+          args.push(fleet.id, String(Math.ceil(fleet.windowMs)));
+          for (const b of buckets) {
+            const join = b.joinExtra ?? 0;
+            args.push(
+              String(b.joinCounts === false ? -join : join),
+              b.epoch ?? '',
+              String(b.weight ?? 0),
+            );
+          }
+        }
         break;
       case 'evaluate':
         for (const b of buckets) args.push(rateArg(b), String(b.burst), String(b.cost));
@@ -223,5 +242,7 @@ function isWindow(bucket: Bucket): boolean {
 function isSingleTokenBucket(op: Operation, buckets: readonly Bucket[]): boolean {
   if (buckets.length !== 1 || buckets[0]!.spec !== undefined) return false;
   if (op.script === 'consume') return !op.receipts;
-  return op.script === 'lease' && !op.receipts && !(buckets[0]!.maxExtra! > 0);
+  return (
+    op.script === 'lease' && !op.receipts && op.fleet === undefined && !(buckets[0]!.maxExtra! > 0)
+  );
 }

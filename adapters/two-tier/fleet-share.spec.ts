@@ -15,11 +15,15 @@ describe('fleet share (pure)', () => {
       expect(fleetHoldTokens(15, 0, 1, 100, 0.5)).toBe(16); // not counted yet: as one
     });
 
-    it('waits for half a batch per instance on average: the draw spreads it over [0, 2) x the mean', () => {
-      expect(FLEET_HOLD_SHARE).toBe(0.5);
-      expect(fleetHoldTokens(15, 32, 1, 100, 0.5)).toBe(16 * 32 * 0.5);
+    it('waits for a share of a batch per instance on average: the draw spreads it over [0, 2) x the mean', () => {
+      expect(FLEET_HOLD_SHARE).toBeGreaterThan(0);
+      expect(FLEET_HOLD_SHARE).toBeLessThan(1);
+      expect(fleetHoldTokens(15, 32, 1, 100, 0.5)).toBeCloseTo(16 * 32 * FLEET_HOLD_SHARE, 9);
       expect(fleetHoldTokens(15, 32, 1, 100, 0)).toBe(0);
-      expect(fleetHoldTokens(15, 32, 1, 100, 0.25)).toBe(16 * 32 * 0.25);
+      expect(fleetHoldTokens(15, 32, 1, 100, 0.25)).toBeCloseTo(
+        16 * 32 * FLEET_HOLD_SHARE * 0.5,
+        9,
+      );
       // The mean over uniform draws is the share of a batch times the instances.
       const draws = Array.from({ length: 1000 }, (_, i) => (i + 0.5) / 1000);
       const mean = draws.reduce((sum, u) => sum + fleetHoldTokens(15, 8, 1, 100, u), 0) / 1000;
@@ -31,9 +35,9 @@ describe('fleet share (pure)', () => {
     });
 
     it('treats a draw out of [0, 1) as the nearest one inside (a faulty random source)', () => {
-      expect(fleetHoldTokens(15, 2, 1, 100, 7)).toBeLessThan(16 * 2);
+      expect(fleetHoldTokens(15, 2, 1, 100, 7)).toBeLessThan(16 * 2 * 2 * FLEET_HOLD_SHARE);
       expect(fleetHoldTokens(15, 2, 1, 100, -1)).toBe(0);
-      expect(fleetHoldTokens(15, 2, 1, 100, Number.NaN)).toBe(16 * 2 * FLEET_HOLD_SHARE);
+      expect(fleetHoldTokens(15, 2, 1, 100, Number.NaN)).toBeCloseTo(16 * 2 * FLEET_HOLD_SHARE, 9);
     });
   });
 
@@ -45,7 +49,7 @@ describe('fleet share (pure)', () => {
         const meanHoldMs = fleetHoldTokens(15, n, 1, 100, 0.5) * interval;
         const fleetCallsPerSecond = (n * 1000) / meanHoldMs;
         expect(fleetCallsPerSecond).toBeCloseTo(rate / (16 * FLEET_HOLD_SHARE), 9);
-        // One call per half batch: 1/8 per admitted request at every n, for a lease of 15.
+        // One call per share of a batch, for a lease of 15, at every n.
         expect(fleetCallsPerSecond / rate).toBeCloseTo(callsPerAdmitted(15, 1), 9);
       }
     });
@@ -53,8 +57,8 @@ describe('fleet share (pure)', () => {
 
   describe('fleetWindowMs', () => {
     it('is twice the mean hold, so that instances waiting out a hold are still counted', () => {
-      // batch 16, 32 instances, 5 ms a token: a mean hold of 1.28 s.
-      expect(fleetWindowMs(15, 32, 1, 5, 1000)).toBe(2 * 16 * 32 * 5 * 0.5);
+      // batch 16, 32 instances, 5 ms a token: a mean hold of 2.56 s x FLEET_HOLD_SHARE.
+      expect(fleetWindowMs(15, 32, 1, 5, 1000)).toBeCloseTo(2 * 16 * 32 * 5 * FLEET_HOLD_SHARE, 9);
     });
 
     it('is at least two lease TTLs and at most MAX_FLEET_WINDOW_MS', () => {

@@ -34,6 +34,9 @@ describe('KeyTable', () => {
       denyCost: 0,
       contention: 1,
       instances: 0,
+      epoch: '',
+      epochAt: 0,
+      fleetLoad: 0,
       pending: undefined,
       pendingDeadline: 0,
     });

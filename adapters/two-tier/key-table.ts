@@ -52,6 +52,19 @@ export interface KeyState {
    * calls instead of {@link contention}.
    */
   instances: number;
+  /**
+   * The bucket's epoch as Redis last answered it ('' until a fleet call
+   * answered one) and when (store clock): told back while recent, so that
+   * Redis can tell a bucket lost under this instance's lease (`fleet-share.ts`).
+   */
+  epoch: string;
+  epochAt: number;
+  /**
+   * The fleet's demand for the bucket over this instance's, as Redis last
+   * summed it (`fleet-share.ts`): how many batches of refill this instance
+   * waits for after a short call, so that shares follow demand; 0 unknown.
+   */
+  fleetLoad: number;
   /** Settles when this key's Redis call in flight is answered: true if Redis answered, false if the call failed. Never rejects. */
   pending: Promise<boolean> | undefined;
   /** When that call gives up at the latest (`performance.now()` ms). */
@@ -74,6 +87,9 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     denyCost: 0,
     contention: 1,
     instances: 0,
+    epoch: '',
+    epochAt: 0,
+    fleetLoad: 0,
     pending: undefined,
     pendingDeadline: 0,
   };

@@ -5,6 +5,7 @@ import { check } from '../../test/utils/checks.js';
 import { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable } from './key-table.js';
+import { FLEET_HOLD_SHARE as S } from './fleet-share.js';
 import { LeaseBook } from './lease-book.js';
 import { HOT_LEASE } from './lease-sizing.js';
 import { sleep } from '../../test/utils/time.js';
@@ -214,25 +215,26 @@ describe('LeaseBook', () => {
         const { leases, keys, denials } = make({ draws: [0.5, 0.1] });
         const state = keys.stateOf(c, 0);
         state.target = 10;
-        // 8 instances: (1 + 10) x 8 x 0.5 (FLEET_HOLD_SHARE) x (2 x 0.5) = 44 tokens of 10 ms,
+        // 8 instances: (1 + 10) x 8 x S (FLEET_HOLD_SHARE) x (2 x 0.5) = 88 S tokens of 10 ms,
         // none left after the extras.
         leases.settle(c, state, allowedAnswer(3, 970), 3, true, 0, 10, 8);
-        expect(state).toMatchObject({ instances: 8, denyUntil: 440, denyCost: 1 });
-        expect(denials.active(c, state, 439)).toBe(true);
-        expect(denials.active(c, state, 440)).toBe(false);
-        // Next time the draw is 0.1: 11 x 8 x 0.5 x 0.2 = 8.8 tokens.
+        expect(state).toMatchObject({ instances: 8, denyCost: 1 });
+        expect(state.denyUntil).toBeCloseTo(880 * S, 9);
+        expect(denials.active(c, state, 880 * S - 1)).toBe(true);
+        expect(denials.active(c, state, 880 * S + 1e-6)).toBe(false);
+        // Next time the draw is 0.1: 11 x 8 x S x 0.2 = 17.6 S tokens.
         leases.settle(c, state, allowedAnswer(3, 970), 3, true, 1_000, 10, 8);
-        expect(state.denyUntil).toBeCloseTo(1_088, 9);
+        expect(state.denyUntil).toBeCloseTo(1_000 + 176 * S, 9);
       });
 
       it('holds a whole lease that left the bucket drier than another batch: the next call waits for its share', () => {
         const { leases, keys, denials } = make({ draws: [0.5] });
         const state = keys.stateOf(c, 0);
         state.target = 10;
-        // Whole lease of 10, 2 tokens left in Redis: 11 x 4 x 0.5 - 2 = 20 tokens to wait for.
+        // Whole lease of 10, 2 tokens left in Redis: 11 x 4 x S - 2 tokens to wait for.
         leases.settle(c, state, allowedAnswer(12, 880), 10, true, 0, 10, 4);
         expect(state.leaseMs).toBe(100);
-        expect(state.denyUntil).toBe(200);
+        expect(state.denyUntil).toBeCloseTo((44 * S - 2) * 10, 9);
         // The lease still serves meanwhile: holds only apply once it is spent.
         expect(leases.covers(c, state)).toBe(true);
         expect(denials.active(c, state, 100)).toBe(true);
@@ -270,10 +272,10 @@ describe('LeaseBook', () => {
         };
         const hot = keys.stateOf(c, 0);
         hot.target = HOT_LEASE;
-        // (1 + 4) x 16 x 0.5 = 40 tokens, the request's own in the retry time: 10 + 39 x 10 ms.
+        // (1 + 4) x 16 x S = 80 S tokens, the request's own in the retry time: 10 + (80 S - 1) x 10 ms.
         expect(leases.settle(c, hot, denied, 0, false, 0, HOT_LEASE, 16)).toEqual({
           ...denied,
-          retryAfterMs: 400,
+          retryAfterMs: 800 * S,
         });
       });
 
@@ -294,8 +296,8 @@ describe('LeaseBook', () => {
         const state = keys.stateOf(c, 0);
         state.instances = 32;
         const asked = [{ key: 'k', limit: c.limit, cost: 1, maxExtra: 15 }];
-        // (1 + 15) x 32 x 10 ms x 0.5, twice.
-        expect(leases.fleetWindowMs(asked, [state])).toBe(5_120);
+        // (1 + 15) x 32 x 10 ms x S, twice.
+        expect(leases.fleetWindowMs(asked, [state])).toBeCloseTo(10_240 * S, 9);
         expect(leases.fleetWindowMs([{ ...asked[0]!, maxExtra: 0 }], [state])).toBe(0);
       });
     });
@@ -319,9 +321,12 @@ describe('LeaseBook', () => {
     const b = keys.stateOf(other, 0);
     const asked = leases.ask([other, c], [1, 0], [a, b]);
     expect(asked).toEqual([
-      { key: 'k', limit: c.limit, cost: 1, maxExtra: 7 },
-      { key: 'other', limit: other.limit, cost: 2, maxExtra: 0 },
+      { key: 'k', limit: c.limit, cost: 1, maxExtra: 7, weight: 0 },
+      { key: 'other', limit: other.limit, cost: 2, maxExtra: 0, weight: 0 },
     ]);
+    // The weight the fleet sums: demand per second (the score spans one leaseTtlMs) over the rate.
+    b.score = 4;
+    expect(leases.ask([other], [0], [b])[0]!.weight).toBeCloseTo((4 * 1000) / 1_000 / 10);
     expect(givenBack).toEqual([['k', 100, 100, 0.5]]);
   });
 

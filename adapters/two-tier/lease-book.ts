@@ -15,13 +15,15 @@ import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
-import { FLEET_DEMAND_SHARE, fleetHoldTokens, fleetWindowMs } from './fleet-share.js';
+import { FLEET_DEMAND_SHARE, fleetHoldTokens, fleetWindowMs, joinLease } from './fleet-share.js';
+import { firstSightingAsk, fleetSize, leaseAsk, rememberFleet } from './fleet-asks.js';
 import {
   cameShort,
   contended,
   holdTokens,
   isHot,
   LEASE_DEMAND_SHARE,
+  leaseCap,
   leaseTarget,
   relaxed,
 } from './lease-sizing.js';
@@ -69,6 +71,8 @@ export class LeaseBook {
    * @param giveBacks where expired leases go
    * @param denials where hot keys are held
    * @param random uniform draws in [0, 1) that spread the holds of a fleet (`fleet-share.ts`)
+   * @param join true when several instances share the buckets (the `instances` option): keys ask to
+   *   join a fleet already leasing them (`joinExtra`, `fleet-share.ts`)
    */
   constructor(
     private readonly leaseTtlMs: number,
@@ -78,6 +82,7 @@ export class LeaseBook {
     private readonly giveBacks: GiveBackQueue,
     private readonly denials: DenyCache,
     private readonly random: () => number = Math.random,
+    readonly join = false,
   ) {}
 
   /**
@@ -88,12 +93,13 @@ export class LeaseBook {
   fleetWindowMs(asked: readonly LeaseCheck[], states: readonly KeyState[]): number {
     let windowMs = 0;
     asked.forEach((check, j) => {
-      if (check.maxExtra <= 0) return;
-      const state = states[j]!;
+      const lease = Math.max(check.maxExtra, check.joinExtra ?? 0);
+      if (lease <= 0 && check.epoch === undefined) return;
+      const instances = fleetSize(states[j]);
       const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
       windowMs = Math.max(
         windowMs,
-        fleetWindowMs(check.maxExtra, state.instances, check.cost, intervalMs, this.leaseTtlMs),
+        fleetWindowMs(lease, instances, check.cost, intervalMs, this.leaseTtlMs),
       );
     });
     return windowMs;
@@ -143,14 +149,34 @@ export class LeaseBook {
     indices: readonly number[],
     states: readonly KeyState[],
   ): LeaseCheck[] {
+    const clockNow = this.clock.now();
     const asked = indices.map((i, j): LeaseCheck => {
       const check = checks[i]!;
-      return { key: check.key, limit: check.limit, cost: check.cost, maxExtra: states[j]!.target };
+      return leaseAsk(check, states[j]!, this.joinOf(check), clockNow, this.leaseTtlMs);
     });
     indices.forEach((i, j) => {
       if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);
     });
     return asked;
+  }
+
+  /**
+   * The checks a first sighting asks when instances share the buckets
+   * (`join`, see `firstSightingAsk`); `undefined` otherwise (a plain consume).
+   */
+  joinAsk(checks: readonly TokenBucketCheck[]): LeaseCheck[] | undefined {
+    return this.join ? firstSightingAsk(checks, (check) => this.joinOf(check)) : undefined;
+  }
+
+  /** What a fleet call answered for a bucket (see `rememberFleet`), on the store clock. */
+  rememberFleet(state: KeyState, epoch?: string, load?: number, weight?: number): void {
+    rememberFleet(state, this.clock.now(), epoch, load, weight);
+  }
+
+  private joinOf(check: TokenBucketCheck): number {
+    if (!this.join) return 0;
+    const { burst } = check.limit;
+    return joinLease(leaseCap(this.maxLeaseShare, burst), check.cost, burst);
   }
 
   /** Spends `check.cost` from the key's lease (the caller checked that it covers it). */
@@ -267,8 +293,8 @@ export class LeaseBook {
     }
     if (!answer.allowed && Number.isFinite(answer.retryAfterMs)) {
       let waitMs = answer.retryAfterMs;
-      // Hot key: wait for a whole lease, not the first token.
-      if (isHot(state.target)) {
+      // Hot key (here, or across the fleet it asked to join): wait for a whole lease, not the first token.
+      if (isHot(Math.max(state.target, asked))) {
         state.contention = contended(state.contention);
         waitMs += Math.max(0, this.holdTokens(check, state) - check.cost) * interval;
       }
@@ -288,7 +314,7 @@ export class LeaseBook {
   private holdTokens(check: TokenBucketCheck, state: KeyState): number {
     const { cost, limit } = check;
     return state.instances > 0
-      ? fleetHoldTokens(state.target, state.instances, cost, limit.burst, this.random())
+      ? fleetHoldTokens(state.target, fleetSize(state), cost, limit.burst, this.random())
       : holdTokens(state.target, state.contention, cost, limit.burst);
   }
 

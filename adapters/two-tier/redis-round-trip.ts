@@ -125,6 +125,8 @@ export class RedisRoundTrip {
     // Tokens due back go first: a key dropped with its lease may come back as a first sighting.
     this.giveBacks.flush();
     this.calls++;
+    const join = this.leases.joinAsk(request.checks);
+    if (join !== undefined) return this.firstSightingJoin(request, now, join);
     const answer = this.redis.consume(request);
     // Watched rather than chained: the caller awaits RedisStore's own promise, one promise
     // resolution fewer per decision, and these reactions, registered first, run before the caller's.
@@ -139,6 +141,38 @@ export class RedisRoundTrip {
       },
     );
     return answer;
+  }
+
+  /**
+   * A first sighting where instances share the buckets: one lease call that
+   * charges the cost and takes a lease only for buckets other instances lease
+   * already (`joinExtra`). Keys granted one, or denied, get their state as
+   * after {@link call}; the others none, as after a plain consume.
+   */
+  private firstSightingJoin(
+    request: TokenBucketRequest,
+    now: number,
+    asked: LeaseCheck[],
+  ): Promise<ConsumeResult> {
+    const { checks } = request;
+    const windowMs = this.leases.fleetWindowMs(asked, []);
+    return this.redis
+      .lease({ checks: asked, now: request.now, fleet: { id: this.instanceId, windowMs } })
+      .then(
+        (result) => {
+          this.fallback.succeeded();
+          if (result.allowed && !result.extras.some((extra) => extra > 0))
+            return { allowed: true, decisions: result.decisions };
+          const remote = checks.map((_, i) => i);
+          const states = checks.map((check) => this.keys.stateOf(check, now));
+          return this.applyAnswer(request, now, remote, states, [], result, asked);
+        },
+        (error: unknown) => {
+          this.failed.add(request);
+          this.fallback.failed();
+          throw toStoreError(error, 'TwoTierStore: Redis failed');
+        },
+      );
   }
 
   /** A first sighting denied: its keys' views, and holds as {@link LeaseBook.settle} sets them after a denial. */
@@ -175,14 +209,18 @@ export class RedisRoundTrip {
     remote.forEach((index, j) => {
       const check = checks[index]!;
       const state = this.keys.answered(check.key, states[j]!, now);
+      const extra = result.extras[j] ?? 0;
+      const { maxExtra, joinExtra = 0, weight } = asked[j]!;
+      this.leases.rememberFleet(state, result.epochs?.[j], result.loads?.[j], weight);
       decisions[index] = this.leases.settle(
         check,
         state,
         result.decisions[j]!,
-        result.extras[j] ?? 0,
+        extra,
         allowed,
         now,
-        asked[j]!.maxExtra,
+        // A join granted, or denied, was asked for as much as a lease.
+        joinExtra > maxExtra && (extra > 0 || !allowed) ? joinExtra : maxExtra,
         result.instances?.[j] ?? 0,
       );
     });

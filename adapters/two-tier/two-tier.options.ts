@@ -17,9 +17,11 @@ export interface TwoTierStoreOptions extends Partial<Omit<RedisStoreOptions, 'cl
    */
   readonly redis?: RedisStore;
   /**
-   * How many application instances share the Redis buckets. Only used for
-   * the default of {@link localShare}: during a Redis outage each instance
-   * enforces `1 / instances` of every limit on its own.
+   * How many application instances share the Redis buckets. The default of
+   * {@link localShare}: during a Redis outage each instance enforces
+   * `1 / instances` of every limit on its own. Above 1, a key's first
+   * Redis call also asks to join the fleet: it comes back with a small
+   * lease when other instances lease its bucket already (`docs/fleet.md`).
    * @default 1
    */
   readonly instances?: number;
@@ -83,6 +85,8 @@ export interface TwoTierSettings {
   /** True when the store built its RedisStore (and closes it). */
   readonly ownsRedis: boolean;
   readonly localShare: number;
+  /** The `instances` option (1 when not given). */
+  readonly instances: number;
   readonly leaseTtlMs: number;
   readonly maxLeaseShare: number;
   readonly maxKeys: number;
@@ -202,6 +206,7 @@ export function resolveTwoTierOptions(options: TwoTierStoreOptions): TwoTierSett
     redis,
     ownsRedis: given === undefined,
     localShare: share,
+    instances: count,
     leaseTtlMs: leaseTtl,
     maxLeaseShare: leaseShare,
     maxKeys: keys,

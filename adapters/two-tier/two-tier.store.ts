@@ -1,4 +1,3 @@
-import { gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
   BlockRequest,
@@ -22,18 +21,13 @@ import { BucketChanges } from './bucket-changes.js';
 import { DenyCache } from './deny-cache.js';
 import { Fallback, localFallbackOf, twoTierHealth } from './fallback.js';
 import { GiveBackQueue } from './give-back-queue.js';
-import { KeyTable, type KeyState } from './key-table.js';
+import { KeyTable } from './key-table.js';
 import { newInstanceId } from './instance-id.js';
 import { LeaseBook } from './lease-book.js';
-import { callsInFlight, RedisRoundTrip } from './redis-round-trip.js';
-import { localDecision, sortChecks } from './local-decision.js';
+import { RedisRoundTrip } from './redis-round-trip.js';
+import { Decider, MAX_WAITS } from './decider.js';
 import { resolveTwoTierOptions, type TwoTierStoreOptions } from './two-tier.options.js';
 import type { TwoTierStoreStats } from './two-tier.stats.js';
-
-/** Waits for another request's Redis call on the same key before calling Redis anyway. */
-const MAX_WAITS = 2;
-/** Remaining time (ms) under which a request does not start a Redis call of its own: it has timed out. */
-const MIN_CALL_MS = 1;
 
 /**
  * Memory in front of Redis: for hot keys, one Redis call per lease of
@@ -114,18 +108,18 @@ export class TwoTierStore implements RateLimitStore {
   private readonly time = new RelativeTime();
   // The parts this class orchestrates, a file each: per-key state (key-table.ts), leases (lease-book.ts,
   // sized by lease-sizing.ts), holds (deny-cache.ts), returns (give-back-queue.ts), fallback.ts, and the
-  // Redis side of a decision (redis-round-trip.ts), and peek/refund/block/reset (bucket-changes.ts).
+  // Redis side of a decision (redis-round-trip.ts), the decision itself (decider.ts), and
+  // peek/refund/block/reset (bucket-changes.ts).
   private readonly fallback: Fallback;
   private readonly giveBacks: GiveBackQueue;
   private readonly keys: KeyTable;
   private readonly leases: LeaseBook;
   private readonly denials = new DenyCache();
   private readonly roundTrip: RedisRoundTrip;
+  private readonly decider: Decider;
   private readonly changes: BucketChanges;
   /** Requests whose Redis call failed: already counted when the module asks to decide them locally. */
   private readonly failed = new WeakSet<ConsumeRequest>();
-  /** The RedisStore's `timeoutMs`: each request's whole budget, however many calls it waits on. */
-  private readonly timeoutMs: number;
   private closed = false;
 
   private decisionCount = 0;
@@ -137,7 +131,6 @@ export class TwoTierStore implements RateLimitStore {
     const settings = resolveTwoTierOptions(options);
     this.redis = settings.redis;
     this.ownsRedis = settings.ownsRedis;
-    this.timeoutMs = this.redis.timeoutMs;
     this.slots = this.redis.slots;
     this.fallback = new Fallback(
       this.redis,
@@ -154,6 +147,8 @@ export class TwoTierStore implements RateLimitStore {
       this.keys,
       this.giveBacks,
       this.denials,
+      Math.random,
+      settings.instances > 1,
     );
     this.roundTrip = new RedisRoundTrip(
       this.redis,
@@ -163,6 +158,14 @@ export class TwoTierStore implements RateLimitStore {
       this.fallback,
       this.failed,
       newInstanceId(),
+    );
+    this.decider = new Decider(
+      this.keys,
+      this.leases,
+      this.denials,
+      this.roundTrip,
+      this.fallback,
+      this.redis.timeoutMs,
     );
     this.changes = new BucketChanges(
       this.redis,
@@ -196,7 +199,7 @@ export class TwoTierStore implements RateLimitStore {
     const { leases, giveBacks, fallback } = this;
     return {
       decisions: this.decisionCount,
-      localDecisions: this.localCount,
+      localDecisions: this.localCount + this.decider.localCount,
       redisCalls:
         this.redisCallCount +
         this.changes.calls +
@@ -230,7 +233,7 @@ export class TwoTierStore implements RateLimitStore {
       return this.roundTrip.firstSighting(request as TokenBucketRequest, now);
     for (const check of request.checks)
       this.leases.observe(check, this.keys.stateOf(check, now), now);
-    return this.decide(request as TokenBucketRequest, now, 0, 0);
+    return this.decider.decide(request as TokenBucketRequest, now, 0, 0);
   }
 
   /**
@@ -280,7 +283,13 @@ export class TwoTierStore implements RateLimitStore {
         request.now,
       );
     }
-    return this.decide(request as TokenBucketRequest, now, MAX_WAITS, 0, true) as ConsumeResult;
+    return this.decider.decide(
+      request as TokenBucketRequest,
+      now,
+      MAX_WAITS,
+      0,
+      true,
+    ) as ConsumeResult;
   }
 
   /**
@@ -335,123 +344,5 @@ export class TwoTierStore implements RateLimitStore {
     await this.giveBacks.settled();
     this.keys.clear();
     if (this.ownsRedis) this.redis.close();
-  }
-
-  /**
-   * Decide from local state when possible (synchronous answer), else with one
-   * Redis call. `waits`: how many times this request already waited for
-   * another request's call on the same key. `deadline` (`performance.now()`
-   * ms, 0 until the request first waits or calls): one per request, `timeoutMs`
-   * after that moment, however many calls it waits on; past it, the request
-   * rejects and the module applies its `failMode`.
-   */
-  private decide(
-    request: TokenBucketRequest,
-    now: number,
-    waits: number,
-    deadline: number,
-    local = false,
-  ): MaybePromise<ConsumeResult> {
-    const { checks } = request;
-    const count = checks.length;
-    if (count === 0) return { allowed: true, decisions: [] };
-    const { leases } = this;
-    const { states, leased, remote, denied, denyHit } = sortChecks(
-      checks,
-      now,
-      this.keys,
-      leases,
-      this.denials,
-    );
-
-    if (denied) {
-      if (denyHit) this.denials.hits++;
-      this.localCount++;
-      return {
-        allowed: false,
-        decisions: checks.map((check, i) =>
-          localDecision(check, states[i]!, now, leases, this.denials),
-        ),
-      };
-    }
-    if (remote === undefined) {
-      this.localCount++;
-      const decisions: RateLimitDecision[] = new Array(count);
-      for (let i = 0; i < count; i++)
-        decisions[i] = leases.spend(checks[i]!, states[i]!, now).decision;
-      return { allowed: true, decisions };
-    }
-    if (local) return this.decideLocally(request, now, states, remote, leased ?? []);
-
-    if (deadline === 0) deadline = performance.now() + this.timeoutMs;
-    if (waits < MAX_WAITS) {
-      // Another request is already asking Redis for this key: its answer
-      // (a lease, a denial) probably decides this one too, without a call.
-      const inFlight = callsInFlight(remote, states, deadline);
-      if (inFlight)
-        return this.join(request, now, waits, deadline, inFlight.pending, inFlight.later);
-    }
-    const left = deadline - performance.now();
-    if (left < MIN_CALL_MS) return this.roundTrip.timedOut(request);
-    return this.roundTrip.call(
-      request,
-      now,
-      { states, remote, leased: leased ?? [] },
-      left,
-      deadline,
-    );
-  }
-
-  /**
-   * Waits for the Redis calls in flight for some of `request`'s keys, then
-   * decides again; within the request's own deadline: a call that gives up
-   * later than it is not waited for past it (`later`), and a call that
-   * failed fails the requests waiting on it too (Redis just failed for their
-   * key: the module decides them by its `failMode` at once).
-   */
-  private join(
-    request: TokenBucketRequest,
-    now: number,
-    waits: number,
-    deadline: number,
-    pending: Promise<boolean>[],
-    later: boolean,
-  ): Promise<ConsumeResult> {
-    let answers: Promise<boolean[] | undefined> = Promise.all(pending);
-    if (later) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const expired = new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - performance.now()));
-      });
-      answers = Promise.race([answers, expired]).finally(() => clearTimeout(timer));
-    }
-    return answers.then((ok) => {
-      if (ok === undefined || ok.includes(false))
-        return this.roundTrip.timedOut(request, ok !== undefined);
-      return this.decide(request, now, waits + 1, deadline);
-    });
-  }
-
-  /** Redis is failing: the local fallback decides for the checks lacking a lease. */
-  private decideLocally(
-    request: TokenBucketRequest,
-    now: number,
-    states: KeyState[],
-    remote: number[],
-    leased: number[],
-  ): ConsumeResult {
-    const { checks } = request;
-    this.localCount++;
-    const answer = this.fallback.consume(checks, remote, request.now);
-    const decisions: RateLimitDecision[] = new Array(checks.length);
-    remote.forEach((index, j) => (decisions[index] = answer.decisions[j]!));
-    for (const index of leased) {
-      const check = checks[index]!;
-      const state = states[index]!;
-      decisions[index] = answer.allowed
-        ? this.leases.spend(check, state, now).decision
-        : gcraPeek(state.shadowTat, now, check.limit);
-    }
-    return { allowed: answer.allowed, decisions };
   }
 }

@@ -46,7 +46,11 @@ export function analyse({
   const excess = worstWindowExcess(times, rate, burst);
   return {
     n,
-    scenario: fault ? `${fault} (failMode local)` : scenario === 'redis' ? 'RedisStore' : scenario,
+    scenario: fault
+      ? `${fault} (failMode local${fault === 'restart' ? `, down ${faultMs} ms` : ''})`
+      : scenario === 'redis'
+        ? 'RedisStore'
+        : scenario,
     offered: sum((d) => d.offered),
     admitted,
     bound,

@@ -28,23 +28,28 @@ function offerPerMs(run, t) {
   return total / n;
 }
 
-async function runOnce(run) {
-  const store =
-    run.store === 'redis'
-      ? new RedisStore({ client, keyPrefix: run.prefix, timeoutMs: run.timeoutMs })
-      : new TwoTierStore({
-          client,
-          keyPrefix: run.prefix,
-          timeoutMs: run.timeoutMs,
-          instances: run.n,
-        });
+/** The store of the next run, built before the parent starts the clock (`arm`). */
+function buildStore(run) {
+  return run.store === 'redis'
+    ? new RedisStore({ client, keyPrefix: run.prefix, timeoutMs: run.timeoutMs })
+    : new TwoTierStore({
+        client,
+        keyPrefix: run.prefix,
+        timeoutMs: run.timeoutMs,
+        instances: run.n,
+      });
+}
+
+async function runOnce(run, store) {
   const hot = {
     key: 'hot',
     limit: { algorithm: 'token-bucket', rate: run.rate, burst: run.burst },
     cost: 1,
   };
   const warmLimit = { algorithm: 'token-bucket', rate: 10, burst: 10 };
-  const times = []; // hot key admissions: ms since the run's start (epoch-based clock, shared by the processes)
+  // Hot key admissions, each at the `now` its request was stamped with (what the store decides
+  // on): ms since the run's start, one clock (Date.now(): the machine's, shared by the processes).
+  const times = [];
   const latencies = [];
   let offered = 0;
   let denied = 0;
@@ -64,7 +69,7 @@ async function runOnce(run) {
       if (result.allowed) warmAdmitted++;
       return;
     }
-    if (result.allowed) times.push(Date.now() - run.startAt);
+    if (result.allowed) times.push(request.now - run.startAt);
     else denied++;
   };
   const consume = (request, warm) => {
@@ -99,14 +104,15 @@ async function runOnce(run) {
     due += offerPerMs(run, t) * (t - last);
     if (run.scenario === 'warm') warmDue += ((run.warmRate / 1000) * (t - last)) / run.n;
     last = t;
+    const stamp = Date.now();
     while (offered < Math.floor(due)) {
       offered++;
-      consume({ checks: [hot], now: Date.now() }, false);
+      consume({ checks: [hot], now: stamp }, false);
     }
     while (warmOffered < Math.floor(warmDue)) {
       warmOffered++;
       const key = `w${Math.floor(Math.random() * WARM_KEYS)}`;
-      consume({ checks: [{ key, limit: warmLimit, cost: 1 }], now: Date.now() }, true);
+      consume({ checks: [{ key, limit: warmLimit, cost: 1 }], now: stamp }, true);
     }
     await sleep(run.tickMs);
   }
@@ -127,13 +133,22 @@ async function runOnce(run) {
   };
 }
 
+let armed;
 process.on('message', async (message) => {
   if (message.type === 'stop') {
     client.disconnect();
     process.disconnect();
     return;
   }
-  const result = await runOnce(message.run);
+  if (message.type === 'arm') {
+    // Store built (and its first lazy work done) before the clock starts.
+    armed = { run: message.run, store: buildStore(message.run) };
+    process.send({ type: 'armed' });
+    return;
+  }
+  const { run, store } = armed;
+  armed = undefined;
+  const result = await runOnce({ ...run, startAt: message.startAt }, store);
   process.send({ type: 'done', ...result });
 });
 process.send({ type: 'ready' });

@@ -100,7 +100,8 @@ describe(`${STORE === 'redis' ? 'RedisStore' : 'TwoTierStore'} across processes,
       // The instances Redis counted for the hot bucket (adapters/redis/scripts/fleet.lua.ts),
       // still in the set: it outlives the last lease call by its window (2 lease TTLs at least).
       const fleet = Number(
-        await rawCommand(server.port, ['ZCARD', `${env.KEY_PREFIX}{hot}:fleet`]),
+        // Members scored +inf are not instances: the bucket's epoch.
+        await rawCommand(server.port, ['ZCOUNT', `${env.KEY_PREFIX}{hot}:fleet`, '-inf', '(+inf']),
       );
 
       const sum = (pick: (d: Done) => number) => done.reduce((total, d) => total + pick(d), 0);

@@ -27,28 +27,40 @@ export const LEASE_LUA = `--[[
     ARGV[3]   receipts: '1' to answer each key's receipt (the Cluster
               slot-by-slot path), else '0'
     ARGV[4 + 4 (i - 1) ...]  per key: rate, burst, cost, maxExtra
-    and, for a fleet count (issue 29), two more after them:
+  With a fleet count (issue 29; fleet.lua.ts), ARGV[3] is 'f' (no
+  receipts) and:
+    KEYS[n + i]    bucket i's fleet set, same hash tag
     ARGV[4 + 4 n]  the caller's instance id
     ARGV[5 + 4 n]  window (ms) of the count
-    KEYS[n + i]    then bucket i's fleet set (fleet.lua.ts), same hash tag
-  n, the buckets, is (#ARGV - 3) / 4 rounded down: a fleet count is told
-  by its two extra arguments (#ARGV - 3 is then 2 mod 4).
+    ARGV[6 + 4 n + 3 (i - 1)]  join: whole tokens bucket i gives (when it
+              holds them) if other instances lease it already, or asked
+              to join it, and maxExtra is less: a key hot across the fleet
+              is leased from an instance's first calls. Positive: the
+              caller counts as asking (its demand repeats); negative
+              (-join): it does not (a first sighting)
+    ARGV[7 + 4 n + 3 (i - 1)]  the epoch the caller last saw for bucket i,
+              or '': told an epoch while the set has none, the bucket's
+              state was lost (restart, failover) and is taken to be empty
+    ARGV[8 + 4 n + 3 (i - 1)]  the caller's demand weight for bucket i
+              (its demand over the rate), summed over the fleet
+  n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
   Output: as consume ({ allowed, then per key: state, remaining,
     retryAfterMs, resetMs [, previous, written] }), then one more field per
     key: the extra tokens taken (0 when denied). The decisions are the ones
     consume would answer (the bucket after the cost, before the extras);
-    written is the value stored, extras included. With a fleet count, one
-    more field per key: the instances counted for its bucket (0 for a key
-    asking no extra: only instances taking leases take part).
+    written is the value stored, extras included. With a fleet count, three
+    more fields per key: the instances counted for its bucket (0 when it
+    took no part: asked no lease, no join), its epoch ('' for none), and
+    the sum of the counted instances' demand weights (text).
 ]]
 ${FRAME}${READ}${WRITE}${GCRA}${EXTRAS}${FLEET}
 local receipts = ARGV[3] == '1'
 local width = 4
 if receipts then width = 6 end
-local fleet_args = (#ARGV - 3) % 4
-local n = (#ARGV - 3 - fleet_args) / 4
-local fleet = fleet_args == 2
+local fleet = ARGV[3] == 'f'
+local n
+if fleet then n = #KEYS / 2 else n = (#ARGV - 3) / 4 end
 local buckets = {}
 for i = 1, n do
   local a = 4 + 4 * (i - 1)
@@ -59,6 +71,28 @@ for i = 1, n do
     max_extra = math.max(0, math.floor(tonumber(ARGV[a + 3]))), raw = raw, tat = read(raw),
     charged = false, extra = 0, written = false,
   }
+end
+
+local id, window_ms
+if fleet then
+  id = ARGV[4 + 4 * n]
+  window_ms = math.max(1, math.floor(tonumber(ARGV[5 + 4 * n])))
+  for i = 1, n do
+    local b = buckets[i]
+    local a = 6 + 4 * n + 3 * (i - 1)
+    b.epoch = fleet_epoch(KEYS[n + i])
+    if not b.epoch and ARGV[a + 1] ~= '' then
+      -- State lost while the caller leased against it: the bucket is taken to be
+      -- empty (its tokens were leased or spent before the loss), never full again.
+      local empty = now + b.burst * 1000 / b.rate
+      if not b.tat or b.tat < empty then b.tat = empty end
+      b.lost = true
+    end
+    local join = math.floor(tonumber(ARGV[a]))
+    b.joins = join > 0
+    join = math.abs(join)
+    if join > b.max_extra and fleet_others(KEYS[n + i], id, window_ms) > 0 then b.max_extra = join end
+  end
 end
 
 local reply
@@ -74,6 +108,11 @@ if allowed then
 else
   ${RESTATE}
   reply[1] = 0
+  -- A bucket found lost stays empty though this request is denied.
+  for i = 1, n do
+    local b = buckets[i]
+    if b.lost then write(b.key, b.tat) end
+  end
 end
 ${ENCODE}
 if receipts then
@@ -86,12 +125,15 @@ for i = 1, n do
   ${replyNumber('x', 'reply[slot]')}
 end
 if fleet then
-  local id = ARGV[4 + 4 * n]
-  local window_ms = math.max(1, math.floor(tonumber(ARGV[5 + 4 * n])))
   for i = 1, n do
-    local count = 0
-    if buckets[i].max_extra > 0 then count = fleet_count(KEYS[n + i], id, window_ms) end
+    local b = buckets[i]
+    local count, epoch, load = 0, b.epoch, 0
+    -- Only instances taking leases, or asking to join, take part; a loss is recorded at once
+    -- (one reset, not one per instance).
+    if b.max_extra > 0 or b.joins or b.lost then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, tonumber(ARGV[8 + 4 * n + 3 * (i - 1)])) end
     reply[1 + width * n + n + i] = count
+    reply[1 + width * n + 2 * n + i] = epoch or ''
+    reply[1 + width * n + 3 * n + i] = string.format('%.6g', load)
   end
 end
 return reply

@@ -1,0 +1,80 @@
+/**
+ * Joining a fleet (issue 29, `fleet-asks.ts`, `scripts/fleet.lua.ts`): with
+ * `instances > 1`, a key's first call asks to join its bucket's fleet. An
+ * instance meeting a key other instances lease already is served from a
+ * lease after that one call; a key nobody leases (cold, per-user) gets no
+ * lease and leaves nothing in Redis but its bucket. The shared redis-server;
+ * time from each request's `now` and a fixed store clock.
+ */
+import type { Redis } from 'ioredis';
+import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
+import { check } from '../../test/utils/checks.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { redisKey } from '../redis/redis-keys.js';
+import { TwoTierStore } from './index.js';
+
+const T0 = 1_700_000_000_000;
+
+describe('TwoTierStore: joining a fleet', () => {
+  let client: Redis;
+  let prefix: string;
+  const stores: TwoTierStore[] = [];
+
+  beforeAll(async () => {
+    client = await connectSharedClient();
+  });
+  afterAll(() => client.quit());
+  beforeEach(() => {
+    prefix = uniquePrefix('fleet-join');
+  });
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+  });
+
+  const makeStore = (instances: number) => {
+    const store = new TwoTierStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      instances,
+      clock: { now: () => 0 },
+    });
+    stores.push(store);
+    return store;
+  };
+  const hot = check('hot', 1_000, 1_000);
+
+  it("serves an instance's second request from a lease when the fleet leases the key already", async () => {
+    const leader = makeStore(2);
+    for (let i = 0; i < 40; i++) await leader.consume({ checks: [hot], now: T0 + i });
+    expect(leader.stats().leasesTaken).toBeGreaterThan(0);
+    const joiner = makeStore(2);
+    // Its first sighting: one call, which comes back with a lease.
+    expect(await joiner.consume({ checks: [hot], now: T0 + 40 })).toMatchObject({ allowed: true });
+    expect(joiner.stats()).toMatchObject({ redisCalls: 1, leasesTaken: 1 });
+    // The next ones are local (synchronous answers), no call.
+    for (let i = 0; i < 5; i++) {
+      const answer = joiner.consume({ checks: [hot], now: T0 + 41 }) as ConsumeResult;
+      expect(answer.allowed).toBe(true);
+    }
+    expect(joiner.stats()).toMatchObject({ redisCalls: 1, localDecisions: 5 });
+  });
+
+  it('gives a key nobody leases no lease, and writes nothing but its bucket', async () => {
+    const store = makeStore(2);
+    const user = check('user:1', 1, 10);
+    expect(await store.consume({ checks: [user], now: T0 })).toMatchObject({ allowed: true });
+    expect(store.stats()).toMatchObject({ redisCalls: 1, leasesTaken: 0, localKeys: 0 });
+    expect(await client.exists(`${redisKey(prefix, 'user:1')}:fleet`)).toBe(0);
+  });
+
+  it('asks no join with instances 1 (the default): a first sighting is a plain consume', async () => {
+    const leader = makeStore(2);
+    for (let i = 0; i < 40; i++) await leader.consume({ checks: [hot], now: T0 + i });
+    const alone = makeStore(1);
+    await alone.consume({ checks: [hot], now: T0 + 40 });
+    expect(alone.stats()).toMatchObject({ redisCalls: 1, leasesTaken: 0 });
+  });
+});
