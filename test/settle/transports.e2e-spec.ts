@@ -1,0 +1,176 @@
+/**
+ * Reserve and settle beyond HTTP: a socket.io gateway (Express), a `ws`
+ * gateway (Fastify) and a TCP microservice, each on the memory and the Redis
+ * store, with real clients. An overspend puts the budget into debt that the
+ * next message waits out (its `retryAfter` saying how long), and an
+ * underspend gives tokens back: a `settle` that did nothing on a transport
+ * would admit the second message and refuse the fourth.
+ */
+import type { AddressInfo, Server } from 'node:net';
+import type { INestApplication, INestMicroservice } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { WsAdapter } from '@nestjs/platform-ws';
+import { Transport } from '@nestjs/microservices';
+import { io, type Socket } from 'socket.io-client';
+import { WebSocket } from 'ws';
+import { ManualClock, RateLimitModule, type RateLimitStore } from 'nestjs-holdup';
+import { STORES, storesOfKind } from '../utils/stores.js';
+import { TcpMessageClient } from '../utils/tcp-message-client.js';
+import { SpendGateway, SpendMessages } from './transport-handlers.js';
+
+const T0 = 1_700_000_000_000;
+
+/** What one message got: the amount spent, or the refusal's `retryAfter` (seconds). */
+type Answer = { spent: unknown } | { refused: unknown };
+
+interface Running {
+  spend(amount: number): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+const moduleWith = (store: RateLimitStore, clock: ManualClock) =>
+  RateLimitModule.forRoot({ clock, store });
+
+const refusal = (error: { statusCode?: number; retryAfter?: unknown }): Answer => {
+  expect(error.statusCode).toBe(429);
+  return { refused: error.retryAfter };
+};
+
+async function socketIo(store: RateLimitStore, clock: ManualClock): Promise<Running> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [moduleWith(store, clock)],
+    providers: [SpendGateway],
+  }).compile();
+  const app: INestApplication = moduleRef.createNestApplication({ logger: false });
+  app.useWebSocketAdapter(new IoAdapter(app));
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const socket: Socket = io(`http://127.0.0.1:${port}`, {
+    transports: ['websocket'],
+    forceNew: true,
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', reject);
+  });
+  return {
+    // One message at a time: its answer is the next 'spent' or 'exception' event.
+    spend: (amount) =>
+      new Promise<Answer>((resolve) => {
+        const answered = (answer: Answer) => {
+          socket.off('spent', spent);
+          socket.off('exception', refused);
+          resolve(answer);
+        };
+        const spent = (data: unknown) => answered({ spent: data });
+        const refused = (data: { statusCode?: number; retryAfter?: unknown }) =>
+          answered(refusal(data));
+        socket.on('spent', spent);
+        socket.on('exception', refused);
+        socket.emit('spend', amount);
+      }),
+    async close() {
+      socket.disconnect();
+      await app.close();
+    },
+  };
+}
+
+async function ws(store: RateLimitStore, clock: ManualClock): Promise<Running> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [moduleWith(store, clock)],
+    providers: [SpendGateway],
+  }).compile();
+  const app: INestApplication = moduleRef.createNestApplication(new FastifyAdapter(), {
+    logger: false,
+  });
+  app.useWebSocketAdapter(new WsAdapter(app));
+  await app.listen(0, '127.0.0.1');
+  const socket = new WebSocket(
+    `ws://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`,
+  );
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return {
+    spend: (amount) =>
+      new Promise<Answer>((resolve) => {
+        socket.once('message', (frame) => {
+          const { event, data } = JSON.parse(String(frame)) as { event: string; data: unknown };
+          resolve(
+            event === 'spent'
+              ? { spent: data }
+              : refusal(data as { statusCode?: number; retryAfter?: unknown }),
+          );
+        });
+        socket.send(JSON.stringify({ event: 'spend', data: amount }));
+      }),
+    async close() {
+      socket.terminate();
+      await app.close();
+    },
+  };
+}
+
+async function tcp(store: RateLimitStore, clock: ManualClock): Promise<Running> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [moduleWith(store, clock)],
+    controllers: [SpendMessages],
+  }).compile();
+  const microservice: INestMicroservice = moduleRef.createNestMicroservice({
+    transport: Transport.TCP,
+    options: { host: '127.0.0.1', port: 0 },
+  });
+  microservice.useLogger(false);
+  await microservice.listen();
+  const port = (microservice.unwrap<Server>().address() as AddressInfo).port;
+  const client = await TcpMessageClient.connect(port, '127.0.0.1');
+  return {
+    spend: (amount) =>
+      client.send('spend', amount).then(
+        (response) => ({ spent: (response as { data: unknown }).data }),
+        (error: { statusCode?: number; retryAfter?: unknown }) => refusal(error),
+      ),
+    async close() {
+      client.close();
+      await microservice.close();
+    },
+  };
+}
+
+const TRANSPORTS = [
+  ['socket.io gateway', socketIo],
+  ['ws gateway', ws],
+  ['TCP microservice', tcp],
+] as const;
+
+describe.each(STORES)('settle beyond HTTP (%s store)', (kind) => {
+  const makeStore = storesOfKind(kind);
+
+  describe.each(TRANSPORTS)('%s', (name, boot) => {
+    let running: Running;
+    let clock: ManualClock;
+    beforeEach(async () => {
+      clock = new ManualClock(T0);
+      running = await boot(makeStore(`settle-${kind}-${name.split(' ')[0]}`), clock);
+    });
+    afterEach(() => running?.close());
+
+    it('an overspend is debt the next message waits out; an underspend gives tokens back', async () => {
+      // Reserved 100, spent 1,500: 1,000 - 100 - 1,400 = 500 below zero.
+      expect(await running.spend(1500)).toEqual({ spent: 1500 });
+      // A message of 100 needs 600 tokens back at 100 a second.
+      expect(await running.spend(100)).toEqual({ refused: 6 });
+      clock.advance(5_999);
+      expect(await running.spend(100)).toEqual({ refused: 1 });
+      clock.advance(1);
+      // 100 in the bucket: reserved, then all of it given back (spent 0).
+      expect(await running.spend(0)).toEqual({ spent: 0 });
+      expect(await running.spend(100)).toEqual({ spent: 100 });
+      expect(await running.spend(100)).toEqual({ refused: 1 });
+    });
+  });
+});
