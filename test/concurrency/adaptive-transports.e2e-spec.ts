@@ -6,17 +6,13 @@
  * the controller hears each call's end: the transport's own errors
  * (`WsException`, `RpcException`) are failures that cut the limit, a 4xx is not.
  */
-import type { AddressInfo, Server } from 'node:net';
-import type { INestApplication, INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { IoAdapter } from '@nestjs/platform-socket.io';
-import { WsAdapter } from '@nestjs/platform-ws';
-import { Transport } from '@nestjs/microservices';
-import { io } from 'socket.io-client';
-import { WebSocket } from 'ws';
 import { MemoryStore, RateLimiter, RateLimitModule } from 'nestjs-holdup';
-import { TcpMessageClient } from '../utils/tcp-message-client.js';
+import {
+  connectSocketIo,
+  connectWs,
+  startGateway,
+  startTcpMicroservice,
+} from '../utils/transport-servers.js';
 import {
   AdaptiveGateway,
   AdaptiveMessages,
@@ -35,28 +31,16 @@ interface Running {
 
 const rateLimit = () => RateLimitModule.forRoot({ clock: adaptiveClock, store: new MemoryStore() });
 
-async function listening(app: INestApplication): Promise<number> {
-  await app.listen(0, '127.0.0.1');
-  return (app.getHttpServer().address() as AddressInfo).port;
-}
-
 /** Each call on a connection of its own: its answer is the first event the connection gets. */
 async function socketIo(): Promise<Running> {
-  const moduleRef = await Test.createTestingModule({
+  const { app, url } = await startGateway('socket.io', {
     imports: [rateLimit()],
     providers: [AdaptiveGateway],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  app.useWebSocketAdapter(new IoAdapter(app));
-  const url = `http://127.0.0.1:${await listening(app)}`;
+  });
   return {
     limiter: app.get(RateLimiter),
     async send(pattern, mode) {
-      const socket = io(url, { transports: ['websocket'], forceNew: true });
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', () => resolve());
-        socket.once('connect_error', reject);
-      });
+      const socket = await connectSocketIo(url);
       const outcome = new Promise<Outcome>((resolve) => {
         socket.once('worked', (data: unknown) => resolve({ ok: data }));
         socket.once('exception', (error: unknown) => resolve({ error }));
@@ -69,21 +53,14 @@ async function socketIo(): Promise<Running> {
 }
 
 async function ws(): Promise<Running> {
-  const moduleRef = await Test.createTestingModule({
+  const { app, url } = await startGateway('ws', {
     imports: [rateLimit()],
     providers: [AdaptiveGateway],
-  }).compile();
-  const app = moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
-  app.useWebSocketAdapter(new WsAdapter(app));
-  const url = `ws://127.0.0.1:${await listening(app)}`;
+  });
   return {
     limiter: app.get(RateLimiter),
     async send(pattern, mode) {
-      const socket = new WebSocket(url);
-      await new Promise<void>((resolve, reject) => {
-        socket.once('open', () => resolve());
-        socket.once('error', reject);
-      });
+      const socket = await connectWs(url);
       const outcome = new Promise<Outcome>((resolve) =>
         socket.once('message', (frame) => {
           const { event, data } = JSON.parse(String(frame)) as { event: string; data: unknown };
@@ -98,18 +75,10 @@ async function ws(): Promise<Running> {
 }
 
 async function tcp(): Promise<Running> {
-  const moduleRef = await Test.createTestingModule({
+  const { microservice, client, close } = await startTcpMicroservice({
     imports: [rateLimit()],
     controllers: [AdaptiveMessages],
-  }).compile();
-  const microservice: INestMicroservice = moduleRef.createNestMicroservice({
-    transport: Transport.TCP,
-    options: { host: '127.0.0.1', port: 0 },
   });
-  microservice.useLogger(false);
-  await microservice.listen();
-  const port = (microservice.unwrap<Server>().address() as AddressInfo).port;
-  const client = await TcpMessageClient.connect(port, '127.0.0.1');
   return {
     limiter: microservice.get(RateLimiter),
     send: (pattern, mode) =>
@@ -117,10 +86,7 @@ async function tcp(): Promise<Running> {
         (ok) => ({ ok }),
         (error: unknown) => ({ error }),
       ),
-    async close() {
-      client.close();
-      await microservice.close();
-    },
+    close,
   };
 }
 

@@ -6,18 +6,14 @@
  * underspend gives tokens back: a `settle` that did nothing on a transport
  * would admit the second message and refuse the fourth.
  */
-import type { AddressInfo, Server } from 'node:net';
-import type { INestApplication, INestMicroservice } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { IoAdapter } from '@nestjs/platform-socket.io';
-import { WsAdapter } from '@nestjs/platform-ws';
-import { Transport } from '@nestjs/microservices';
-import { io, type Socket } from 'socket.io-client';
-import { WebSocket } from 'ws';
 import { ManualClock, RateLimitModule, type RateLimitStore } from 'nestjs-holdup';
 import { STORES, storesOfKind } from '../utils/stores.js';
-import { TcpMessageClient } from '../utils/tcp-message-client.js';
+import {
+  connectSocketIo,
+  connectWs,
+  startGateway,
+  startTcpMicroservice,
+} from '../utils/transport-servers.js';
 import { SpendGateway, SpendMessages } from './transport-handlers.js';
 
 const T0 = 1_700_000_000_000;
@@ -60,22 +56,11 @@ const refusal = (error: { statusCode?: number; retryAfter?: unknown }): Answer =
 };
 
 async function socketIo(store: RateLimitStore, clock: ManualClock): Promise<Running> {
-  const moduleRef = await Test.createTestingModule({
+  const { app, url } = await startGateway('socket.io', {
     imports: [moduleWith(store, clock)],
     providers: [SpendGateway],
-  }).compile();
-  const app: INestApplication = moduleRef.createNestApplication({ logger: false });
-  app.useWebSocketAdapter(new IoAdapter(app));
-  await app.listen(0, '127.0.0.1');
-  const port = (app.getHttpServer().address() as AddressInfo).port;
-  const socket: Socket = io(`http://127.0.0.1:${port}`, {
-    transports: ['websocket'],
-    forceNew: true,
   });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
+  const socket = await connectSocketIo(url);
   return {
     // One message at a time: its answer is the next 'spent' or 'exception' event.
     spend: (amount) =>
@@ -100,22 +85,11 @@ async function socketIo(store: RateLimitStore, clock: ManualClock): Promise<Runn
 }
 
 async function ws(store: RateLimitStore, clock: ManualClock): Promise<Running> {
-  const moduleRef = await Test.createTestingModule({
+  const { app, url } = await startGateway('ws', {
     imports: [moduleWith(store, clock)],
     providers: [SpendGateway],
-  }).compile();
-  const app: INestApplication = moduleRef.createNestApplication(new FastifyAdapter(), {
-    logger: false,
   });
-  app.useWebSocketAdapter(new WsAdapter(app));
-  await app.listen(0, '127.0.0.1');
-  const socket = new WebSocket(
-    `ws://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`,
-  );
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-  });
+  const socket = await connectWs(url);
   return {
     spend: (amount) =>
       new Promise<Answer>((resolve) => {
@@ -137,28 +111,17 @@ async function ws(store: RateLimitStore, clock: ManualClock): Promise<Running> {
 }
 
 async function tcp(store: RateLimitStore, clock: ManualClock): Promise<Running> {
-  const moduleRef = await Test.createTestingModule({
+  const { client, close } = await startTcpMicroservice({
     imports: [moduleWith(store, clock)],
     controllers: [SpendMessages],
-  }).compile();
-  const microservice: INestMicroservice = moduleRef.createNestMicroservice({
-    transport: Transport.TCP,
-    options: { host: '127.0.0.1', port: 0 },
   });
-  microservice.useLogger(false);
-  await microservice.listen();
-  const port = (microservice.unwrap<Server>().address() as AddressInfo).port;
-  const client = await TcpMessageClient.connect(port, '127.0.0.1');
   return {
     spend: (amount) =>
       client.send('spend', amount).then(
         (response) => ({ spent: (response as { data: unknown }).data }),
         (error: { statusCode?: number; retryAfter?: unknown }) => refusal(error),
       ),
-    async close() {
-      client.close();
-      await microservice.close();
-    },
+    close,
   };
 }
 
