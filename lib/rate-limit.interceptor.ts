@@ -20,7 +20,8 @@ import { RateLimitRoutes } from './routes/rate-limit-routes.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import type { AfterHandlerServices, HandlerOutcome } from './policies/call-steps.js';
 import { RateLimitEngine } from './engine/rate-limit-engine.js';
-import { callFailed, SlotGate } from './concurrency/slot-gate.js';
+import { SlotGate } from './concurrency/slot-gate.js';
+import { callFailed } from './concurrency/adaptive/adaptive-tickets.js';
 import { answerAdmitted } from './transports/call-answer.js';
 
 /**

@@ -1,29 +1,24 @@
 import { algorithmOf, type BucketState } from '../../lib/algorithms/algorithm.js';
-import { anchoredWindowBlock } from '../../lib/algorithms/fixed-window.js';
-import { gcraBlock, gcraConsume, gcraSettle } from '../../lib/algorithms/gcra.js';
-import type { RateLimitDecision } from '../../lib/algorithms/rate-limit-decision.js';
-import type { WindowState } from '../../lib/algorithms/window-state.js';
+import { gcraConsume } from '../../lib/algorithms/gcra.js';
 import { describeValue, optionError } from '../../lib/errors/option-error.js';
 import { optionNames, rejectUnknownOptions } from '../../lib/errors/unknown-options.js';
 import { consumeAllOrNothing, type BucketStates } from '../../lib/store/all-or-nothing.js';
 import type {
   BlockRequest,
-  BucketRef,
   BucketsRequest,
   ConsumeRequest,
   ConsumeResult,
-  FixedWindowLimit,
   RateLimitStore,
   RefundRequest,
   SettleRequest,
   StoreHealth,
 } from '../../lib/store/rate-limit-store.interface.js';
-import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
-import { splitBucketKey, type BucketKeyParts } from '../../lib/store/bucket-key.js';
+import type { BucketKeyParts } from '../../lib/store/bucket-key.js';
 import type { BucketShard } from './bucket-shard.js';
 import { NamespaceBuckets } from './namespace-buckets.js';
 import { MemorySlots } from './memory-slots.js';
+import { MemoryBucketChanges, partsOf } from './memory-bucket-changes.js';
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -122,12 +117,8 @@ export class MemoryStore implements RateLimitStore {
   /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
   private now = 0;
   private readonly time = new RelativeTime();
-  /**
-   * The blocks written (`block`), by bucket key: the TAT written and when
-   * the block ends, so that a penalty for a retry near the end of a block
-   * (`unlessBlocked`) leaves the block as it is. At most `maxKeys`.
-   */
-  private readonly blockMarks = new Map<string, { readonly tat: number; readonly end: number }>();
+  /** Settlements and blocks (`memory-bucket-changes.ts`), with the marks of the blocks written. */
+  private readonly changes: MemoryBucketChanges;
   /**
    * Slots of `concurrency` limits, apart from the buckets: a slot is held
    * until released, not until a time, so it can never be evicted like a
@@ -155,6 +146,14 @@ export class MemoryStore implements RateLimitStore {
     this.maxKeys = maxKeys;
     this.shardCount = count;
     this.slots = new MemorySlots(maxKeys);
+    this.changes = new MemoryBucketChanges(
+      {
+        read: (parts) => this.read(parts),
+        write: (parts, state, now) => this.write(parts, state, now),
+        delete: (parts) => this.delete(parts),
+      },
+      maxKeys,
+    );
   }
 
   /** Buckets currently held (full buckets are dropped, so this is the number of callers being limited). */
@@ -227,96 +226,23 @@ export class MemoryStore implements RateLimitStore {
    * in debt, a refund never fills it past full. Synchronous, so atomic.
    */
   settle(request: SettleRequest): ConsumeResult {
-    const now = this.time.relative(request.now);
-    const decisions = request.checks.map((check) => {
-      const { limit } = check;
-      // Refused at start-up (policies/settle.ts): a window has no refill to repay a debt with.
-      const algorithm: string = limit.algorithm;
-      if (algorithm !== 'token-bucket')
-        throw new TypeError(`MemoryStore: settle is not supported for ${algorithm} limits`);
-      const parts = partsOf(check);
-      const tat = gcraSettle(this.read(parts) as number | undefined, now, limit, check.delta);
-      if (tat !== undefined) this.write(parts, tat, now);
-      else this.delete(parts);
-      return algorithmOf(limit).peek(tat, now, limit, 0);
-    });
+    const decisions = this.changes.settle(request.checks, this.time.relative(request.now));
     return { allowed: true, decisions };
   }
 
   block(request: BlockRequest): ConsumeResult {
     const now = this.time.relative(request.now);
-    const decisions = request.checks.map((check) => {
-      const { limit } = check;
-      if (limit.algorithm === 'fixed-window' && limit.anchor === 'first-hit')
-        return this.blockWindow(check, limit, now, request.unlessBlocked === true);
-      // Refused at start-up (resolve-limit.ts): a window has no refill to block.
-      if (isWindowLimit(limit))
-        throw new TypeError(`MemoryStore: block is not supported for ${limit.algorithm} limits`);
-      const parts = partsOf(check);
-      const held = this.read(parts) as number | undefined;
-      if (request.unlessBlocked === true && this.serving(check.key, held, now))
-        return algorithmOf(limit).peek(held, now, limit, 0);
-      const tat = gcraBlock(held, now, limit, check.durationMs);
-      if (tat !== held) {
-        this.write(parts, tat, now);
-        this.markBlock(check.key, tat, now + check.durationMs, now);
-      }
-      return algorithmOf(limit).peek(tat, now, limit, 0);
-    });
+    const unlessBlocked = request.unlessBlocked === true;
+    const decisions = request.checks.map((check) =>
+      this.changes.block(check, now, this.time.origin, unlessBlocked),
+    );
     return { allowed: false, decisions };
-  }
-
-  /**
-   * A block on a window anchored at its first hit (the throttler compat
-   * entry point): full until the block ends. Its mark is the window's end,
-   * as a token bucket's is its TAT, for `unlessBlocked`.
-   */
-  private blockWindow(
-    check: BlockRequest['checks'][number],
-    limit: FixedWindowLimit,
-    now: number,
-    unlessBlocked: boolean,
-  ): RateLimitDecision {
-    const origin = this.time.origin;
-    const parts = partsOf(check);
-    const held = this.read(parts) as WindowState | undefined;
-    if (unlessBlocked && held !== undefined && this.serving(check.key, held.end, now))
-      return algorithmOf(limit).peek(held, now, limit, origin);
-    const state = anchoredWindowBlock(now + origin, limit, check.durationMs);
-    this.write(parts, state, now);
-    this.markBlock(check.key, state.end, now + check.durationMs, now);
-    return algorithmOf(limit).peek(state, now, limit, origin);
-  }
-
-  /** Whether the bucket `key` (holding `held`) still serves the block last written to it. */
-  private serving(key: string, held: number | undefined, now: number): boolean {
-    const mark = this.blockMarks.get(key);
-    if (mark === undefined) return false;
-    if (held === mark.tat && now < mark.end) return true;
-    this.blockMarks.delete(key); // the bucket changed since (reset, refund, admission) or the block ended
-    return false;
-  }
-
-  /**
-   * Remember the block just written (its TAT and its end), in insertion
-   * order: ended marks are dropped from the oldest end, and at `maxKeys`
-   * marks the oldest goes (that key then loses only the tolerance of
-   * retries near its block's end, never the block).
-   */
-  private markBlock(key: string, tat: number, end: number, now: number): void {
-    const marks = this.blockMarks;
-    marks.delete(key);
-    for (const [oldest, mark] of marks) {
-      if (mark.end > now && marks.size < this.maxKeys) break;
-      marks.delete(oldest);
-    }
-    marks.set(key, { tat, end });
   }
 
   reset(request: BucketsRequest): void {
     for (const check of request.checks) {
       this.delete(partsOf(check));
-      this.blockMarks.delete(check.key);
+      this.changes.forget(check.key);
     }
   }
 
@@ -327,7 +253,7 @@ export class MemoryStore implements RateLimitStore {
     this.lastTable = undefined;
     this.count = 0;
     this.slots.clear();
-    this.blockMarks.clear();
+    this.changes.clear();
   }
 
   /** Always up: there is nothing remote to fail. */
@@ -420,11 +346,4 @@ export class MemoryStore implements RateLimitStore {
     this.tables.delete(table.namespace);
     if (this.lastTable === table) this.lastTable = undefined;
   }
-}
-
-/** A check's key in its parts: as the module gives them, else split from the key (a store called directly). */
-function partsOf(ref: BucketRef): BucketKeyParts {
-  return ref.namespace !== undefined && ref.identity !== undefined
-    ? (ref as BucketKeyParts)
-    : splitBucketKey(ref.key);
 }

@@ -7,15 +7,16 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { simulate } from '../../dist/esm/lib/concurrency/adaptive/simulation/simulate.js';
-import { GRADIENT_DEFAULTS } from '../../dist/esm/lib/concurrency/adaptive/gradient-limit.js';
-
-const controller = { ...GRADIENT_DEFAULTS, min: 2, max: 200, initial: 10 };
-const adaptive = { controller, partitions: [], backlog: undefined };
-const staticAt = (c) => ({
-  controller: { ...controller, min: c, max: c, initial: c },
-  partitions: [],
-  backlog: undefined,
-});
+// The scenarios (and the targets' checks in simulate.spec.ts) are written once, in scenarios.ts.
+import {
+  ADAPTIVE as adaptive,
+  BACKLOGGED,
+  capacityChange,
+  MEASURE_FROM_MS,
+  PARTITIONED,
+  STEADY,
+  staticAt,
+} from '../../dist/esm/lib/concurrency/adaptive/simulation/scenarios.js';
 const ms = (value) => `${Math.round(value)} ms`;
 
 /** First second from which every later limit stays within ±25 % of `c` (until `toMs`). */
@@ -41,11 +42,10 @@ const lines = [];
 const say = (line = '') => lines.push(line);
 
 // 1. C = 20, 50 ms, offered 800/s (twice the capacity), 60 s, measured after the first 10 s.
-const base = { durationMs: 60_000, capacity: () => 20, offeredPerSecond: [800] };
 const runs = [
-  ['adaptive', simulate({ ...base, limit: adaptive }, 10_000)],
-  ['static at C (20)', simulate({ ...base, limit: staticAt(20) }, 10_000)],
-  ['no limit', simulate({ ...base, limit: undefined }, 10_000)],
+  ['adaptive', simulate({ ...STEADY, limit: adaptive }, MEASURE_FROM_MS)],
+  ['static at C (20)', simulate({ ...STEADY, limit: staticAt(20) }, MEASURE_FROM_MS)],
+  ['no limit', simulate({ ...STEADY, limit: undefined }, MEASURE_FROM_MS)],
 ];
 say('C = 20 in flight, 50 ms unloaded, offered 800/s (2x), 60 s, measured from 10 s:');
 say();
@@ -69,34 +69,14 @@ for (const [from, to] of [
   [40, 20],
   [20, 40],
 ]) {
-  const r = simulate({
-    durationMs: 70_000,
-    capacity: (t) => (t < 30_000 ? from : to),
-    offeredPerSecond: [1600],
-    limit: adaptive,
-  });
+  const r = simulate(capacityChange(from, to));
   say(
     `| C ${from} → ${to} | ${range(r, 20_000, 30_000)} | ${settledAt(r, to, 30_000)} | ${range(r, 50_000, 70_000)} |`,
   );
 }
 
 // 3. Partitions.
-const parts = simulate(
-  {
-    durationMs: 40_000,
-    capacity: () => 20,
-    offeredPerSecond: [300, 500],
-    limit: {
-      controller,
-      partitions: [
-        { name: 'critical', share: 0.9 },
-        { name: 'batch', share: 0.1 },
-      ],
-      backlog: undefined,
-    },
-  },
-  10_000,
-);
+const parts = simulate(PARTITIONED, MEASURE_FROM_MS);
 say();
 say('Partitions { critical: 0.9, batch: 0.1 }, critical 300/s + batch 500/s (2x C = 20 together):');
 say();
@@ -108,10 +88,7 @@ say('| --- | ---: | ---: | ---: |');
 });
 
 // 4. Backlog.
-const queued = simulate(
-  { ...base, durationMs: 30_000, limit: { ...adaptive, backlog: { size: 100, timeoutMs: 1000 } } },
-  10_000,
-);
+const queued = simulate(BACKLOGGED, MEASURE_FROM_MS);
 say();
 say(
   `Backlog { size: 100, timeout: 1 s } at C = 20, 800/s: goodput ${queued.goodput.toFixed(0)}/s, p50 ${ms(queued.p50Ms)}, p99 ${ms(queued.p99Ms)} (waiting included).`,

@@ -3,6 +3,7 @@ import type { FailMode, RateLimitOptions } from '../interfaces/rate-limit-option
 import type { Identify } from '../keys/key-strategy.js';
 import { describeValue, optionError } from '../errors/option-error.js';
 import { rejectUnknownOptions } from '../errors/unknown-options.js';
+import { integerOption } from '../limits/integer-option.js';
 import { parseDuration } from '../limits/parse-duration.js';
 import { checkLimitName, resolveCommonOptions } from '../limits/common-limit-options.js';
 import { LIMIT_OPTIONS, type LimitContext } from '../limits/resolve-limit.js';
@@ -91,18 +92,14 @@ export function resolveConcurrencyLimit(
     typeof options.concurrency === 'object'
       ? resolveAdaptiveConcurrency(options.concurrency, where, fail)
       : undefined;
-  const concurrency = adaptive?.config.controller.max ?? options.concurrency;
-  if (
-    typeof concurrency !== 'number' ||
-    !Number.isSafeInteger(concurrency) ||
-    concurrency < 1 ||
-    concurrency > MAX_CONCURRENCY
-  ) {
-    fail(
-      'concurrency',
-      `must be a positive integer (at most ${MAX_CONCURRENCY}), got ${describeValue(concurrency)}`,
-    );
-  }
+  const concurrency = integerOption(
+    adaptive?.config.controller.max ?? options.concurrency,
+    'concurrency',
+    1,
+    MAX_CONCURRENCY,
+    fail,
+    `a positive integer (at most ${MAX_CONCURRENCY})`,
+  );
   // Counted in the process: any store will do, and no store failure can happen to it.
   if (adaptive === undefined && context.storeSlots === false) {
     fail(
@@ -127,7 +124,7 @@ export function resolveConcurrencyLimit(
   const { identify, route, failMode } = resolveCommonOptions(options, name, context, fail);
   return {
     name,
-    concurrency: concurrency as number,
+    concurrency,
     adaptive,
     leaseMs,
     identify,
@@ -135,14 +132,14 @@ export function resolveConcurrencyLimit(
     failMode,
     header: Object.freeze({
       name,
-      rate: concurrency as number,
-      burst: concurrency as number,
+      rate: concurrency,
+      burst: concurrency,
       unit: 'concurrent-requests',
     }),
     shape: Object.freeze({
       algorithm: 'token-bucket',
-      rate: concurrency as number,
-      burst: concurrency as number,
+      rate: concurrency,
+      burst: concurrency,
     }),
   };
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
 import { finalize, Observable, tap, type Subscription } from 'rxjs';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
-import { BurstLog } from '../observability/burst-log.js';
 import { rateLimitChannels } from '../observability/rate-limit-channels.js';
 import { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
@@ -25,7 +24,8 @@ import {
 } from './slot-holding.js';
 import { realTimer, type ClockTimer, type RateLimitClock } from '../clock.js';
 import { SlotReleases } from './slot-releases.js';
-import type { AdaptiveAnswer } from './adaptive/adaptive-concurrency.js';
+import { SlotReleaseLog } from './slot-release-log.js';
+import { callFailed, takeAdaptiveTicket, type TicketGate } from './adaptive/adaptive-tickets.js';
 import { AdaptiveConcurrencyLimits } from './adaptive/adaptive-concurrency-limits.js';
 import { RATE_LIMIT_CLOCK, RESOLVED_RATE_LIMIT_OPTIONS } from '../rate-limit.constants.js';
 import { answerAdmitted, answerDenied } from '../transports/call-answer.js';
@@ -55,22 +55,29 @@ export class SlotGate implements OnModuleDestroy {
   /** Slot ids: unique per process (random) and per acquisition (counter). */
   private readonly prefix = randomBytes(6).toString('base64url');
   private counter = 0;
-  private readonly releaseFailures: BurstLog;
+  private readonly releaseFailures: SlotReleaseLog;
   /** Acquisitions that failed, said once per burst like the limiter's own store failures. */
   private readonly failures = new StoreFailureLog();
   /** Every release, retried while it fails. */
   private readonly releases: SlotReleases;
+  /** Adaptive limits' slots: tickets of the process's limiters (`adaptive/adaptive-tickets.ts`). */
+  private readonly tickets: TicketGate;
 
   constructor(
     private readonly engine: RateLimitEngine,
     @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
     @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
-    private readonly adaptive: AdaptiveConcurrencyLimits,
+    adaptive: AdaptiveConcurrencyLimits,
   ) {
-    this.releaseFailures = new BurstLog(options.warn);
+    this.tickets = {
+      limits: adaptive,
+      refuse: (holding, retryAfterMs) => this.refuse(holding, retryAfterMs),
+      giveBackAndThrow: (holding, error) => this.giveBackAndThrow(holding, error),
+    };
+    this.releaseFailures = new SlotReleaseLog(options.warn);
     this.releases = new SlotReleases(() => this.clock.now(), {
-      failed: (error) => this.releaseFailed(error),
-      dropped: (count, why) => this.releasesDropped(count, why),
+      failed: (error) => this.releaseFailures.failed(error),
+      dropped: (count, why) => this.releaseFailures.dropped(count, why),
     });
   }
 
@@ -275,7 +282,7 @@ export class SlotGate implements OnModuleDestroy {
     limit: ResolvedConcurrencyLimit,
     key: string,
   ): MaybePromise<void> {
-    if (limit.adaptive !== undefined) return this.acquireAdaptive(holding, limit, key);
+    if (limit.adaptive !== undefined) return takeAdaptiveTicket(this.tickets, holding, limit, key);
     const id = `${this.prefix}:${(this.counter = (this.counter + 1) % Number.MAX_SAFE_INTEGER)}`;
     let answer: MaybePromise<SlotAcquireResult>;
     try {
@@ -336,57 +343,6 @@ export class SlotGate implements OnModuleDestroy {
     holding.deny(answerDenied(transport, holding.exchange.response, this.options.headers, source));
   }
 
-  /**
-   * An adaptive limit's slot, counted in the process: at once, or after the
-   * backlog's wait (a caller that leaves while waiting takes nothing and is
-   * refused like a full backlog).
-   */
-  private acquireAdaptive(
-    holding: Holding,
-    limit: ResolvedConcurrencyLimit,
-    key: string,
-  ): MaybePromise<void> {
-    const adaptive = limit.adaptive!;
-    let partition: number;
-    try {
-      const answered = adaptive.partitionOf(holding.context);
-      partition = adaptive.config.partitions.length === 0 ? 0 : adaptive.indexOf(answered);
-      if (partition < 0) partition = this.adaptive.unknownPartition(limit, answered);
-    } catch (error) {
-      return this.giveBackAndThrow(holding, error);
-    }
-    const { route, exchange } = holding;
-    const watch =
-      onResponseClosed(exchange.response) ??
-      route.transport.onClientGone?.bind(route.transport, exchange);
-    const answer = this.adaptive.limiter(limit).acquire(key, partition, watch);
-    if (isPromiseLike(answer))
-      return answer.then((settled) => this.decidedAdaptive(holding, limit, key, settled));
-    return this.decidedAdaptive(holding, limit, key, answer);
-  }
-
-  private decidedAdaptive(
-    holding: Holding,
-    limit: ResolvedConcurrencyLimit,
-    key: string,
-    answer: AdaptiveAnswer,
-  ): void {
-    const header = { ...limit.header, rate: answer.limit, burst: answer.limit };
-    holding.limits.push(header);
-    holding.keys.push({ key, limit: { ...limit.shape, rate: answer.limit, burst: answer.limit } });
-    if (answer.allowed) {
-      holding.held.push({ key, id: '', leaseMs: limit.leaseMs, ticket: answer.ticket });
-      holding.decisions.push({
-        allowed: true,
-        remaining: Math.max(0, answer.limit - answer.inFlight),
-        retryAfterMs: 0,
-        resetMs: 0,
-      });
-      return;
-    }
-    this.refuse(holding, answer.retryAfterMs);
-  }
-
   /** The store failed: the limit's fail mode decides (`'local'` admits like `'open'`: slots have no local tier). */
   private failed(holding: Holding, limit: ResolvedConcurrencyLimit, error: unknown): void {
     const failMode: FailMode = limit.failMode ?? this.options.failMode;
@@ -426,43 +382,10 @@ export class SlotGate implements OnModuleDestroy {
     }
   }
 
-  private releaseFailed(error: unknown): void {
-    const why = error instanceof Error ? error.message : String(error);
-    this.releaseFailures.occurred('release', 60_000, () => ({
-      first: `RateLimit: a concurrency slot could not be released (${why}); retried until the store answers (at most until its lease runs out). Later failures are counted and said when this burst ends.`,
-      summary: (count) =>
-        `RateLimit: ${count} concurrency slot release(s) failed in the last burst and were retried.`,
-    }));
-  }
-
-  private releasesDropped(count: number, why: 'lease' | 'full' | 'shutdown'): void {
-    const reason =
-      why === 'lease'
-        ? 'their leases ran out while the store kept failing'
-        : why === 'full'
-          ? 'too many releases were already waiting'
-          : 'the module shut down';
-    this.releaseFailures.occurred(`dropped:${why}`, 60_000, () => ({
-      first: `RateLimit: ${count} concurrency slot release(s) given up (${reason}); their leases free the slots. Later ones are counted and said when this burst ends.`,
-      summary: (times) =>
-        `RateLimit: concurrency slot releases were given up ${times} time(s) in the last burst (${reason}).`,
-    }));
-  }
-
   /** Module shutdown: pending retries dropped (left to their leases), the release failures counted are said. */
   onModuleDestroy(): void {
     this.releases.close();
     this.releaseFailures.flush();
     this.failures.close();
   }
-}
-
-/**
- * Whether a handler's end counts as a failure for an adaptive limit: it
- * threw, other than a client error (a 4xx says nothing of the downstream).
- */
-export function callFailed(error: unknown): boolean {
-  if (error === undefined) return false;
-  const status = (error as { getStatus?: () => unknown }).getStatus?.();
-  return !(typeof status === 'number' && status < 500);
 }

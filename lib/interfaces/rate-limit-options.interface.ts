@@ -1,6 +1,18 @@
 import type { ExecutionContext } from '@nestjs/common';
-import type { AdaptiveConcurrencyOptions } from './adaptive-concurrency-options.interface.js';
 import type { AdaptiveOptions } from './adaptive-options.interface.js';
+import type { ConcurrencyLimitOptions } from './concurrency-limit-options.interface.js';
+import type { BaseLimitOptions } from './limit-base-options.interface.js';
+import type { RateLimitSettleOutcome } from './settle-options.interface.js';
+
+// Declared in files of their own, exported from here as before (the entry points re-export this file's names).
+export type {
+  BaseLimitOptions,
+  FailMode,
+  KeyFunctionResult,
+  KeyStrategy,
+} from './limit-base-options.interface.js';
+export type { ConcurrencyLimitOptions } from './concurrency-limit-options.interface.js';
+export type { RateLimitSettleOutcome } from './settle-options.interface.js';
 
 /**
  * A rate: tokens per second as a number, or `'<n>/<unit>'` / `'<n>/<k><unit>'`
@@ -39,52 +51,6 @@ export interface CalendarOptions {
   readonly timeZone?: string;
 }
 
-/** What a key function may answer: `undefined`, `null` or `''` fall back to the client address. */
-export type KeyFunctionResult = string | number | undefined | null;
-
-/**
- * Who a bucket belongs to.
- * - `'ip'`: the client address (the platform's `req.ip`, or the module's
- *   `trustProxy` when set; IPv6 grouped by `ipv6Subnet`, /64 by default). For
- *   a WebSocket, the address of the connection's handshake request; for a TCP
- *   microservice, the peer's. A call with no address (a broker transport)
- *   is an error naming the limit, never a bucket shared by every caller.
- * - `'user'`: `req.user.id ?? req.user.sub`; falls back to `'ip'` when there is
- *   no user. On a route with its own guards (`@UseGuards(AuthGuard('jwt'))`),
- *   limits keyed by user are evaluated after those guards, once they have set `req.user`.
- * - `'header:<name>'`: the value of that request header; falls back to `'ip'` when absent.
- * - `'global'`: one bucket shared by every caller.
- * - `'connection'`: the connection the call arrived on (a WebSocket client, a
- *   TCP microservice peer, an HTTP keep-alive connection).
- * - a function of the `ExecutionContext`, returning the caller's identity or
- *   a promise of it (a session look-up); `undefined`, `null` or `''` falls
- *   back to `'ip'`, and any other non-string, non-number answer is an error.
- *   Use `clientAddress(context)` to combine the address with something else.
- *
- * A key (header or function) whose value is an IP address is grouped like the client address.
- */
-export type KeyStrategy =
-  | 'ip'
-  | 'user'
-  | 'global'
-  | 'connection'
-  | `header:${string}`
-  | ((context: ExecutionContext) => KeyFunctionResult | Promise<KeyFunctionResult>);
-
-/**
- * What to do when the store fails (throws, rejects, times out):
- * - `'open'` admits the request;
- * - `'closed'` answers 503;
- * - `'local'` lets a store with a local tier (`TwoTierStore`) decide from its
- *   local share of each limit while its shared backend is unreachable. Only
- *   accepted with such a store (see {@link RateLimitStore.localFallback});
- *   should the local tier fail too, the request is admitted as with `'open'`.
- *
- * When several limits apply to one request, the strictest wins:
- * `'closed'`, then `'local'`, then `'open'`.
- */
-export type FailMode = 'open' | 'closed' | 'local';
-
 /**
  * Which requests a limit counts:
  * - `'always'`: every admitted request (the default);
@@ -117,53 +83,10 @@ export interface RateLimitOutcome {
 }
 
 /**
- * What a limit's `settle` is given once the handler is done: what it
- * returned (for a stream, what it emitted last), what it threw, the
- * response, the call, and the estimate reserved at admission.
- */
-export interface RateLimitSettleOutcome {
-  /** What the handler returned, or for a stream (`@Sse()`, an observable) what it emitted last; `undefined` when it threw. */
-  readonly result: unknown;
-  /** The response the transport found (Express `res`, Fastify `reply`); `undefined` where there is none. */
-  readonly response: unknown;
-  /** What the handler threw (or its observable errored with); `undefined` when it completed. */
-  readonly error: unknown;
-  /** The call being settled. */
-  readonly context: ExecutionContext;
-  /** The cost charged at admission (the estimate): what the bucket is settled from. */
-  readonly reserved: number;
-}
-
-/**
  * `skip`: a predicate of the call; when it answers `true` the limit does not
  * apply to that call (not charged, not in the headers). Synchronous or not.
  */
 export type SkipPredicate = (context: ExecutionContext) => boolean | Promise<boolean>;
-
-/**
- * What every kind of limit takes: its name, whose bucket (or slots) a call
- * counts against, and what to do when the store fails.
- *
- * @publicApi
- */
-export interface BaseLimitOptions {
-  /**
-   * Names the limit in headers and in `@SkipRateLimit('name')`; a method-level
-   * limit replaces a class-level (or module-wide) one of the same name.
-   * @default 'default'
-   */
-  readonly name?: string;
-  /** @default the module `defaults.key`, else `'ip'` */
-  readonly key?: KeyStrategy;
-  /**
-   * `'route'`: one bucket per route (per handler). `'shared'`: one bucket for
-   * every route carrying a limit of this name.
-   * @default 'route'
-   */
-  readonly scope?: 'route' | 'shared';
-  /** Overrides the module's `failMode` for requests this limit applies to. */
-  readonly failMode?: FailMode;
-}
 
 /**
  * What both kinds of rate limit take (a token bucket and a window): how much
@@ -337,75 +260,6 @@ export interface WindowLimitOptions extends RequestRateOptions {
   /** Token bucket only: a window has no steady refill to wait for. */
   readonly maxDelay?: never;
   /** Token bucket only: a window has no refill to repay a debt with. */
-  readonly settle?: never;
-}
-
-/**
- * A concurrency limit instead of a rate limit: at most `concurrency`
- * requests of one key in flight at once. Takes only `name`, `key`, `scope`,
- * `failMode`, `shadow: false` and `leaseTimeout`; declare a rate limit
- * beside it for a rate. See docs/concurrency.md.
- *
- * ```ts
- * @RateLimit([{ name: 'rate', rate: '10/s' }, { name: 'inflight', concurrency: 4 }])
- * ```
- *
- * @publicApi
- */
-export interface ConcurrencyLimitOptions extends BaseLimitOptions {
-  /**
-   * Makes this a concurrency limit instead of a rate limit: at most this many
-   * requests of one key in flight at once (a positive integer). A slot is
-   * taken when the request is admitted and given back when its handler
-   * completes, throws, or its stream ends (or is torn down): a client that
-   * goes away does not free the slot of a handler still running. Takes
-   * only `name`, `key`, `scope`, `failMode`, `shadow: false` and
-   * `leaseTimeout`; declare a rate limit beside it for a rate. See
-   * docs/concurrency.md.
-   *
-   * Or the adaptive form, `{ adaptive: { min, max }, partitions?, partition?,
-   * backlog? }`: a limit that finds the downstream's capacity from the calls'
-   * latency, counted in each process ({@link AdaptiveConcurrencyOptions}).
-   */
-  readonly concurrency: number | AdaptiveConcurrencyOptions;
-  /**
-   * A `concurrency` limit's slot held longer than this (milliseconds, or
-   * `'30s'`, `'5min'`...) is taken back by the store: what a process that
-   * crashed while holding slots leaves behind. Longer than your slowest
-   * request (a stream included), or its slot is reclaimed while it runs.
-   * @default '5min'
-   */
-  readonly leaseTimeout?: number | string;
-  /**
-   * In-flight requests are not a decision that can be replayed without
-   * effect: no shadow mode. `false` only, to opt out of the module's `shadow`.
-   */
-  readonly shadow?: false;
-  /** Not on a concurrency limit: declare a second limit (another name) for the rate. */
-  readonly rate?: never;
-  /** Not on a concurrency limit: it has no bucket. */
-  readonly burst?: never;
-  /** Not on a concurrency limit: it counts requests in flight, not per window. */
-  readonly algorithm?: never;
-  /** Not on a concurrency limit: it has no window. */
-  readonly calendar?: never;
-  /** Not on a concurrency limit: a request holds one slot. */
-  readonly cost?: never;
-  /** Not on a concurrency limit: it has no rate to adapt. */
-  readonly adaptive?: never;
-  /** Not on a concurrency limit: a slot is always given back when the request ends. */
-  readonly charge?: never;
-  /** Not on a concurrency limit: a slot is always given back when the request ends. */
-  readonly isChargeFailure?: never;
-  /** Not on a concurrency limit (and deprecated: `isChargeFailure`). */
-  readonly isFailure?: never;
-  /** Not on a concurrency limit: use `@SkipRateLimit(name)` on the routes it should not apply to. */
-  readonly skip?: never;
-  /** Not on a concurrency limit: it frees a slot as soon as a request ends. */
-  readonly blockDuration?: never;
-  /** Not on a concurrency limit: it refuses at once rather than queueing. */
-  readonly maxDelay?: never;
-  /** Not on a concurrency limit: a request holds one slot, whatever it costs. */
   readonly settle?: never;
 }
 

@@ -23,13 +23,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { RateLimit } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { MAX_RETRY_MS } from '../../lib/concurrency/slot-releases.js';
 import { createGuardHarness, type GuardHarness } from '../utils/guard-harness.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { slotsHeldInRedis, withFaultyRedis } from '../utils/redis-faults.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { FAULTS } from './faults.js';
 
@@ -79,29 +78,16 @@ const report = process.env.HOLDUP_REPORT === '1';
 describe.each(FAULTS.filter((fault) => fault.name !== 'killed' && fault.name !== 'slow'))(
   'Redis $name during block.lua, the window scripts and slots.lua',
   (fault) => {
-    let server: RedisServer;
-    let client: Redis;
-    let admin: Redis;
     let h: GuardHarness;
     let keyPrefix: string;
     const logs = silenceRateLimitLogs();
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    const redis = withFaultyRedis({ beforeStop: () => h?.close() });
 
     beforeAll(async () => {
-      process.on('unhandledRejection', onUnhandled);
-      server = await startRedisServer();
-      client = await connectRedisClient(server.url, {
-        ...RECOMMENDED_OPTIONS,
-        retryStrategy: () => 30,
-      });
-      client.on('error', () => undefined);
-      admin = await connectRedisClient(server.url, { retryStrategy: () => 30 });
-      admin.on('error', () => undefined);
       keyPrefix = uniquePrefix('script-faults');
       h = await createGuardHarness(ScriptsController, {
         store: new RedisStore({
-          client,
+          client: redis.client,
           keyPrefix,
           time: 'client',
           expiryPaddingMs: 60_000,
@@ -110,27 +96,13 @@ describe.each(FAULTS.filter((fault) => fault.name !== 'killed' && fault.name !==
         failMode: 'closed',
       });
     });
-    afterAll(async () => {
-      server?.resume();
-      await h?.close();
-      client?.disconnect();
-      admin?.disconnect();
-      await server?.stop();
-      process.off('unhandledRejection', onUnhandled);
-    });
-
-    /** Slots held in Redis: members of the slot sets (not the released-id sets) whose lease has not run out. */
-    const slotsInRedis = async (caller = 'full'): Promise<number> => {
-      const keys = (await admin.keys(`${keyPrefix}*`)).filter(
-        (key) => key.includes('slots') && key.includes(caller) && !key.endsWith(':released'),
+    /** Slots held in Redis by `caller` (the slot sets' keys name it). */
+    const slotsInRedis = (caller = 'full'): Promise<number> =>
+      slotsHeldInRedis(
+        redis.admin,
+        keyPrefix,
+        (key) => key.includes('slots') && key.includes(caller),
       );
-      const now = Number((await admin.time())[0]) * 1000;
-      let count = 0;
-      for (const key of keys) {
-        if ((await admin.type(key)) === 'zset') count += await admin.zcount(key, `(${now}`, '+inf');
-      }
-      return count;
-    };
     const as = (caller: string) => ({ headers: { 'x-caller': caller } });
     /** The caller whose key is blocked, whose windows are full, whose slots are held. */
     const status = async (route: string, caller = 'full') =>
@@ -156,7 +128,7 @@ describe.each(FAULTS.filter((fault) => fault.name !== 'killed' && fault.name !==
       expect(await status('slots')).toBe(429);
       logs.clear();
 
-      await fault.apply(server, admin);
+      await fault.apply(redis.server, redis.admin);
       // The held handlers end during the fault: their releases fail, and are retried.
       endHeld();
       const holderOutcomes = await Promise.all(holders);
@@ -187,7 +159,7 @@ describe.each(FAULTS.filter((fault) => fault.name !== 'killed' && fault.name !==
         [...new Set(answers.filter((a) => a.fresh === fresh).map((a) => a.status))].sort();
       const statuses = { full: statusesOf(false), fresh: statusesOf(true) };
       const linesDuringFault = logs.messages().length;
-      await fault.heal(server, admin);
+      await fault.heal(redis.server, redis.admin);
 
       // After: the slots are freed by the release retries, once writes land again.
       const healed = performance.now();
@@ -264,7 +236,7 @@ describe.each(FAULTS.filter((fault) => fault.name !== 'killed' && fault.name !==
       expect(windows).toEqual({ fixed: [200, 200, 200, 429], sliding: [200, 200, 200, 429] });
       expect(probeOutcomes.map((outcome) => outcome.status)).toEqual([200, 200]);
       expect(thirdSlot).toBe(429);
-      expect(unhandled).toEqual([]);
+      expect(redis.unhandled).toEqual([]);
     });
   },
 );

@@ -14,7 +14,6 @@
  * loaded machine, since the failure looked for is "never" (the default lease
  * is 5 min). HOLDUP_REPORT=1 prints the figures (for docs/reliability.md).
  */
-import http from 'node:http';
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +26,7 @@ import { createApp } from '../utils/create-app.js';
 import { nextMessage } from '../utils/next-message.js';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { sharedRedisUrl, uniquePrefix } from '../utils/redis-harness.js';
+import { slotsHeldInRedis, statusOf } from '../utils/redis-faults.js';
 
 const WORKER = fileURLToPath(new URL('./slot-holder-app.worker.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/esm/lib/index.js', import.meta.url));
@@ -56,25 +56,8 @@ class HoldController {
   }
 }
 
-function get(port: number, apiKey: string, quick: boolean): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: quick ? '/hold?quick=1' : '/hold',
-        headers: { 'x-api-key': apiKey },
-        agent: false,
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      },
-    );
-    req.on('error', () => resolve(0));
-    req.end();
-  });
-}
+const get = (port: number, apiKey: string, quick: boolean) =>
+  statusOf(port, quick ? '/hold?quick=1' : '/hold', apiKey, false);
 
 describe('kill -9 of a process holding Redis concurrency slots', () => {
   let client: Redis;
@@ -103,13 +86,7 @@ describe('kill -9 of a process holding Redis concurrency slots', () => {
   });
 
   /** Slots held in Redis under this test's prefix, leases not run out. */
-  const slotsInRedis = async (): Promise<number> => {
-    const keys = (await client.keys(`${keyPrefix}*`)).filter((key) => !key.endsWith(':released'));
-    const now = Number((await client.time())[0]) * 1000;
-    let count = 0;
-    for (const key of keys) count += await client.zcount(key, `(${now}`, '+inf');
-    return count;
-  };
+  const slotsInRedis = () => slotsHeldInRedis(client, keyPrefix);
 
   it(`its ${KEYS * CONCURRENCY} slots count while their leases run, and come back after them`, async () => {
     child = fork(WORKER, [], {

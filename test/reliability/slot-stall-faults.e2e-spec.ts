@@ -17,13 +17,12 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Get, Logger, Query, type INestApplication } from '@nestjs/common';
 import { jest } from '@jest/globals';
-import type { Redis } from 'ioredis';
 import { RateLimit, RateLimitModule } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { MAX_RETRY_MS } from '../../lib/concurrency/slot-releases.js';
 import { createApp } from '../utils/create-app.js';
-import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
-import { startRedisServer, uniquePrefix, type RedisServer } from '../utils/redis-harness.js';
+import { uniquePrefix } from '../utils/redis-harness.js';
+import { slotsHeldInRedis, statusOf, withFaultyRedis } from '../utils/redis-faults.js';
 
 const TIMEOUT_MS = 100;
 const KEYS = 10;
@@ -45,54 +44,24 @@ class StallController {
   }
 }
 
-function get(port: number, apiKey: string, agent: http.Agent, hold = false): Promise<number> {
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: hold ? '/stall?hold=1' : '/stall',
-        headers: { 'x-api-key': apiKey },
-        agent,
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      },
-    );
-    req.on('error', () => resolve(0));
-    req.end();
-  });
-}
+const get = (port: number, apiKey: string, agent: http.Agent, hold = false) =>
+  statusOf(port, hold ? '/stall?hold=1' : '/stall', apiKey, agent);
 
 describe('concurrency slots across a Redis stall (SIGSTOP)', () => {
-  let server: RedisServer;
-  let client: Redis;
-  let admin: Redis;
   let app: INestApplication;
   let port: number;
   let keyPrefix: string;
   let warn: jest.SpiedFunction<Logger['warn']>;
   let silenced: jest.SpiedFunction<Logger['error']>[];
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  const redis = withFaultyRedis({ beforeStop: () => app?.close() });
 
   beforeAll(async () => {
     warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     silenced = [jest.spyOn(Logger.prototype, 'error'), jest.spyOn(Logger.prototype, 'log')].map(
       (spy) => spy.mockImplementation(() => undefined),
     );
-    process.on('unhandledRejection', onUnhandled);
-    server = await startRedisServer();
-    client = await connectRedisClient(server.url, {
-      ...RECOMMENDED_OPTIONS,
-      retryStrategy: () => 30,
-    });
-    client.on('error', () => undefined);
-    admin = await connectRedisClient(server.url, { retryStrategy: () => 30 });
-    admin.on('error', () => undefined);
     keyPrefix = uniquePrefix('slot-stall');
-    const store = new RedisStore({ client, keyPrefix, timeoutMs: TIMEOUT_MS });
+    const store = new RedisStore({ client: redis.client, keyPrefix, timeoutMs: TIMEOUT_MS });
     app = await createApp('express', {
       imports: [RateLimitModule.forRoot({ store })],
       controllers: [StallController],
@@ -100,25 +69,13 @@ describe('concurrency slots across a Redis stall (SIGSTOP)', () => {
     await app.listen(0, '127.0.0.1');
     port = Number(new URL((await app.getUrl()).replace('[::1]', '127.0.0.1')).port);
   });
-  afterAll(async () => {
-    server?.resume();
-    await app?.close();
-    client?.disconnect();
-    admin?.disconnect();
-    await server?.stop();
-    process.off('unhandledRejection', onUnhandled);
+  afterAll(() => {
     warn.mockRestore();
     for (const spy of silenced) spy.mockRestore();
   });
 
-  /** Slots held in Redis, every key: members of the slot sets whose lease has not run out. */
-  const slotsInRedis = async (): Promise<number> => {
-    const keys = (await admin.keys(`${keyPrefix}*`)).filter((key) => !key.endsWith(':released'));
-    let count = 0;
-    const now = Number((await admin.time())[0]) * 1000;
-    for (const key of keys) count += await admin.zcount(key, `(${now}`, '+inf');
-    return count;
-  };
+  /** Slots held in Redis, every key. */
+  const slotsInRedis = () => slotsHeldInRedis(redis.admin, keyPrefix);
 
   it.each([300, 1_500])('a %d ms stall under load leaves no slot behind', async (stallMs) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -132,9 +89,9 @@ describe('concurrency slots across a Redis stall (SIGSTOP)', () => {
       }
     });
     await sleep(150);
-    server.pause();
+    redis.server.pause();
     await sleep(stallMs);
-    server.resume();
+    redis.server.resume();
     await sleep(150);
     loading = false;
     await Promise.all(load);
@@ -176,7 +133,7 @@ describe('concurrency slots across a Redis stall (SIGSTOP)', () => {
     expect(left).toBe(0);
     expect(freedMs).toBeLessThan(BOUND_MS);
     expect(admitted).toBe(KEYS * CONCURRENCY);
-    expect(unhandled).toEqual([]);
+    expect(redis.unhandled).toEqual([]);
     // Said once per burst, not once per request.
     const said = warn.mock.calls.filter(([message]) =>
       String(message).includes('concurrency slot'),

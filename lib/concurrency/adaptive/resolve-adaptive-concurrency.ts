@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { describeValue } from '../../errors/option-error.js';
 import { rejectUnknownOptions } from '../../errors/unknown-options.js';
 import type { AdaptiveConcurrencyOptions } from '../../interfaces/adaptive-concurrency-options.interface.js';
+import { integerOption } from '../../limits/integer-option.js';
 import { parseDuration } from '../../limits/parse-duration.js';
 import type { AdaptiveConcurrencyConfig } from './adaptive-concurrency.js';
 import { GRADIENT_DEFAULTS } from './gradient-limit.js';
@@ -86,26 +87,15 @@ function resolveController(
       `must be { min, max, initial?, algorithm? }, got ${describeValue(adaptive)}`,
     );
   rejectUnknownOptions(where, adaptive, ADAPTIVE_OPTIONS, 'concurrency.adaptive.');
-  const count = (option: string, value: unknown, low: number): number => {
-    if (
-      typeof value !== 'number' ||
-      !Number.isSafeInteger(value) ||
-      value < low ||
-      value > MAX_ADAPTIVE_LIMIT
-    )
-      fail(
-        `concurrency.adaptive.${option}`,
-        `must be an integer from ${low} to ${MAX_ADAPTIVE_LIMIT}, got ${describeValue(value)}`,
-      );
-    return value as number;
-  };
-  const min = count('min', adaptive.min, 1);
-  const max = count('max', adaptive.max, 1);
+  const count = (option: string, value: unknown): number =>
+    integerOption(value, `concurrency.adaptive.${option}`, 1, MAX_ADAPTIVE_LIMIT, fail);
+  const min = count('min', adaptive.min);
+  const max = count('max', adaptive.max);
   if (max < min) fail('concurrency.adaptive.max', `must be at least min (${min}), got ${max}`);
   const initial =
     adaptive.initial === undefined
       ? Math.min(max, Math.max(min, 10))
-      : count('initial', adaptive.initial, 1);
+      : count('initial', adaptive.initial);
   if (initial < min || initial > max)
     fail(
       'concurrency.adaptive.initial',
@@ -171,17 +161,7 @@ function resolveBacklog(
   if (value === null || typeof value !== 'object')
     fail('concurrency.backlog', `must be { size, timeout }, got ${describeValue(value)}`);
   rejectUnknownOptions(where, value, BACKLOG_OPTIONS, 'concurrency.backlog.');
-  const { size } = value;
-  if (
-    typeof size !== 'number' ||
-    !Number.isSafeInteger(size) ||
-    size < 1 ||
-    size > MAX_BACKLOG_SIZE
-  )
-    fail(
-      'concurrency.backlog.size',
-      `must be an integer from 1 to ${MAX_BACKLOG_SIZE}, got ${describeValue(size)}`,
-    );
+  const size = integerOption(value.size, 'concurrency.backlog.size', 1, MAX_BACKLOG_SIZE, fail);
   const timeoutMs = parseDuration(value.timeout);
   if (timeoutMs === undefined || timeoutMs > MAX_BACKLOG_TIMEOUT_MS)
     fail(

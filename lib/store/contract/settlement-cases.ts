@@ -6,22 +6,13 @@
  */
 import type {
   RateLimitCheck,
-  RateLimitStore,
   SettleCheck,
   TokenBucketLimit,
 } from '../rate-limit-store.interface.js';
-import type { StoreContractFramework } from './framework.js';
+import type { ContractCaseContext } from './case-context.js';
 
 /** What the cases need from the suite that registers them. @internal */
-export interface SettlementCaseContext {
-  readonly it: StoreContractFramework['it'];
-  readonly expect: StoreContractFramework['expect'];
-  /** The store of the running test. */
-  readonly store: () => RateLimitStore;
-  /** A bucket key no other test uses. */
-  readonly key: (label?: string) => string;
-  readonly T0: number;
-}
+export type SettlementCaseContext = ContractCaseContext;
 
 const bucket = (rate: number, burst: number): TokenBucketLimit => ({
   algorithm: 'token-bucket',

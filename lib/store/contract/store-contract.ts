@@ -16,15 +16,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { seededRandom } from '../../adaptive/seeded-random.js';
-import type {
-  BucketRef,
-  RateLimitCheck,
-  RateLimitStore,
-  TokenBucketLimit,
-} from '../rate-limit-store.interface.js';
+import type { RateLimitStore } from '../rate-limit-store.interface.js';
 import { approximatelyWith } from './approximately.js';
 import { contractFramework, type StoreContractFramework } from './framework.js';
 import { ModelStore } from './model-store.js';
+import { describeBucketChangeCases } from './bucket-change-cases.js';
+import { bucket, contractHelpers, tokenBucket } from './case-context.js';
+import { describeConsumeCases } from './consume-cases.js';
 import { describeSettlementCases } from './settlement-cases.js';
 
 /** Options of {@link describeStoreContract} and {@link describeWindowStoreContract}. */
@@ -38,16 +36,6 @@ export interface StoreContractOptions {
 }
 
 /** A token bucket as the store contract takes it. @internal */
-export const tokenBucket = (rate: number, burst: number): TokenBucketLimit => ({
-  algorithm: 'token-bucket',
-  rate,
-  burst,
-});
-
-const bucket = (key: string, rate: number, burst: number): BucketRef => ({
-  key,
-  limit: tokenBucket(rate, burst),
-});
 
 /** Registers the shared store scenarios under `describe(name)`. */
 export function describeStoreContract(
@@ -66,15 +54,7 @@ export function describeStoreContract(
     let store: RateLimitStore;
     /** A bucket key no other test (or worker, or run) uses. */
     const key = (label = 'k') => `contract:${label}:${randomUUID()}`;
-    const check = (k: string, rate: number, burst: number, cost = 1): RateLimitCheck => ({
-      key: k,
-      limit: tokenBucket(rate, burst),
-      cost,
-    });
-    const consume = async (now: number, ...checks: RateLimitCheck[]) =>
-      store.consume({ checks, now });
-    const peek = async (now: number, ...checks: RateLimitCheck[]) =>
-      store.peek({ checks: checks.map(({ key: k, limit }) => ({ key: k, limit })), now });
+    const { check, consume, peek } = contractHelpers(() => store);
 
     beforeEach(async () => {
       store = await makeStore();
@@ -84,258 +64,9 @@ export function describeStoreContract(
       await (options.teardown ? options.teardown(store) : store.close());
     });
 
-    it('admits a full burst, then denies with the exact wait', async () => {
-      const k = key();
-      const c = check(k, 10, 5); // one token every 100 ms
-      for (let i = 0; i < 5; i++) {
-        const result = await consume(T0, c);
-        expect(result.allowed).toBe(true);
-        expect(result.decisions[0]).toEqual({
-          allowed: true,
-          remaining: 4 - i,
-          retryAfterMs: 0,
-          resetMs: 100 * (i + 1),
-        });
-      }
-      const denied = await consume(T0, c);
-      expect(denied).toEqual({
-        allowed: false,
-        decisions: [
-          { allowed: false, remaining: 0, retryAfterMs: 100, resetMs: 500, reason: 'limit' },
-        ],
-      });
-    });
-
-    it('refills at the rate', async () => {
-      const c = check(key(), 10, 5);
-      for (let i = 0; i < 5; i++) await consume(T0, c);
-      expect((await consume(T0 + 99, c)).allowed).toBe(false);
-      expect((await consume(T0 + 99, c)).decisions[0]!.retryAfterMs).toBe(1);
-      expect((await consume(T0 + 100, c)).decisions[0]).toEqual({
-        allowed: true,
-        remaining: 0,
-        retryAfterMs: 0,
-        resetMs: 500,
-      });
-      expect((await consume(T0 + 100, c)).decisions[0]).toMatchObject({
-        allowed: false,
-        retryAfterMs: 100,
-      });
-      expect((await peek(T0 + 350, c)).decisions[0]).toEqual({
-        allowed: true,
-        remaining: 2,
-        retryAfterMs: 0,
-        resetMs: 250,
-      });
-      expect((await peek(T0 + 600, c)).decisions[0]).toEqual({
-        allowed: true,
-        remaining: 5,
-        retryAfterMs: 0,
-        resetMs: 0,
-      });
-    });
-
-    it('charges the cost and denies a cost the bucket cannot cover yet', async () => {
-      const k = key();
-      expect((await consume(T0, check(k, 10, 5, 3))).decisions[0]).toEqual({
-        allowed: true,
-        remaining: 2,
-        retryAfterMs: 0,
-        resetMs: 300,
-      });
-      expect((await consume(T0, check(k, 10, 5, 3))).decisions[0]).toEqual({
-        allowed: false,
-        remaining: 2,
-        retryAfterMs: 100,
-        resetMs: 300,
-        reason: 'limit',
-      });
-      expect((await consume(T0, check(k, 10, 5, 2))).decisions[0]).toMatchObject({
-        allowed: true,
-        remaining: 0,
-      });
-    });
-
-    it('never admits a cost above the burst, and charges nothing for it', async () => {
-      const k = key();
-      const result = await consume(T0, check(k, 10, 5, 6));
-      expect(result).toEqual({
-        allowed: false,
-        decisions: [
-          {
-            allowed: false,
-            remaining: 5,
-            retryAfterMs: Number.POSITIVE_INFINITY,
-            resetMs: 0,
-            reason: 'cost-exceeds-burst',
-          },
-        ],
-      });
-      expect((await peek(T0, check(k, 10, 5))).decisions[0]).toMatchObject({ remaining: 5 });
-    });
-
-    it('admits all checks or none', async () => {
-      const wide = check(key('wide'), 10, 5);
-      const narrow = check(key('narrow'), 1, 1);
-      const first = await consume(T0, wide, narrow);
-      expect(first.allowed).toBe(true);
-      expect(first.decisions.map((d) => d.remaining)).toEqual([4, 0]);
-
-      const second = await consume(T0 + 10, wide, narrow);
-      expect(second.allowed).toBe(false);
-      // The admitting check reports its bucket as it stands: not charged.
-      expect(second.decisions[0]).toEqual({
-        allowed: true,
-        remaining: 4,
-        retryAfterMs: 0,
-        resetMs: 90,
-      });
-      expect(second.decisions[1]).toEqual({
-        allowed: false,
-        remaining: 0,
-        retryAfterMs: 990,
-        resetMs: 990,
-        reason: 'limit',
-      });
-      expect((await peek(T0 + 10, wide)).decisions[0]).toMatchObject({ remaining: 4, resetMs: 90 });
-    });
-
-    it('reports every denying check of a denied request', async () => {
-      const a = check(key('a'), 1, 1);
-      const b = check(key('b'), 2, 1);
-      await consume(T0, a, b);
-      const result = await consume(T0, a, b);
-      expect(result.allowed).toBe(false);
-      expect(result.decisions).toEqual([
-        { allowed: false, remaining: 0, retryAfterMs: 1000, resetMs: 1000, reason: 'limit' },
-        { allowed: false, remaining: 0, retryAfterMs: 500, resetMs: 500, reason: 'limit' },
-      ]);
-    });
-
-    it('answers an empty request with an admission', async () => {
-      expect(await store.consume({ checks: [], now: T0 })).toEqual({
-        allowed: true,
-        decisions: [],
-      });
-      expect(await store.peek({ checks: [], now: T0 })).toEqual({ allowed: true, decisions: [] });
-      await store.reset({ checks: [], now: T0 });
-    });
-
-    it('peeks without charging', async () => {
-      const c = check(key(), 10, 5);
-      await consume(T0, c);
-      for (let i = 0; i < 3; i++) {
-        expect(await peek(T0, c)).toEqual({
-          allowed: true,
-          decisions: [{ allowed: true, remaining: 4, retryAfterMs: 0, resetMs: 100 }],
-        });
-      }
-      expect((await peek(T0, check(key('fresh'), 10, 5))).decisions[0]).toEqual({
-        allowed: true,
-        remaining: 5,
-        retryAfterMs: 0,
-        resetMs: 0,
-      });
-    });
-
-    it('resets the listed buckets only', async () => {
-      const a = check(key('a'), 1, 2);
-      const b = check(key('b'), 1, 2);
-      await consume(T0, a, b);
-      await consume(T0, a, b);
-      expect((await consume(T0, a)).allowed).toBe(false);
-      await store.reset({ checks: [bucket(a.key, 1, 2)], now: T0 });
-      expect((await peek(T0, a, b)).decisions.map((d) => d.remaining)).toEqual([2, 0]);
-      expect((await consume(T0, a)).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
-      expect((await consume(T0, b)).allowed).toBe(false);
-      await store.reset({ checks: [bucket(key('never-seen'), 1, 2)], now: T0 });
-    });
-
-    it('refunds tokens, never past a full bucket, and answers the bucket as it is afterwards', async () => {
-      const c = check(key(), 10, 5); // one token every 100 ms
-      for (let i = 0; i < 5; i++) await consume(T0, c);
-      expect(await store.refund({ checks: [{ ...c, cost: 2 }], now: T0 })).toEqual({
-        allowed: true,
-        decisions: [{ allowed: true, remaining: 2, retryAfterMs: 0, resetMs: 300 }],
-      });
-      expect((await consume(T0, c)).decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
-      // More than was taken: full, not fuller.
-      expect(
-        (await store.refund({ checks: [{ ...c, cost: 50 }], now: T0 })).decisions[0],
-      ).toMatchObject({ remaining: 5, resetMs: 0 });
-      for (let i = 0; i < 5; i++) expect((await consume(T0, c)).allowed).toBe(true);
-      expect((await consume(T0, c)).allowed).toBe(false);
-      // A bucket never charged stays full.
-      expect(
-        (await store.refund({ checks: [check(key('never-seen'), 10, 5, 3)], now: T0 }))
-          .decisions[0],
-      ).toMatchObject({ remaining: 5 });
-    });
-
-    it('blocks a bucket for a duration (a penalty): empty until then, one token back at its end, never shortened', async () => {
-      const c = check(key(), 10, 5); // one token every 100 ms
-      expect(store.block).toBeDefined();
-      const blocked = await store.block!({
-        checks: [{ key: c.key, limit: c.limit, durationMs: 60_000 }],
-        now: T0,
-      });
-      expect(blocked.decisions[0]).toMatchObject({ remaining: 0, resetMs: 60_400 });
-      expect((await consume(T0 + 59_999, c)).decisions[0]).toMatchObject({
-        allowed: false,
-        retryAfterMs: 1,
-      });
-      // A shorter block does not shorten it.
-      await store.block!({
-        checks: [{ key: c.key, limit: c.limit, durationMs: 1000 }],
-        now: T0 + 30_000,
-      });
-      expect((await consume(T0 + 59_999, c)).allowed).toBe(false);
-      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({
-        allowed: true,
-        remaining: 0,
-      });
-      expect((await consume(T0 + 60_000, c)).decisions[0]).toMatchObject({
-        allowed: false,
-        retryAfterMs: 100,
-      });
-      // Blocking a bucket never charged: empty from now.
-      const fresh = check(key('fresh'), 10, 5);
-      await store.block!({
-        checks: [{ key: fresh.key, limit: fresh.limit, durationMs: 500 }],
-        now: T0,
-      });
-      expect((await consume(T0 + 499, fresh)).allowed).toBe(false);
-      expect((await consume(T0 + 500, fresh)).allowed).toBe(true);
-    });
-
-    it('a penalty (unlessBlocked) leaves a block being served as it is, to its last instant; after it, or once the bucket changed, it blocks', async () => {
-      const c = check(key('tail'), 1, 2); // one token a second
-      const penalty = (now: number, durationMs = 10_000) =>
-        store.block!({
-          checks: [{ key: c.key, limit: c.limit, durationMs }],
-          now,
-          unlessBlocked: true,
-        });
-      expect((await penalty(T0)).decisions[0]).toMatchObject({ resetMs: 11_000 });
-      // In the block's last token interval the bucket looks like one just emptied: still the same block.
-      expect((await penalty(T0 + 9_500)).decisions[0]).toMatchObject({ resetMs: 1_500 });
-      expect((await penalty(T0 + 9_999)).decisions[0]).toMatchObject({ resetMs: 1_001 });
-      expect((await consume(T0 + 10_000, c)).allowed).toBe(true);
-      // Over the limit again after the block: a new block.
-      expect((await consume(T0 + 10_000, c)).allowed).toBe(false);
-      expect((await penalty(T0 + 10_000)).decisions[0]).toMatchObject({ resetMs: 11_000 });
-      // A bucket reset during a block is not serving it any more.
-      await store.reset({ checks: [c], now: T0 + 11_000 });
-      expect((await consume(T0 + 11_000, c)).allowed).toBe(true);
-      expect((await consume(T0 + 11_000, c)).allowed).toBe(true);
-      expect((await penalty(T0 + 11_000)).decisions[0]).toMatchObject({ resetMs: 11_000 });
-      // Without the flag (an operator's ban) a block always applies.
-      const ban = await store.block!({
-        checks: [{ key: c.key, limit: c.limit, durationMs: 20_000 }],
-        now: T0 + 12_000,
-      });
-      expect(ban.decisions[0]).toMatchObject({ resetMs: 21_000 });
-    });
+    const cases = { it, expect, store: () => store, key, T0 };
+    describeConsumeCases(cases);
+    describeBucketChangeCases(cases);
 
     it('keeps keys apart, however alike, long or strange they are', async () => {
       const long = 'x'.repeat(10_000);
@@ -437,7 +168,7 @@ export function describeStoreContract(
       expect(health.error).toBeUndefined();
     });
 
-    describeSettlementCases({ it, expect, store: () => store, key, T0 });
+    describeSettlementCases(cases);
 
     it('agrees with the algorithm on a long randomized sequence', async () => {
       const random = seededRandom(20_240_601);

@@ -16,7 +16,8 @@ import { anchoredWindowCases } from './anchored-window-contract.js';
 import { approximatelyWith } from './approximately.js';
 import { contractFramework } from './framework.js';
 import { ModelStore } from './model-store.js';
-import { tokenBucket, type StoreContractOptions } from './store-contract.js';
+import { tokenBucket } from './case-context.js';
+import type { StoreContractOptions } from './store-contract.js';
 
 /** A multiple of every window below (60 s, and the day: 1_700_006_400_000 is a UTC midnight). */
 const T0 = 1_700_006_400_000;
