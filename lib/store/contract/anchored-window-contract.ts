@@ -15,7 +15,7 @@ import type {
   StoreLimit,
 } from '../rate-limit-store.interface.js';
 import type { StoreContractFramework } from './framework.js';
-import { tokenBucket } from './store-contract.js';
+import { tokenBucket } from './case-context.js';
 
 const T0 = 1_700_006_400_000;
 const ANCHORED: FixedWindowLimit = {
