@@ -632,6 +632,14 @@ export function textReport(results) {
   return out.join('\n');
 }
 
+/** The time each section took (issue 27: the whole bench under 10 minutes), when the run recorded it. */
+function sectionTimes(results) {
+  const seconds = results.sectionSeconds;
+  if (!seconds || Object.keys(seconds).length === 0) return '';
+  const parts = Object.entries(seconds).map(([name, s]) => `${name} ${s} s`);
+  return ` (${parts.join(', ')})`;
+}
+
 export function markdownReport(results) {
   const m = results.machine;
   const v = results.versions;
@@ -639,7 +647,7 @@ export function markdownReport(results) {
     '# Benchmarks',
     '',
     `Every figure on this page comes from one run of \`${results.command}\` on ${results.date.slice(0, 10)} ` +
-      `(${results.date}), ${results.durationSeconds} s; the raw numbers are in [\`bench/results/latest.json\`](../bench/results/latest.json). ` +
+      `(${results.date}), ${results.durationSeconds} s${sectionTimes(results)}; the raw numbers are in [\`bench/results/latest.json\`](../bench/results/latest.json). ` +
       'The page is written by that command: rerun it rather than editing the tables.',
     '',
     '## Machine and versions',
@@ -696,7 +704,8 @@ export function markdownReport(results) {
     '',
     '- `npm run bench` builds the package (`node scripts/build.mjs`), then runs `node bench/index.mjs`, whose plain `.mjs` files import the built package (`nestjs-holdup`, `nestjs-holdup/redis`, `nestjs-holdup/two-tier`).',
     `- HTTP (\`bench/http\`): autocannon's programmatic API, ${results.http?.settings.connections ?? 10} connections; every server starts once (${results.http?.settings.startWarmupSeconds ?? 2} s of warm-up) and stays up between its runs; ` +
-      `each run is ${results.http?.settings.warmupSeconds ?? 1} s of warm-up then ${results.http?.settings.durationSeconds ?? 2} s measured (a server idle between its runs answers its first second slower); ` +
+      `each run of the first repetition is ${results.http?.settings.warmupSeconds ?? 1} s of warm-up then ${results.http?.settings.durationSeconds ?? 2} s measured (a server idle between its runs answers its first second slower), ` +
+      'later repetitions measure at once (by then each server has had 5 s of traffic: a second warm-up per run cost the bench ~40 s for no change of the medians); ' +
       `${results.http?.settings.repetitions ?? 3} repetitions interleaved (the order rotated each time), on one hello-world \`GET /\` route. ` +
       'Variants: no limiter; a no-op global guard and a no-op global interceptor (calibration); the holdup global guard with MemoryStore (headers `draft`, then `false`); ' +
       "a route whose `@RateLimit({ ..., adaptive: { min, max } })` binds `RateLimitInterceptor`; `@nestjs/throttler`'s global `ThrottlerGuard` with its default in-memory storage. Keys are the client IP (one client).",
@@ -704,8 +713,11 @@ export function markdownReport(results) {
       "**CPU time of the process per call** (user + system, GC threads included; wall time is kept in the results as `wallNsPerCallMedian`): other jobs on the machine stretch wall time, not the guard's CPU time. " +
       "Denials go through the route's exceptions handler as Nest's router builds it (`RouterExceptionFilters`): the module's `RateLimitExceptionFilter` for ours, Nest's own filter for the floor guard (which writes `Retry-After` and throws a 429 `HttpException`). " +
       'The metrics cases and their baseline (`holdup-fresh`) are created before each run and given one untimed pass over the clients, so that the timed run charges held buckets, as `holdup` does.',
-    `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved, ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
-      `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists).`,
+    `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved (${results.micro?.settings.randomOrderRepetitions ?? 3} for the random-order cells of issue 27), ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
+      `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists). ` +
+      "A random-order run walks a sequence of 262,144 callers (shuffled passes over the pool), built in the case's own process; only the cases of ours load the package (`nestjs-holdup`, with Nest: ~0.5 s per process). " +
+      'Before these cuts (issue 27) every process built the random orders of all 12 random-order cases (1M callers each) before timing its own: ' +
+      '`/usr/bin/time node bench/micro/decision.mjs holdup-1-allowed 1000000` took 3.35 s, now 1.09 s; the section took 626 s of the 17-minute bench.',
     '- Memory (`bench/memory`): `node --expose-gc`; heap used after `gc()` before and after inserting the live keys; pauses with `process.hrtime` around each call. ' +
       'Checks are built as the guard builds them: namespace `tb|default|HelloController.hello|`, identity a client address (`10.x.y.z`), the key given whole and in parts. ' +
       'Churn (issue 14): in a process of its own run with `--trace-gc`, a store at `maxKeys` 1M is filled, then new callers (each evicting one) alternate with updates of existing callers, ' +
