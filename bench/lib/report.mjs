@@ -467,17 +467,21 @@ function issue27Notes() {
   return [
     '## Issue 27: where the remaining time goes (profiles by hand, with their commands)',
     '',
-    '- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `BENCH_GUARD_ONLY=holdup node --cpu-prof --cpu-prof-interval 100 bench/guard/guard.mjs 300000 3`, inclusive samples as a share of the timed loop: ' +
-      "`MemoryStore.consume` 49 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 29 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too), " +
-      'headers 18 % (`answerAdmitted` → two `setHeader` calls, the floor writes one), the key (`byAddress`) 5 %, `switchToHttp` 6 %, `Date.now` 5 %. ' +
-      "What is left above the floor is the store's own bookkeeping that the floor does not have (a sweep step every 8th decision, the shard's hash, the typed-array slot: what bounds memory and keeps pauses short at 1M keys) and the second header.",
+    "- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `cd bench && node --input-type=module -e \"import { profileGuard } from './guard/profile.mjs'; console.log(await profileGuard(300000, 'holdup'))\"` (after the guard's split into `RouteEvaluation`, 2026-11-27), inclusive samples as a share of `canActivate`: " +
+      "`MemoryStore.consume` 58.5 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 26.9 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too; the incremental sweep 12.5 %; `insert` 16.7 %, new buckets: the profiled process starts with none of the 100k clients held, and its untimed warm-up visits only half of them), " +
+      'headers 10.5 % (two `setHeader` calls, 9.7 %: the floor writes one), the key (`byAddress`) 5.8 %, `switchToHttp` 4.4 %, `Date.now` 3.8 %. ' +
+      "What is left above the floor is the store's own bookkeeping that the floor does not have (a sweep step every 8th decision, a second hash lookup per examined entry, the shard's hash, the typed-array slot: what bounds memory and keeps pauses short at 1M keys) and the second header; the guard's own code is under 1 %.",
     "- Guard, denied: capturing a stack trace for the 429 was 36 % of a denial's samples (`BENCH_GUARD_ONLY=holdup-denied node --cpu-prof bench/guard/guard.mjs 100000 3`, `HttpException` constructor); the exception is now made without one (`HttpTransport.denialError`). " +
       "What remains is the `throw` itself (V8 unwinding from the guard's frames, ~25 % of the samples; the floor guard throws too) and the headers (`answerDenied`, ~15 %).",
     "- Redis, one request at a time (target ≥ rate-limiter-flexible's decisions/s and p99): the difference is inside Redis. `INFO commandstats` after 33,000 calls at c=1 (a scratch script calling `store.consume` / `limiter.consume` in a loop against `taskset -c 1 redis-server`): " +
       "our `consume_one` script 12.2 µs per call (GET 0.70, TIME 0.22, SET 1.07 inside it), rate-limiter-flexible's 6.8 µs (INCRBY 0.30, PTTL 0.19, SET 1.07); Node CPU per decision 39-42 µs against 35-37 µs. " +
       'A script with the same three commands and none of the arithmetic costs 8.9 µs (`redis-benchmark -c 1 -n 20000 evalsha <sha> 1 k:__rand_int__ ...`, ours 13.6 µs in the same session): ' +
       "Redis TIME (server time, the default: clocks of the fleet need not agree) and the exact `<base>:<offset>` encoding of the TAT (`string.format('%.17g')`, parsing) are what a decision costs beyond a counter. " +
-      'The corked sender no longer holds a lone call (it corks only behind a command awaiting its reply), so at c=1 ours and `holdup-uncorked` send the same way.',
+      'The corked sender no longer holds a lone call (it corks only behind a command awaiting its reply), so at c=1 ours and `holdup-uncorked` send the same way. ' +
+      "`node bench/redis/lua-costs.mjs 20000 3` breaks the script down by Redis's own measure (usec_per_call of loops of 1000 inside a script, ns per piece; load average 12-20 on the machine): " +
+      "the stored value's `string.format('%.17g:%.17g')` 569 ns, the PXAT time's `'%.0f'` 311, a reply fraction's `'%.17g'` 275, reading `<base>:<offset>` 401, `tonumber` of the three ARGV 249, TIME with the frame and now 903, GET 312, SET ... PXAT 916, the GCRA arithmetic itself 130: " +
+      "about 2 µs of text in and out for an exact TAT, 2.1 µs for the three commands, against rate-limiter-flexible's counter, which needs neither (its INCRBY and PTTL take and give integers). " +
+      'Handing SET the expiry as a Lua number instead of text is slower (1,277 ns: Redis formats it itself); a binary TAT (`struct.pack`) would be cheaper but unreadable to a process of an earlier version sharing the keys during a rolling deploy, and binary replies need a Buffer client.',
     '',
   ];
 }
