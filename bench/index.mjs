@@ -1,6 +1,8 @@
 // Entry point of `npm run bench` (which builds first).
 //
-//   npm run bench                      full run (~5 min): writes bench/results/latest.json and docs/benchmarks.md
+//   npm run bench                      full run (under 10 min on a quiet 2-core machine: HTTP ~3.5 min,
+//                                      the others 1-2 min each; each section's time is kept in
+//                                      results.sectionSeconds): writes bench/results/latest.json and docs/benchmarks.md
 //   BENCH_QUICK=1 npm run bench        short run (~2 min): prints only
 //   BENCH_ONLY=micro,memory npm run bench   some sections (http, guard, micro, memory, redis): prints only
 //   BENCH_WRITE=1                      write the files even for a quick or partial run
@@ -115,11 +117,13 @@ const results = {
   versions,
   source,
 };
+results.sectionSeconds = {};
 for (const name of only) {
   const sectionStart = Date.now();
   log(`section ${name}...`);
   results[name] = await SECTIONS[name]();
-  log(`section ${name} done in ${Math.round((Date.now() - sectionStart) / 1000)} s`);
+  results.sectionSeconds[name] = Math.round((Date.now() - sectionStart) / 1000);
+  log(`section ${name} done in ${results.sectionSeconds[name]} s`);
 }
 machine.loadAverageAtEnd = os.loadavg().map((v) => Math.round(v * 100) / 100);
 const SEPARATE_MARK =

@@ -6,34 +6,12 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { AdaptiveRateProvider } from './adaptive/adaptive-rate.provider.js';
-import { EffectiveBuckets } from './adaptive/effective-buckets.js';
 import type { RateLimitClock } from './clock.js';
-import {
-  chargedPerLimit,
-  chargedSoFar,
-  decidedHeaders,
-  NO_CHECKS,
-  publishDecision,
-  recordDenied,
-  type PendingDecision,
-} from './engine/pending-decision.js';
-import { RateLimitEngine } from './engine/rate-limit-engine.js';
-import type { HeaderSource } from './headers/write-headers.js';
-import type { FailMode } from './interfaces/rate-limit-options.interface.js';
-import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
-import { rateLimitChannels } from './observability/rate-limit-channels.js';
-import { BurstLog } from './observability/burst-log.js';
-import type { DecisionServices } from './policies/call-steps.js';
-import { TokenWaits } from './policies/delay/token-waits.js';
-import {
-  awaitCallBuckets,
-  callBuckets,
-  reportDynamicFailure,
-  type CallBuckets,
-} from './policies/dynamic-limit.js';
-import { RouteSkipping } from './policies/route-skipping.js';
-import { ShadowLimits } from './policies/shadow.js';
 import { SlotGate } from './concurrency/slot-gate.js';
+import { RouteEvaluation, type RateLimitStoreFailure } from './engine/route-evaluation.js';
+import { RateLimitEngine } from './engine/rate-limit-engine.js';
+import type { ResolvedModuleOptions } from './interfaces/resolved-module-options.interface.js';
+import { RouteSkipping } from './policies/route-skipping.js';
 import {
   RATE_LIMIT_CLOCK,
   RATE_LIMIT_GUARD_BRAND,
@@ -46,45 +24,29 @@ import {
   rateLimitCall,
   type RateLimitCall,
 } from './rate-limit-call.js';
-import { buildChecks } from './routes/build-checks.js';
 import type { CompiledRoute } from './routes/compiled-route.js';
 import { RateLimitRoutes } from './routes/rate-limit-routes.js';
-import type {
-  ConsumeResult,
-  MaybePromise,
-  RateLimitCheck,
-  StoreLimit,
-} from './store/rate-limit-store.interface.js';
-import { answerAdmitted, answerDenied } from './transports/call-answer.js';
+import type { MaybePromise } from './store/rate-limit-store.interface.js';
 import type {
   RateLimitDenial,
   RateLimitTransport,
   RequestResponse,
 } from './transports/rate-limit-transport.interface.js';
-import { isPromiseLike, settle } from './util/maybe-promise.js';
 
-/** What {@link RateLimitGuard.onStoreFailure} is told about a store failure. */
-export interface RateLimitStoreFailure {
-  /** The strictest fail mode of the limits that applied. */
-  readonly failMode: FailMode;
-  /** What the store threw or rejected with (a `RateLimitStoreError`). */
-  readonly error: unknown;
-  /** The route's transport: {@link RateLimitTransport.unavailableError} is what `'closed'` throws. */
-  readonly transport: RateLimitTransport;
-}
+export type { RateLimitStoreFailure } from './engine/route-evaluation.js';
 
 /**
  * Enforces the limits of every route (registered as `APP_GUARD` unless the
  * module is imported with `bindGlobally: false`).
  *
- * Per request, a flat path over the route compiled at start-up: build one
- * check per limit, ask the store once for all of them (all-or-nothing), then
- * admit (headers written here, or left to `RateLimitInterceptor` where it is
- * bound) or deny through the route's transport. The route's policies act
- * as steps on the decision (`route.decisionSteps`: `blockDuration`,
- * `maxDelay`); what the call's later steps need is left on its record
- * (`rate-limit-call.ts`). Steps that may answer with a promise go through one
- * helper (`settle`), so a synchronous store (memory) creates no promise at all.
+ * Per request, a flat path over the route compiled at start-up: the guard
+ * decides which of the route's limits this call is held to (skips, and a
+ * split around the route's own guards for limits keyed by user), and
+ * {@link RouteEvaluation} evaluates them: one check per limit, the store
+ * asked once for all of them (all-or-nothing), the route's decision steps
+ * (`blockDuration`, `maxDelay`), then admitted (headers) or denied through
+ * the route's transport. What the call's later steps need is left on its
+ * record (`rate-limit-call.ts`).
  *
  * Extension points, for subclasses: {@link getRequestResponse},
  * {@link throwRateLimitException}, {@link onStoreFailure}.
@@ -95,54 +57,41 @@ export interface RateLimitStoreFailure {
 export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   /** Lets the module recognise the guard (and subclasses) in `@UseGuards()` metadata and global guards. @internal */
   static readonly [RATE_LIMIT_GUARD_BRAND] = true;
-  /** The buckets of routes with adaptive limits, as their controllers set them now. */
-  private readonly effective: EffectiveBuckets;
-  /** What the policies' decision steps use. */
-  private readonly services: DecisionServices;
   /** `skip` and `allowList`: which limits a call skips. */
   private readonly skipping: RouteSkipping;
-  /** Limits in shadow mode, decided after the others admitted. */
-  private readonly shadow: ShadowLimits;
-  /** Rate and burst functions that failed, said once per burst. */
-  private readonly dynamicErrors: BurstLog;
-  /** Requests waiting for the token they reserved (`maxDelay`). */
-  private readonly waits: TokenWaits;
-  /** Created once: `settle` callbacks, so that no closure is allocated per request. */
-  private readonly onDecided = (
-    pending: PendingDecision,
-    result: ConsumeResult,
-  ): MaybePromise<boolean> => this.decide(pending, result);
-  private readonly onFailed = (pending: PendingDecision, error: unknown): MaybePromise<boolean> =>
-    this.storeFailed(pending, error);
+  /** The evaluation of a route's limits, through this guard's extension points. */
+  private readonly evaluation: RouteEvaluation;
 
   constructor(
     private readonly routes: RateLimitRoutes,
-    private readonly engine: RateLimitEngine,
+    engine: RateLimitEngine,
     adaptive: AdaptiveRateProvider,
-    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) private readonly options: ResolvedModuleOptions,
-    @Inject(RATE_LIMIT_CLOCK) private readonly clock: RateLimitClock,
+    @Inject(RESOLVED_RATE_LIMIT_OPTIONS) options: ResolvedModuleOptions,
+    @Inject(RATE_LIMIT_CLOCK) clock: RateLimitClock,
     /** Slots of `concurrency` limits (shared with the interceptor), taken here on HTTP routes. */
-    private readonly slots: SlotGate,
+    slots: SlotGate,
   ) {
     this.skipping = new RouteSkipping(options);
-    this.shadow = new ShadowLimits(engine, clock, options.warn, options.owner);
-    this.dynamicErrors = new BurstLog(options.warn);
-    this.waits = new TokenWaits(engine, options.warn);
-    this.effective = new EffectiveBuckets(adaptive);
-    this.services = { engine, owner: options.owner };
+    // Functions calling the protected methods: a subclass's overrides are what the evaluation uses.
+    this.evaluation = new RouteEvaluation(
+      { engine, adaptive, options, clock, slots },
+      {
+        requestResponse: (context, transport) => this.getRequestResponse(context, transport),
+        throwDenial: (context, denial) => this.throwRateLimitException(context, denial),
+        storeFailure: (context, failure) => this.onStoreFailure(context, failure),
+      },
+    );
   }
 
   /** The module is shutting down: what the shadow limits counted in their open bursts is said. @internal */
   onModuleDestroy(): void {
-    this.shadow.flush();
-    this.dynamicErrors.flush();
-    this.waits.close();
+    this.evaluation.close();
   }
 
   canActivate(context: ExecutionContext): MaybePromise<boolean> {
     const route = this.routes.forContext(context);
     if (route.limits.length === 0 && route.concurrency.length === 0)
-      return this.onlyShadow(context, route); // slots: once, below
+      return this.evaluation.onlyShadow(context, route); // slots: once, below
     // Bound twice (globally and with @UseGuards()): the first evaluation is the only one.
     if (markGuarded(context)) return true;
     // A record only where a later step reads it: a plain route allocates nothing.
@@ -160,7 +109,13 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
    */
   evaluateAfterRouteGuards(context: ExecutionContext, call: RateLimitCall): MaybePromise<boolean> {
     const { route } = call;
-    return this.evaluate(context, route, route.afterRouteGuards, route.limits.length, call);
+    return this.evaluation.evaluate(
+      context,
+      route,
+      route.afterRouteGuards,
+      route.limits.length,
+      call,
+    );
   }
 
   /** Evaluate the route's limits (those the call does not skip): at once, or in two parts around the route's own guards. */
@@ -170,52 +125,15 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   ): MaybePromise<boolean> => {
     const count = route.limits.length;
     // Every enforced limit skipped for this call: the shadow limits are still decided.
-    if (count === 0) return this.onlyShadow(context, route);
+    if (count === 0) return this.evaluation.onlyShadow(context, route);
     if (route.afterRouteGuards === count)
-      return this.evaluate(context, route, 0, count, rateLimitCall(context));
+      return this.evaluation.evaluate(context, route, 0, count, rateLimitCall(context));
     const call = openCall(context, route);
     call.split = { guard: this, finished: false };
     return route.afterRouteGuards === 0
       ? true
-      : this.evaluate(context, route, 0, route.afterRouteGuards, call);
+      : this.evaluation.evaluate(context, route, 0, route.afterRouteGuards, call);
   };
-
-  /** A route (or a call's narrowing of one) with nothing to enforce: admitted; its shadow limits are decided all the same. */
-  private onlyShadow(context: ExecutionContext, route: CompiledRoute): MaybePromise<boolean> {
-    if (route.shadowLimits.length > 0)
-      this.shadow.evaluate(context, route, route.transport.requestResponse(context).request);
-    return route.concurrency.length === 0
-      ? true
-      : this.takeSlots(
-          context,
-          route,
-          this.getRequestResponse(context, route.transport),
-          NO_CHECKS,
-          undefined,
-        );
-  }
-
-  /**
-   * The call passed the rate limits of a route with concurrency limits: on
-   * HTTP the slots are taken now (a refusal is a 429 whatever the handler:
-   * see `SlotGate.takeInGuard`); elsewhere by the interceptor, after the
-   * route's own guards. `charged` is refunded if a slot is refused.
-   */
-  private takeSlots(
-    context: ExecutionContext,
-    route: CompiledRoute,
-    exchange: RequestResponse,
-    charged: readonly RateLimitCheck[],
-    source: HeaderSource | undefined,
-  ): MaybePromise<boolean> {
-    if (route.transport.type !== 'http') {
-      openCall(context, route).slots = { charged, source };
-      return true;
-    }
-    return this.slots.takeInGuard(context, route, exchange, { charged, source }, (denial) =>
-      this.throwRateLimitException(context, denial),
-    );
-  }
 
   /** The request (for keys) and response (for headers) of the current context, as the route's transport finds them. */
   protected getRequestResponse(
@@ -243,186 +161,5 @@ export class RateLimitGuard implements CanActivate, OnModuleDestroy {
   protected onStoreFailure(context: ExecutionContext, failure: RateLimitStoreFailure): boolean {
     if (failure.failMode !== 'closed') return true;
     throw failure.transport.unavailableError(context);
-  }
-
-  /** Charge the limits `from`..`to` of the route: keys first (a key function may answer with a promise), then the store. */
-  private evaluate(
-    context: ExecutionContext,
-    route: CompiledRoute,
-    from: number,
-    to: number,
-    call: RateLimitCall | undefined,
-  ): MaybePromise<boolean> {
-    const exchange = this.getRequestResponse(context, route.transport);
-    const effective = route.staticPolicy === undefined ? this.effective.of(route) : undefined;
-    const buckets = effective?.buckets ?? route.buckets;
-    const pending: PendingDecision = {
-      context,
-      route,
-      from,
-      to,
-      limits: effective?.limits ?? route.limits,
-      exchange,
-      call,
-      checks: NO_CHECKS,
-      now: 0,
-      waitMs: 0,
-    };
-    if (route.dynamic)
-      return this.evaluateDynamic(
-        pending,
-        call?.earlyBuckets ?? { limits: pending.limits, buckets },
-      );
-    return this.charge(pending, buckets);
-  }
-
-  private charge(pending: PendingDecision, buckets: readonly StoreLimit[]): MaybePromise<boolean> {
-    const checks = buildChecks(
-      pending.context,
-      pending.route,
-      pending.from,
-      pending.to,
-      pending.exchange.request,
-      buckets,
-    );
-    if (!isPromiseLike(checks)) return this.consume(pending, checks);
-    return checks.then((built) => this.consume(pending, built));
-  }
-
-  /**
-   * A route with limits whose rate or burst is a function of the call: their
-   * buckets for this call first. A function that throws, rejects or gives a
-   * value no bucket can have is decided like a store failure (the route's
-   * fail mode), said once per burst.
-   */
-  private evaluateDynamic(pending: PendingDecision, base: CallBuckets): MaybePromise<boolean> {
-    let buckets: MaybePromise<CallBuckets>;
-    try {
-      buckets = callBuckets(pending.context, pending.route.limits, pending.from, pending.to, base);
-    } catch (error) {
-      return this.dynamicFailed(pending, error);
-    }
-    const charge = (call: CallBuckets) => {
-      pending.limits = call.limits;
-      if (pending.call?.split) pending.call.earlyBuckets = call;
-      return this.charge(pending, call.buckets);
-    };
-    if (!isPromiseLike(buckets)) return charge(buckets);
-    // A function that never answers must not hold the request: a deadline, then the fail mode.
-    return awaitCallBuckets(buckets, this.clock).then(charge, (error: unknown) =>
-      this.dynamicFailed(pending, error),
-    );
-  }
-
-  private dynamicFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
-    reportDynamicFailure(this.dynamicErrors, pending.route.routeId, error);
-    return this.storeFailed(pending, error);
-  }
-
-  private consume(
-    pending: PendingDecision,
-    checks: readonly RateLimitCheck[],
-  ): MaybePromise<boolean> {
-    pending.checks = checks;
-    pending.now = this.clock.now();
-    let answer: MaybePromise<ConsumeResult>;
-    try {
-      answer = this.engine.consume({ checks, now: pending.now }, pending.route.failMode);
-    } catch (error) {
-      return this.storeFailed(pending, error);
-    }
-    // A waiting admission (maxDelay) is a promise inside the store's: promises flatten.
-    return settle(answer, pending, this.onDecided, this.onFailed) as MaybePromise<boolean>;
-  }
-
-  private decide(
-    pending: PendingDecision,
-    answer: ConsumeResult,
-    firstStep = 0,
-  ): MaybePromise<boolean> {
-    const steps = pending.route.decisionSteps;
-    let result = answer;
-    for (let i = firstStep; i < steps.length; i++) {
-      const next = steps[i]!(pending, result, this.services);
-      // A step that asks the store (a block on Redis): the rest of the decision when it answers.
-      if (isPromiseLike(next)) return next.then((settled) => this.decide(pending, settled, i + 1));
-      result = next;
-    }
-    return this.decided(pending, result);
-  }
-
-  private decided(pending: PendingDecision, decision: ConsumeResult): MaybePromise<boolean> {
-    const { route, exchange, call } = pending;
-    const split = call?.split === undefined ? undefined : call;
-    let result = decision;
-    const wait = pending.waitMs;
-    const queued = wait > 0 ? this.waits.enqueue(wait, pending.waitKey) : undefined;
-    if (wait > 0 && queued === undefined)
-      result = this.waits.refuse(route, result, wait, chargedSoFar(pending), pending.waitKey);
-    if (rateLimitChannels.decision.hasSubscribers)
-      publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
-    if (split !== undefined && pending.to < route.limits.length) {
-      // First of two parts: the headers wait for the second, which reports every limit.
-      if (result.allowed) split.early = { checks: pending.checks, decisions: result.decisions };
-      else {
-        if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
-        this.deny(pending, {
-          limits: pending.limits.slice(0, pending.to),
-          decisions: result.decisions,
-          policy: undefined,
-        });
-      }
-      return queued === undefined
-        ? true
-        : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
-    }
-    const early = split?.early;
-    if (early && !result.allowed) this.engine.refundCharged(early.checks); // all or nothing, across both parts
-    const source = decidedHeaders(pending, result);
-    if (!result.allowed) {
-      if (this.engine.hotKeys !== undefined) recordDenied(this.engine.hotKeys, pending, result);
-      return this.deny(pending, source);
-    }
-    // For the interceptor's work after the handler: each limit's check (bucket key and cost).
-    if (route.reportsOutcome && call) call.charged = chargedPerLimit(pending);
-    if (route.shadowLimits.length > 0)
-      this.shadow.evaluate(pending.context, route, exchange.request);
-    // Concurrency limits: their slots, then every limit's headers (no maxDelay on such routes: refused at start-up).
-    if (route.concurrency.length > 0)
-      return this.takeSlots(pending.context, route, exchange, chargedSoFar(pending), source);
-    if (route.interceptorBound && call) call.headers = source;
-    else answerAdmitted(route.transport, exchange.response, this.options.headers, source);
-    return queued === undefined
-      ? true
-      : this.waits.waitFor(route, exchange, queued, chargedSoFar(pending));
-  }
-
-  private deny(pending: PendingDecision, source: HeaderSource): never {
-    const { route, exchange } = pending;
-    const denial = answerDenied(route.transport, exchange.response, this.options.headers, source);
-    return this.throwRateLimitException(pending.context, denial);
-  }
-
-  private storeFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
-    const { route } = pending;
-    if (rateLimitChannels.decision.hasSubscribers)
-      publishDecision(
-        pending,
-        this.options.owner,
-        route.failMode === 'closed' ? 'fail-closed' : 'fail-open',
-      );
-    const admitted = this.onStoreFailure(pending.context, {
-      failMode: route.failMode,
-      error,
-      transport: route.transport,
-    });
-    if (!admitted || route.concurrency.length === 0) return admitted;
-    return this.takeSlots(
-      pending.context,
-      route,
-      pending.exchange,
-      pending.call?.early?.checks ?? NO_CHECKS,
-      undefined,
-    );
   }
 }

@@ -467,17 +467,21 @@ function issue27Notes() {
   return [
     '## Issue 27: where the remaining time goes (profiles by hand, with their commands)',
     '',
-    '- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `BENCH_GUARD_ONLY=holdup node --cpu-prof --cpu-prof-interval 100 bench/guard/guard.mjs 300000 3`, inclusive samples as a share of the timed loop: ' +
-      "`MemoryStore.consume` 49 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 29 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too), " +
-      'headers 18 % (`answerAdmitted` → two `setHeader` calls, the floor writes one), the key (`byAddress`) 5 %, `switchToHttp` 6 %, `Date.now` 5 %. ' +
-      "What is left above the floor is the store's own bookkeeping that the floor does not have (a sweep step every 8th decision, the shard's hash, the typed-array slot: what bounds memory and keeps pauses short at 1M keys) and the second header.",
+    "- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `cd bench && node --input-type=module -e \"import { profileGuard } from './guard/profile.mjs'; console.log(await profileGuard(300000, 'holdup'))\"` (after the guard's split into `RouteEvaluation`, 2026-11-27), inclusive samples as a share of `canActivate`: " +
+      "`MemoryStore.consume` 58.5 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 26.9 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too; the incremental sweep 12.5 %; `insert` 16.7 %, new buckets: the profiled process starts with none of the 100k clients held, and its untimed warm-up visits only half of them), " +
+      'headers 10.5 % (two `setHeader` calls, 9.7 %: the floor writes one), the key (`byAddress`) 5.8 %, `switchToHttp` 4.4 %, `Date.now` 3.8 %. ' +
+      "What is left above the floor is the store's own bookkeeping that the floor does not have (a sweep step every 8th decision, a second hash lookup per examined entry, the shard's hash, the typed-array slot: what bounds memory and keeps pauses short at 1M keys) and the second header; the guard's own code is under 1 %.",
     "- Guard, denied: capturing a stack trace for the 429 was 36 % of a denial's samples (`BENCH_GUARD_ONLY=holdup-denied node --cpu-prof bench/guard/guard.mjs 100000 3`, `HttpException` constructor); the exception is now made without one (`HttpTransport.denialError`). " +
       "What remains is the `throw` itself (V8 unwinding from the guard's frames, ~25 % of the samples; the floor guard throws too) and the headers (`answerDenied`, ~15 %).",
     "- Redis, one request at a time (target ≥ rate-limiter-flexible's decisions/s and p99): the difference is inside Redis. `INFO commandstats` after 33,000 calls at c=1 (a scratch script calling `store.consume` / `limiter.consume` in a loop against `taskset -c 1 redis-server`): " +
       "our `consume_one` script 12.2 µs per call (GET 0.70, TIME 0.22, SET 1.07 inside it), rate-limiter-flexible's 6.8 µs (INCRBY 0.30, PTTL 0.19, SET 1.07); Node CPU per decision 39-42 µs against 35-37 µs. " +
       'A script with the same three commands and none of the arithmetic costs 8.9 µs (`redis-benchmark -c 1 -n 20000 evalsha <sha> 1 k:__rand_int__ ...`, ours 13.6 µs in the same session): ' +
       "Redis TIME (server time, the default: clocks of the fleet need not agree) and the exact `<base>:<offset>` encoding of the TAT (`string.format('%.17g')`, parsing) are what a decision costs beyond a counter. " +
-      'The corked sender no longer holds a lone call (it corks only behind a command awaiting its reply), so at c=1 ours and `holdup-uncorked` send the same way.',
+      'The corked sender no longer holds a lone call (it corks only behind a command awaiting its reply), so at c=1 ours and `holdup-uncorked` send the same way. ' +
+      "`node bench/redis/lua-costs.mjs 20000 3` breaks the script down by Redis's own measure (usec_per_call of loops of 1000 inside a script, ns per piece; load average 12-20 on the machine): " +
+      "the stored value's `string.format('%.17g:%.17g')` 569 ns, the PXAT time's `'%.0f'` 311, a reply fraction's `'%.17g'` 275, reading `<base>:<offset>` 401, `tonumber` of the three ARGV 249, TIME with the frame and now 903, GET 312, SET ... PXAT 916, the GCRA arithmetic itself 130: " +
+      "about 2 µs of text in and out for an exact TAT, 2.1 µs for the three commands, against rate-limiter-flexible's counter, which needs neither (its INCRBY and PTTL take and give integers). " +
+      'Handing SET the expiry as a Lua number instead of text is slower (1,277 ns: Redis formats it itself); a binary TAT (`struct.pack`) would be cheaper but unreadable to a process of an earlier version sharing the keys during a rolling deploy, and binary replies need a Buffer client.',
     '',
   ];
 }
@@ -632,6 +636,14 @@ export function textReport(results) {
   return out.join('\n');
 }
 
+/** The time each section took (issue 27: the whole bench under 10 minutes), when the run recorded it. */
+function sectionTimes(results) {
+  const seconds = results.sectionSeconds;
+  if (!seconds || Object.keys(seconds).length === 0) return '';
+  const parts = Object.entries(seconds).map(([name, s]) => `${name} ${s} s`);
+  return ` (${parts.join(', ')})`;
+}
+
 export function markdownReport(results) {
   const m = results.machine;
   const v = results.versions;
@@ -639,7 +651,7 @@ export function markdownReport(results) {
     '# Benchmarks',
     '',
     `Every figure on this page comes from one run of \`${results.command}\` on ${results.date.slice(0, 10)} ` +
-      `(${results.date}), ${results.durationSeconds} s; the raw numbers are in [\`bench/results/latest.json\`](../bench/results/latest.json). ` +
+      `(${results.date}), ${results.durationSeconds} s${sectionTimes(results)}; the raw numbers are in [\`bench/results/latest.json\`](../bench/results/latest.json). ` +
       'The page is written by that command: rerun it rather than editing the tables.',
     '',
     '## Machine and versions',
@@ -696,7 +708,8 @@ export function markdownReport(results) {
     '',
     '- `npm run bench` builds the package (`node scripts/build.mjs`), then runs `node bench/index.mjs`, whose plain `.mjs` files import the built package (`nestjs-holdup`, `nestjs-holdup/redis`, `nestjs-holdup/two-tier`).',
     `- HTTP (\`bench/http\`): autocannon's programmatic API, ${results.http?.settings.connections ?? 10} connections; every server starts once (${results.http?.settings.startWarmupSeconds ?? 2} s of warm-up) and stays up between its runs; ` +
-      `each run is ${results.http?.settings.warmupSeconds ?? 1} s of warm-up then ${results.http?.settings.durationSeconds ?? 2} s measured (a server idle between its runs answers its first second slower); ` +
+      `each run of the first repetition is ${results.http?.settings.warmupSeconds ?? 1} s of warm-up then ${results.http?.settings.durationSeconds ?? 2} s measured (a server idle between its runs answers its first second slower), ` +
+      'later repetitions measure at once (by then each server has had 5 s of traffic: a second warm-up per run cost the bench ~40 s for no change of the medians); ' +
       `${results.http?.settings.repetitions ?? 3} repetitions interleaved (the order rotated each time), on one hello-world \`GET /\` route. ` +
       'Variants: no limiter; a no-op global guard and a no-op global interceptor (calibration); the holdup global guard with MemoryStore (headers `draft`, then `false`); ' +
       "a route whose `@RateLimit({ ..., adaptive: { min, max } })` binds `RateLimitInterceptor`; `@nestjs/throttler`'s global `ThrottlerGuard` with its default in-memory storage. Keys are the client IP (one client).",
@@ -704,8 +717,11 @@ export function markdownReport(results) {
       "**CPU time of the process per call** (user + system, GC threads included; wall time is kept in the results as `wallNsPerCallMedian`): other jobs on the machine stretch wall time, not the guard's CPU time. " +
       "Denials go through the route's exceptions handler as Nest's router builds it (`RouterExceptionFilters`): the module's `RateLimitExceptionFilter` for ours, Nest's own filter for the floor guard (which writes `Retry-After` and throws a 429 `HttpException`). " +
       'The metrics cases and their baseline (`holdup-fresh`) are created before each run and given one untimed pass over the clients, so that the timed run charges held buckets, as `holdup` does.',
-    `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved, ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
-      `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists).`,
+    `- Decisions (\`bench/micro\`): each case in a fresh process, ${results.micro?.settings.repetitions ?? 5} repetitions interleaved (${results.micro?.settings.randomOrderRepetitions ?? 3} for the random-order cells of issue 27), ${results.micro ? results.micro.settings.syncIterations.toLocaleString('en-US') : '1,000,000'} decisions per run for synchronous cases and ` +
+      `${results.micro ? results.micro.settings.asyncIterations.toLocaleString('en-US') : '300,000'} for promise-based ones, after a warm-up (and, for the 100k-key cases, after every key exists). ` +
+      "A random-order run walks a sequence of 262,144 callers (shuffled passes over the pool), built in the case's own process; only the cases of ours load the package (`nestjs-holdup`, with Nest: ~0.5 s per process). " +
+      'Before these cuts (issue 27) every process built the random orders of all 12 random-order cases (1M callers each) before timing its own: ' +
+      '`/usr/bin/time node bench/micro/decision.mjs holdup-1-allowed 1000000` took 3.35 s, now 1.09 s; the section took 626 s of the 17-minute bench.',
     '- Memory (`bench/memory`): `node --expose-gc`; heap used after `gc()` before and after inserting the live keys; pauses with `process.hrtime` around each call. ' +
       'Checks are built as the guard builds them: namespace `tb|default|HelloController.hello|`, identity a client address (`10.x.y.z`), the key given whole and in parts. ' +
       'Churn (issue 14): in a process of its own run with `--trace-gc`, a store at `maxKeys` 1M is filled, then new callers (each evicting one) alternate with updates of existing callers, ' +

@@ -9,12 +9,18 @@ const SCRIPT = fileURLToPath(new URL('./decision.mjs', import.meta.url));
 export const MICRO_SETTINGS = QUICK
   ? {
       repetitions: 3,
+      randomOrderRepetitions: 3,
       syncIterations: 200_000,
       asyncIterations: 100_000,
       throttlerHotIterations: 11_000,
     }
   : {
       repetitions: 5,
+      // The random-order cells (issue 27; 12 of the 32 cases, the longest to
+      // run) 3 times: their verdicts have wide margins (the run of 6cd9ded:
+      // 0.59-1.34x the floor against <= 3x, rate-limiter-flexible 2.46-15.7x
+      // ours against >= 1.5x), far more than a median of 3 rather than 5 moves.
+      randomOrderRepetitions: 3,
       syncIterations: 1_000_000,
       asyncIterations: 200_000,
       throttlerHotIterations: 11_000,
@@ -107,13 +113,12 @@ export async function runMicro() {
   const samples = Object.fromEntries(MICRO_CASES.map(({ id }) => [id, []]));
   for (let rep = 0; rep < MICRO_SETTINGS.repetitions; rep++) {
     for (const { id, kind } of MICRO_CASES) {
+      if (id.includes('-random-') && rep >= MICRO_SETTINGS.randomOrderRepetitions) continue;
       const result = await withRetry(`micro ${id}`, () =>
         runNodeJson(SCRIPT, [id, iterationsOf(kind)]),
       );
       samples[id].push(result);
-      log(
-        `micro rep ${rep + 1}/${MICRO_SETTINGS.repetitions} ${id.padEnd(15)} ${result.nsPerOp.toFixed(0)} ns/decision`,
-      );
+      log(`micro rep ${rep + 1} ${id.padEnd(15)} ${result.nsPerOp.toFixed(0)} ns/decision`);
     }
   }
   const medians = Object.fromEntries(

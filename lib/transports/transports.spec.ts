@@ -13,7 +13,8 @@ import { HttpTransport } from './http.transport.js';
 /** An execution context with just what the transports read. */
 const contextOf = (
   http: { req?: unknown; res?: unknown },
-  args: unknown[] = [],
+  // An HTTP context's arguments are its request and response, as Nest passes them.
+  args: unknown[] = [http.req, http.res],
 ): ExecutionContext =>
   ({
     switchToHttp: () => ({ getRequest: () => http.req, getResponse: () => http.res }),
