@@ -5,13 +5,21 @@ import { isPromiseLike } from '../util/maybe-promise.js';
 import { withDeadline } from '../util/with-deadline.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 
-/** A user hook (`getTracker`, a `limit`/`ttl`/`blockDuration` function) that did not answer in time. @internal */
-export class ThrottlerHookTimeout extends Error {
-  constructor(readonly hook: string) {
-    super(`${hook} did not answer within ${DYNAMIC_LIMIT_TIMEOUT_MS} ms`);
-    this.name = 'ThrottlerHookTimeout';
+/**
+ * A user hook that did not answer in time (`getTracker`, a `limit`/`ttl`/
+ * `blockDuration` function), or a limit, ttl or blockDuration that is not a
+ * number: decided by `failMode` and said once, since every request of the
+ * route would otherwise log it (Nest logs each 500). @internal
+ */
+export class ThrottlerHookFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ThrottlerHookFailure';
   }
 }
+
+const timedOut = (hook: string) =>
+  new ThrottlerHookFailure(`${hook} did not answer within ${DYNAMIC_LIMIT_TIMEOUT_MS} ms`);
 
 /**
  * Bounds the asynchronous hooks of the compat guard as the native guard bounds
@@ -34,29 +42,26 @@ export class HookDeadline {
   /** `value` as it is when synchronous; a promise within the deadline. */
   bound<T>(value: T | Promise<T>, hook: string): T | Promise<T> {
     if (!isPromiseLike(value)) return value;
-    return withDeadline(
-      Promise.resolve(value),
-      this.clock,
-      DYNAMIC_LIMIT_TIMEOUT_MS,
-      () => new ThrottlerHookTimeout(hook),
+    return withDeadline(Promise.resolve(value), this.clock, DYNAMIC_LIMIT_TIMEOUT_MS, () =>
+      timedOut(hook),
     );
   }
 
   /**
-   * A timed-out hook decided as the native module decides a timed-out limit
+   * A failed hook decided as the native module decides a failing limit
    * function, by `failMode`: `'closed'` answers 503, otherwise this throttler
    * admits. Said once per throttler name (names come from the configuration).
    */
-  decide(timeout: ThrottlerHookTimeout, throttlerName: string): true {
+  decide(failure: ThrottlerHookFailure, throttlerName: string): true {
     if (!this.said.has(throttlerName)) {
       this.said.add(throttlerName);
       this.logger.error(
-        `Throttler "${throttlerName}": ${timeout.message}; failMode '${this.failMode}' decides (said once per throttler).`,
+        `Throttler "${throttlerName}": ${failure.message}; failMode '${this.failMode}' decides (said once per throttler).`,
       );
     }
     if (this.failMode === 'closed')
       throw new ServiceUnavailableException('Rate limiting is temporarily unavailable', {
-        cause: timeout,
+        cause: failure,
       });
     return true;
   }

@@ -31,7 +31,7 @@ import type {
 import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler-storage.interface.js';
 import { storeAnswerOf, type ThrottlerStorageService } from './throttler-storage.service.js';
 import { compatOptions } from './compat-options.js';
-import { HookDeadline, ThrottlerHookTimeout } from './hook-deadline.js';
+import { HookDeadline, ThrottlerHookFailure } from './hook-deadline.js';
 import { addDraftMember, draftPolicy, draftRateLimit } from './draft-headers.js';
 import { hasNativeLimits, publishThrottlerDecision } from './native-bridge.js';
 import { rateLimitChannels } from '../observability/rate-limit-channels.js';
@@ -122,7 +122,7 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
       try {
         continues.push(await this.throttle(context, namedThrottler, targets));
       } catch (error) {
-        if (!(error instanceof ThrottlerHookTimeout)) throw error;
+        if (!(error instanceof ThrottlerHookFailure)) throw error;
         continues.push(this.hookDeadline.decide(error, name));
       }
     }
@@ -313,7 +313,7 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
   private toNumber(value: unknown, option: string, throttlerName: string): number {
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
     if (typeof number !== 'number' || Number.isNaN(number))
-      throw new Error(
+      throw new ThrottlerHookFailure(
         `Invalid "${option}" for the "${throttlerName}" throttler: expected a number, got ${JSON.stringify(value)}.`,
       );
     return number;

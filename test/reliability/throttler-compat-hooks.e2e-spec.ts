@@ -54,6 +54,19 @@ class HookController {
     return { ok: true };
   }
 
+  // A throttler name the module does not configure: ignored, as throttler ignores it.
+  @Throttle({ unknown: { limit: 1, ttl: seconds(10) } })
+  @Get('unknown-name')
+  unknownName() {
+    return { ok: true };
+  }
+
+  @Throttle({ default: { limit: () => 'many' as never, ttl: seconds(10) } })
+  @Get('garbage-limit')
+  garbageLimit() {
+    return { ok: true };
+  }
+
   @Get('plain')
   plain() {
     return { ok: true };
@@ -107,6 +120,23 @@ describe.each(PLATFORMS)('throttler-compat hooks that hang or throw (%s)', (plat
       expect((await get('/plain')).status).toBe(429);
     },
   );
+
+  it('no line per request from the compat guard: an unknown throttler name, a garbage limit (failMode decides, said once)', async () => {
+    await boot('open');
+    const statuses = new Set<number>();
+    for (let i = 0; i < 50; i++) statuses.add((await get('/unknown-name')).status);
+    const garbage = new Set<number>();
+    for (let i = 0; i < 50; i++) garbage.add((await get('/garbage-limit')).status);
+    const guardLines = logs.messages().filter((line) => line.includes(`Invalid "limit"`));
+    if (report)
+      console.log(
+        `${platform}: unknown name ${[...statuses].join()}, garbage ${[...garbage].join()}; guard lines ${guardLines.length}, all lines ${logs.messages().length}`,
+      );
+    // The unknown name is ignored: the default throttler (2 per 10 s) limits the route.
+    expect([...statuses]).toEqual([200, 429]);
+    expect([...garbage]).toEqual([200]); // failMode 'open' decides, said once
+    expect(guardLines).toHaveLength(1); // 50 (one per 500, from Nest) before
+  });
 
   it('a getTracker that throws: 500 per call as with throttler (the error reaches Nest), the rest limited', async () => {
     await boot('open');
