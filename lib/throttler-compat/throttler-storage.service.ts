@@ -10,6 +10,7 @@ import { systemClock, type RateLimitClock } from '../clock.js';
 import { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
+import { boundedIdentity } from '../keys/bounded-key.js';
 import { bucketCheck, bucketNamespace } from '../store/bucket-key.js';
 import type {
   ConsumeResult,
@@ -79,7 +80,9 @@ export class ThrottlerStorageService implements ThrottlerStorage, OnApplicationS
     };
     const check = bucketCheck(
       bucketNamespace('fixed-window', `throttler:${throttlerName}`),
-      key,
+      // Bounded as the native module bounds identities: a generateKey that
+      // keeps a client's tracker raw (a 15 kB header) must not make a 15 kB key.
+      boundedIdentity(key),
       windowLimit,
       1,
     );

@@ -31,6 +31,7 @@ import type {
 import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler-storage.interface.js';
 import { storeAnswerOf, type ThrottlerStorageService } from './throttler-storage.service.js';
 import { compatOptions } from './compat-options.js';
+import { HookDeadline, ThrottlerHookFailure } from './hook-deadline.js';
 import { addDraftMember, draftPolicy, draftRateLimit } from './draft-headers.js';
 import { hasNativeLimits, publishThrottlerDecision } from './native-bridge.js';
 import { rateLimitChannels } from '../observability/rate-limit-channels.js';
@@ -60,6 +61,8 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
   protected ipv6SubnetPrefix = DEFAULT_IPV6_SUBNET_PREFIX;
   /** The module's `headers` option (not in throttler). */
   private headerFormat: ThrottlerHeaders = 'throttler';
+  /** Bounds the asynchronous hooks (not in throttler, which waits forever). */
+  private hookDeadline = new HookDeadline();
 
   constructor(
     @InjectThrottlerOptions() protected readonly options: ThrottlerModuleOptions,
@@ -81,7 +84,10 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
       this.logger.warn(
         'No throttlers are configured, so no request is limited. Provide at least one entry to ThrottlerModule.forRoot() or return one from ThrottlerModule.forRootAsync().',
       );
-    this.headerFormat = compatOptions(this.options).headers;
+    const compat = compatOptions(this.options);
+    this.headerFormat = compat.headers;
+    const clock = Array.isArray(this.options) ? undefined : this.options.clock;
+    this.hookDeadline = new HookDeadline(clock, compat.failMode, this.logger);
     if (Array.isArray(this.options)) this.commonOptions = {};
     else {
       this.commonOptions = {
@@ -113,52 +119,69 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
         continues.push(true);
         continue;
       }
-      const read = <T>(key: string) => this.reflector.getAllAndOverride<T>(key + name, targets);
-      const limit = this.toNumber(
-        await this.resolveValue(
-          context,
-          read<Resolvable<number>>(THROTTLER_LIMIT) ?? namedThrottler.limit,
-        ),
-        'limit',
-        name,
-      );
-      const ttl = this.toNumber(
-        await this.resolveValue(
-          context,
-          read<Resolvable<number>>(THROTTLER_TTL) ?? namedThrottler.ttl,
-        ),
-        'ttl',
-        name,
-      );
-      const blockDuration = this.toNumber(
-        await this.resolveValue(
-          context,
-          read<Resolvable<number>>(THROTTLER_BLOCK_DURATION) ?? namedThrottler.blockDuration ?? ttl,
-        ),
-        'blockDuration',
-        name,
-      );
-      const getTracker =
-        read<ThrottlerGetTrackerFunction>(THROTTLER_TRACKER) ??
-        namedThrottler.getTracker ??
-        this.commonOptions.getTracker!;
-      const generateKey =
-        read<ThrottlerGenerateKeyFunction>(THROTTLER_KEY_GENERATOR) ??
-        namedThrottler.generateKey ??
-        this.commonOptions.generateKey!;
-      continues.push(
-        await this.handleRequest({
-          context,
-          limit,
-          ttl,
-          throttler: namedThrottler,
-          blockDuration,
-          getTracker,
-          generateKey,
-        }),
-      );
+      try {
+        continues.push(await this.throttle(context, namedThrottler, targets));
+      } catch (error) {
+        if (!(error instanceof ThrottlerHookFailure)) throw error;
+        continues.push(this.hookDeadline.decide(error, name));
+      }
     }
     return continues.every((cont) => cont);
+  }
+
+  /** One throttler's decision for the call (throttler's loop body). */
+  private async throttle(
+    context: ExecutionContext,
+    namedThrottler: ThrottlerOptions,
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- what ExecutionContext gives
+    targets: Function[],
+  ): Promise<boolean> {
+    const name = namedThrottler.name!;
+    const read = <T>(key: string) => this.reflector.getAllAndOverride<T>(key + name, targets);
+    const limit = this.toNumber(
+      await this.resolveValue(
+        context,
+        read<Resolvable<number>>(THROTTLER_LIMIT) ?? namedThrottler.limit,
+        'limit',
+      ),
+      'limit',
+      name,
+    );
+    const ttl = this.toNumber(
+      await this.resolveValue(
+        context,
+        read<Resolvable<number>>(THROTTLER_TTL) ?? namedThrottler.ttl,
+        'ttl',
+      ),
+      'ttl',
+      name,
+    );
+    const blockDuration = this.toNumber(
+      await this.resolveValue(
+        context,
+        read<Resolvable<number>>(THROTTLER_BLOCK_DURATION) ?? namedThrottler.blockDuration ?? ttl,
+        'blockDuration',
+      ),
+      'blockDuration',
+      name,
+    );
+    const getTracker =
+      read<ThrottlerGetTrackerFunction>(THROTTLER_TRACKER) ??
+      namedThrottler.getTracker ??
+      this.commonOptions.getTracker!;
+    const generateKey =
+      read<ThrottlerGenerateKeyFunction>(THROTTLER_KEY_GENERATOR) ??
+      namedThrottler.generateKey ??
+      this.commonOptions.generateKey!;
+    return this.handleRequest({
+      context,
+      limit,
+      ttl,
+      throttler: namedThrottler,
+      blockDuration,
+      getTracker,
+      generateKey,
+    });
   }
 
   protected async shouldSkip(_context: ExecutionContext): Promise<boolean> {
@@ -174,7 +197,7 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
         if (pattern.test(req.headers?.['user-agent'])) return true;
       }
     }
-    const tracker = await getTracker(req, context);
+    const tracker = await this.hookDeadline.bound(getTracker(req, context), 'getTracker');
     const key = generateKey(context, tracker, throttler.name!);
     const record = await this.storageService.increment(
       key,
@@ -290,7 +313,7 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
   private toNumber(value: unknown, option: string, throttlerName: string): number {
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
     if (typeof number !== 'number' || Number.isNaN(number))
-      throw new Error(
+      throw new ThrottlerHookFailure(
         `Invalid "${option}" for the "${throttlerName}" throttler: expected a number, got ${JSON.stringify(value)}.`,
       );
     return number;
@@ -299,9 +322,13 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
   private async resolveValue<T>(
     context: ExecutionContext,
     value: T | ((context: ExecutionContext) => T | Promise<T>),
+    option: string,
   ): Promise<T> {
     return typeof value === 'function'
-      ? (value as (context: ExecutionContext) => T | Promise<T>)(context)
+      ? this.hookDeadline.bound(
+          (value as (context: ExecutionContext) => T | Promise<T>)(context),
+          `the ${option} function`,
+        )
       : value;
   }
 }
