@@ -5,6 +5,7 @@ import type { RateLimitStore } from '../store/rate-limit-store.interface.js';
 import type {
   ThrottlerHeaders,
   ThrottlerModuleOptions,
+  ThrottlerOptions,
 } from './throttler-module-options.interface.js';
 import type { ThrottlerStorage } from './throttler-storage.interface.js';
 
@@ -70,4 +71,32 @@ export function compatOptions(options: ThrottlerModuleOptions): CompatOptions {
     failMode: failMode ?? 'open',
     headers: headers ?? 'throttler',
   };
+}
+
+const THROTTLER_NUMBERS = ['limit', 'ttl', 'blockDuration'] as const;
+
+/**
+ * Checks each configured throttler at start-up: `limit`, `ttl` and
+ * `blockDuration` are non-negative numbers, resolver functions (a resolver's
+ * answer is checked per call, decided by `failMode` and said once) or absent.
+ * Throttler itself would throw on every request; a bad static value stops the
+ * boot here, naming the throttler and the option.
+ */
+export function checkThrottlers(throttlers: readonly ThrottlerOptions[]): void {
+  throttlers.forEach((throttler, index) => {
+    const where = `throttlers[${index}]${throttler.name === undefined ? '' : ` ("${String(throttler.name)}")`}`;
+    if (throttler.name !== undefined && typeof throttler.name !== 'string')
+      throw new TypeError(
+        `ThrottlerModule option "${where}.name" must be a string, got ${describeValue(throttler.name)}`,
+      );
+    for (const option of THROTTLER_NUMBERS) {
+      const value: unknown = throttler[option];
+      // Absent: a route's @Throttle() may give it (throttler's own suite leaves ttl out with skipIf).
+      if (value === undefined || typeof value === 'function') continue;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        throw new TypeError(
+          `ThrottlerModule option "${where}.${option}" must be a non-negative number (ms for ttl and blockDuration), a function or absent, got ${describeValue(value)}`,
+        );
+    }
+  });
 }

@@ -30,7 +30,7 @@ import type {
 } from './throttler-module-options.interface.js';
 import type { ThrottlerStorage, ThrottlerStorageRecord } from './throttler-storage.interface.js';
 import { storeAnswerOf, type ThrottlerStorageService } from './throttler-storage.service.js';
-import { compatOptions } from './compat-options.js';
+import { checkThrottlers, compatOptions } from './compat-options.js';
 import { HookDeadline, ThrottlerHookFailure } from './hook-deadline.js';
 import { addDraftMember, draftPolicy, draftRateLimit } from './draft-headers.js';
 import { hasNativeLimits, publishThrottlerDecision } from './native-bridge.js';
@@ -71,6 +71,7 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    checkThrottlers((Array.isArray(this.options) ? this.options : this.options.throttlers) ?? []);
     // Shortest ttl first, as throttler orders them: the first denial stops the
     // loop, so the longer windows are not charged for a request denied sooner.
     this.throttlers = [...(Array.isArray(this.options) ? this.options : this.options.throttlers)]

@@ -143,4 +143,24 @@ describe('throttler-compat: what throttler users override in their tests', () =>
       }).compile(),
     ).rejects.toThrow(message);
   });
+  it.each([
+    [{ limit: 'many', ttl: seconds(60) }, /"throttlers\[0\]\.limit" must be a non-negative number/],
+    [
+      { name: 'burst', limit: 5, ttl: -1 },
+      /"throttlers\[0\] \("burst"\)\.ttl" must be a non-negative number/,
+    ],
+    [{ limit: 5, ttl: 1_000, blockDuration: NaN }, /"throttlers\[0\]\.blockDuration"/],
+  ])(
+    'refuses the throttler %j at start-up, naming it and the option',
+    async (throttler, message) => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [ThrottlerModule.forRoot([throttler as never])],
+        controllers: [CompatController],
+        providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+      }).compile();
+      const app = moduleRef.createNestApplication({ logger: false });
+      await expect(app.init()).rejects.toThrow(message);
+      await app.close();
+    },
+  );
 });
