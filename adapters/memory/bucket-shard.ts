@@ -8,7 +8,8 @@ export const EVICTION_CANDIDATES = 8;
 /**
  * One slice of the memory store: caller identity → stored state (GCRA
  * theoretical arrival time, or a window's state: compared by
- * {@link expiryOf}), kept in insertion order, with an incremental sweep and,
+ * {@link expiryOf}), kept in insertion order, with an incremental sweep (over
+ * the slots, see {@link BucketShard.sweep}) and,
  * at the cap, eviction of the bucket closest to full among a few candidates
  * taken from the oldest end.
  *
@@ -26,7 +27,7 @@ export const EVICTION_CANDIDATES = 8;
  * @internal
  */
 export class BucketShard {
-  /** Identity → slot, in insertion order, with the sweep and eviction cursors. */
+  /** Identity → slot, in insertion order, with the eviction cursor (the sweep walks the slots). */
   private readonly index = new SweptMap<string, number>();
   private readonly states = new BucketSlots();
   /** Eviction candidates held over from earlier evictions (the first {@link held} slots). */
@@ -34,6 +35,8 @@ export class BucketShard {
     EVICTION_CANDIDATES,
   ).fill(undefined);
   private held = 0;
+  /** The next slot the sweep examines. */
+  private sweepSlot = 0;
 
   get size(): number {
     return this.index.size;
@@ -60,7 +63,7 @@ export class BucketShard {
 
   /** Hold a bucket known not to be held. */
   add(key: string, state: BucketState): void {
-    this.index.add(key, this.states.allocate(state));
+    this.index.add(key, this.states.allocate(key, state));
   }
 
   delete(key: string): boolean {
@@ -77,17 +80,27 @@ export class BucketShard {
   }
 
   /**
-   * Examine up to `steps` entries from where the last sweep stopped and drop
-   * those whose bucket is full again (state not after `now`): exact, since a
-   * full bucket and an absent key decide the same. Stops early at the end of
-   * a pass (the next call starts a new one). Returns the entries examined.
+   * Examine up to `steps` slots from where the last sweep stopped and drop
+   * the buckets full again (state not after `now`): exact, since a full
+   * bucket and an absent key decide the same. Walks the slots in order, not
+   * the `Map` (see `BucketSlots.keyAt`); a free slot counts as examined, so
+   * the work per call stays bounded. Stops early at the end of a pass (the
+   * next call starts a new one). Returns the slots examined.
    */
   sweep(now: number, steps: number, origin = 0): number {
+    const states = this.states;
+    const end = states.slotCount;
     for (let examined = 0; examined < steps; examined++) {
-      const key = this.index.nextToSweep();
-      if (key === undefined) return examined;
-      const slot = this.index.entries.get(key);
-      if (slot !== undefined && this.expiry(slot, origin) <= now) this.delete(key);
+      if (this.sweepSlot >= end) {
+        this.sweepSlot = 0;
+        return examined;
+      }
+      const slot = this.sweepSlot++;
+      const key = states.keyAt(slot);
+      if (key !== undefined && this.expiry(slot, origin) <= now) {
+        this.index.delete(key);
+        states.release(slot);
+      }
     }
     return steps;
   }
@@ -143,6 +156,7 @@ export class BucketShard {
   clear(): void {
     this.index.clear();
     this.states.clear();
+    this.sweepSlot = 0;
     this.candidates.fill(undefined);
     this.held = 0;
   }

@@ -21,20 +21,38 @@ export class BucketSlots {
   private times = new Float64Array(INITIAL_SLOTS);
   /** Window states, by slot (created with the first window state); the slot's time is then NaN. */
   private windows: (WindowState | undefined)[] | undefined;
+  /**
+   * The identity held in each slot (`undefined`: a free slot), so the sweep
+   * walks the slots in order instead of the `Map`: no iterator result per
+   * entry, and no second hash lookup (a cache miss at 100k keys) to find an
+   * entry's slot. One pointer per bucket.
+   */
+  private keys: (string | undefined)[] = [];
   /** Slots given back, reused before new ones. */
   private readonly free: number[] = [];
   private used = 0;
 
-  /** A slot holding `state`. */
-  allocate(state: BucketState): number {
+  /** Slots handed out so far (free ones included): the end of a sweep pass. */
+  get slotCount(): number {
+    return this.used;
+  }
+
+  /** A slot holding `key`'s `state`. */
+  allocate(key: string, state: BucketState): number {
     const slot = this.free.length > 0 ? this.free.pop()! : this.used++;
     if (slot >= this.times.length) {
       const grown = new Float64Array(this.times.length * 2);
       grown.set(this.times);
       this.times = grown;
     }
+    this.keys[slot] = key;
     this.write(slot, state);
     return slot;
+  }
+
+  /** The identity in `slot`, or `undefined` when the slot is free. */
+  keyAt(slot: number): string | undefined {
+    return this.keys[slot];
   }
 
   read(slot: number): BucketState {
@@ -58,6 +76,7 @@ export class BucketSlots {
   }
 
   release(slot: number): void {
+    this.keys[slot] = undefined;
     if (this.windows !== undefined) this.windows[slot] = undefined;
     this.free.push(slot);
   }
@@ -65,6 +84,7 @@ export class BucketSlots {
   clear(): void {
     this.times = new Float64Array(INITIAL_SLOTS);
     this.windows = undefined;
+    this.keys = [];
     this.free.length = 0;
     this.used = 0;
   }

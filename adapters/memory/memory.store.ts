@@ -43,14 +43,19 @@ export interface MemoryStoreOptions {
 
 const MEMORY_STORE_OPTIONS = optionNames<MemoryStoreOptions>({ maxKeys: true });
 
-/** Entries examined by one step of the incremental sweep. */
+/** Entries examined by the sweep step each new bucket pays. */
 const SWEEP_STEP = 2;
 /**
- * Decisions between two sweep steps when no bucket is added. Memory only
- * grows with new buckets, and each new bucket pays a step: between them the
- * sweep need only keep `size` honest, not race the growth.
+ * Decisions that add no bucket between two sweep steps (a decision that adds
+ * one pays {@link SWEEP_STEP} instead, never both), and the entries such a
+ * step examines: the same two entries per eight decisions as one step
+ * of {@link SWEEP_STEP} every eighth, in half as many calls into the sweep
+ * (each call walks table → shard before it examines anything).
+ * Memory only grows with new buckets, and each new bucket pays a step:
+ * between them the sweep need only keep `size` honest, not race the growth.
  */
-const SWEEP_EVERY = 8;
+const SWEEP_EVERY = 16;
+const IDLE_SWEEP_STEP = 4;
 /** Shards one sweep may move through when they are (nearly) empty. */
 const SWEEP_HOPS = 8;
 /**
@@ -76,7 +81,7 @@ const MAX_SHARDS = 256;
  *   no heap object per bucket for the collector to visit).
  * - Exact cleanup: a bucket that is full again is indistinguishable from an
  *   absent one, so it is deleted. An incremental sweep examines a couple of
- *   entries per new bucket and every eighth decision, so memory is reclaimed
+ *   entries per new bucket and four every sixteenth decision, so memory is reclaimed
  *   without ever pausing the event loop for a pass over all keys. A bucket
  *   charged again is updated in its slot (one hash operation).
  * - Bounded: `maxKeys` is a hard cap on the total. Large tables are split
@@ -112,7 +117,7 @@ export class MemoryStore implements RateLimitStore {
   private sweepTable = 0;
   /** The table the last eviction was from. */
   private evictTable = 0;
-  /** Decisions since the last sweep step. */
+  /** Decisions that added no bucket since the last idle sweep step. */
   private decisions = 0;
   /** The current decision's `now` (relative), for eviction: a candidate already full goes first. */
   private now = 0;
@@ -170,12 +175,11 @@ export class MemoryStore implements RateLimitStore {
     const { checks } = request;
     const now = this.time.relative(request.now);
     this.now = now;
-    if (++this.decisions === SWEEP_EVERY) {
-      this.decisions = 0;
-      this.sweep(now);
-    }
     const origin = this.time.origin;
-    if (checks.length !== 1) return consumeAllOrNothing(this.states, checks, now, origin);
+    if (checks.length !== 1) {
+      this.idleSweep(now);
+      return consumeAllOrNothing(this.states, checks, now, origin);
+    }
     // The common case, without the bookkeeping of the all-or-nothing path.
     const check = checks[0]!;
     const { limit } = check;
@@ -193,8 +197,14 @@ export class MemoryStore implements RateLimitStore {
       const next = 'tat' in outcome ? outcome.tat : outcome.state;
       // A bucket held already is updated in its slot (no second hash operation).
       if (slot !== -1) shard.update(slot, next);
-      else this.insert(table, shard, identity, next, now);
+      else {
+        // Pays its own sweep step, so a call that adds a bucket never runs two.
+        this.insert(table, shard, identity, next, now);
+        return { allowed: true, decisions: [outcome.decision] };
+      }
     }
+    // A decision that added no bucket: every sixteenth runs an idle sweep step.
+    this.idleSweep(now);
     return { allowed: outcome.decision.allowed, decisions: [outcome.decision] };
   }
 
@@ -301,7 +311,7 @@ export class MemoryStore implements RateLimitStore {
   ): void {
     table.add(shard, identity, state);
     this.count++;
-    this.sweep(now);
+    this.sweep(now, SWEEP_STEP);
     if (this.count <= this.maxKeys) return;
     // Over the cap by the bucket just added: evict from the tables in turn
     // (never that bucket), each from the oldest end of its shards in turn.
@@ -317,16 +327,22 @@ export class MemoryStore implements RateLimitStore {
     }
   }
 
+  /** Every {@link SWEEP_EVERY}-th decision that adds no bucket: one step of {@link IDLE_SWEEP_STEP} entries. */
+  private idleSweep(now: number): void {
+    if (++this.decisions !== SWEEP_EVERY) return;
+    this.decisions = 0;
+    this.sweep(now, IDLE_SWEEP_STEP);
+  }
+
   /**
    * A couple of entries per call, in one shard until its pass ends, then in
    * the next, table after table: sparse shards are crossed quickly, and no
-   * call examines more than {@link SWEEP_STEP} entries or visits more than
+   * call examines more than `budget` entries or visits more than
    * {@link SWEEP_HOPS} shards. A table found empty at the end of its pass is
    * dropped, so namespaces come and go without bound on neither.
    */
-  private sweep(now: number): void {
+  private sweep(now: number, budget: number): void {
     const origin = this.time.origin;
-    let budget = SWEEP_STEP;
     for (let hop = 0; budget > 0 && hop < SWEEP_HOPS && this.tableList.length > 0; hop++) {
       if (this.sweepTable >= this.tableList.length) this.sweepTable = 0;
       const table = this.tableList[this.sweepTable]!;
