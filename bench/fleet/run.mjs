@@ -11,10 +11,11 @@
 //
 // Redis round trips are counted by Redis itself (INFO commandstats: EVALSHA +
 // EVAL calls, reset before each run). Progress on stderr, the table on stdout.
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort, startRedisServer } from '../lib/redis-server.mjs';
 import { analyse } from './analyse.mjs';
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
@@ -38,36 +39,8 @@ const WARM_UP_MS = 1_000;
 
 const log = (message) => process.stderr.write(`[fleet] ${message}\n`);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function startRedis(port) {
-  const child = spawn(
-    REDIS_SERVER,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start\n${out}`)), 10_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (/Ready to accept connections/.test(out)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}\n${out}`)));
-  });
-}
+/** Unpinned: the N workers need the cores as much as Redis does. */
+const startRedis = (port) => startRedisServer(port, { pinned: false });
 
 /** One command in RESP, its reply as text (enough for INFO and CONFIG RESETSTAT). */
 function command(port, args) {

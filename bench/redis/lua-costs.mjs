@@ -14,52 +14,16 @@
 //    EVALSHA costs); rate-limiter-flexible's script (SET NX, INCRBY, PTTL).
 // 2. Pieces of Lua, each in a loop of 1000 inside one script: ns per piece
 //    (usec_per_call of the loop minus that of an empty loop, / 1000).
-import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import os from 'node:os';
 import { Redis } from 'ioredis';
+import { freePort, PINNING, startRedisServer } from '../lib/redis-server.mjs';
 import { SCRIPTS } from '../../dist/esm/adapters/redis/scripts/index.js';
 
-const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 const CALLS = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startRedis() {
-  const core = String(process.env.BENCH_REDIS_CORE ?? (os.availableParallelism?.() ?? 1) - 1);
-  let pinned = true;
-  try {
-    execFileSync('taskset', ['-c', core, 'true']);
-  } catch {
-    pinned = false;
-  }
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  const child = pinned
-    ? spawn('taskset', ['-c', core, REDIS_SERVER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start\n${out}`)), 10_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (/Ready to accept connections/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return { child, port, pinnedTo: pinned ? `core ${core}` : 'not pinned' };
+  return { child: await startRedisServer(port), port, pinnedTo: PINNING.pinnedTo };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];

@@ -12,13 +12,10 @@
 // Then TwoTierStore vs RedisStore on three workloads (hot keys, cold keys, a
 // saturated key), same concurrency, interleaved too, Redis script calls
 // counted both by the server and by the stores.
-import { execFileSync, spawn } from 'node:child_process';
-import os from 'node:os';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort, PINNING, startRedisServer } from '../lib/redis-server.mjs';
 
-const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 // Decisions in flight; BENCH_REDIS_IN_FLIGHT and BENCH_REDIS_AUTO_PIPELINING=1 (ioredis'
 // enableAutoPipelining) set the load: npm run bench runs 16 and 256, each plain and
 // auto-pipelined (bench/redis/run.mjs); 50, plain, when run by hand without them.
@@ -74,72 +71,9 @@ const WORKLOADS = {
   },
 };
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * Redis on one core of its own choosing, as the issue's harness ran it:
- * `taskset -c <core> redis-server ...`, the core BENCH_REDIS_CORE or else the
- * machine's last one (Node is left to the scheduler). Without `taskset`
- * Redis runs unpinned, and the result says so.
- */
-function pinning() {
-  const core = Number(process.env.BENCH_REDIS_CORE ?? (os.availableParallelism?.() ?? 1) - 1);
-  try {
-    execFileSync('taskset', ['-c', String(core), 'true']);
-    return {
-      command: 'taskset',
-      prefix: ['-c', String(core)],
-      pinnedTo: `core ${core} (taskset -c ${core} redis-server ...)`,
-    };
-  } catch {
-    return { pinnedTo: 'not pinned (no taskset)' };
-  }
-}
-export const PINNING = pinning();
-
 async function startRedis() {
   const port = await freePort();
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--protected-mode',
-    'no',
-  ];
-  const child = spawn(
-    PINNING.command ?? REDIS_SERVER,
-    PINNING.command ? [...PINNING.prefix, REDIS_SERVER, ...args] : args,
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start\n${out}`)), 10_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (/Ready to accept connections/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}\n${out}`)));
-  });
-  return { child, port };
+  return { child: await startRedisServer(port), port };
 }
 
 async function redisCpuSeconds(client) {
