@@ -120,7 +120,9 @@ export class BucketShard {
    * the token bucket closest to full, the window holding the least count);
    * one already full goes at once, which changes no decision. Never `except`
    * (the key just added). False when there is nothing else to drop.
-   * `blocks`: which states serve a block (omitted: none does).
+   * `blocks`: which states serve a block (omitted: none does);
+   * `spareBlocked`: drop nothing (false) when the pick serves a block, so
+   * that the store may look for a state to drop elsewhere first.
    *
    * Candidates come from the oldest end (first inserted); one passed over
    * stays a candidate (its state re-read each time), so a bucket drained
@@ -130,7 +132,13 @@ export class BucketShard {
    * call: at most 2 x {@link EVICTION_CANDIDATES} cursor steps and
    * {@link EVICTION_CANDIDATES} lookups, whatever the shard's size.
    */
-  evictClosestToFull(now: number, except?: string, origin = 0, blocks?: BlockedStates): boolean {
+  evictClosestToFull(
+    now: number,
+    except?: string,
+    origin = 0,
+    blocks?: BlockedStates,
+    spareBlocked = false,
+  ): boolean {
     const candidates = this.candidates;
     const entries = this.index.entries;
     // Forget candidates that left meanwhile (swept, reset, refunded to full).
@@ -155,6 +163,7 @@ export class BucketShard {
       const slot = entries.get(key)!;
       if (this.expiry(slot, origin) <= now) {
         pick = i; // full again: its loss changes nothing
+        pickBlocked = false;
         break;
       }
       const state = this.states.read(slot);
@@ -165,7 +174,7 @@ export class BucketShard {
         pickBlocked = blocked;
       }
     }
-    if (pick === -1) return false;
+    if (pick === -1 || (spareBlocked && pickBlocked)) return false;
     const key = candidates[pick]!;
     candidates[pick] = candidates[--this.held];
     candidates[this.held] = undefined;

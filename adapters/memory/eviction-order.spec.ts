@@ -147,6 +147,30 @@ describe('MemoryStore eviction order', () => {
       expect(remaining(store, `${NS}search-caller`, search, T + 3)).toBe(100); // evicted
     });
 
+    it("a blocked caller alone in one limit's table outlives a flood in another's (tables are taken in turn)", () => {
+      const store = new MemoryStore({ maxKeys: 100 });
+      const login = anchored(5);
+      const victim = 'fw|throttler:login|*|victim';
+      charge(store, victim, login, T, 6);
+      store.block({ checks: [{ key: victim, limit: login, durationMs: HOUR }], now: T });
+      for (let i = 0; i < 1_000; i++)
+        charge(store, `fw|throttler:search|*|minted-${i}`, anchored(5), T + 1 + i);
+      expect(store.evictions).toBe(901);
+      expect(remaining(store, victim, login, T + 2_000)).toBe(0);
+    });
+
+    it('when every candidate serves a block, one still goes: the cap holds', () => {
+      const store = new MemoryStore({ maxKeys: 10 });
+      const limit = anchored(1);
+      for (let i = 0; i < 30; i++) {
+        const key = `${NS}blocked-${i}`;
+        charge(store, key, limit, T + i);
+        store.block({ checks: [{ key, limit, durationMs: HOUR }], now: T + i });
+        expect(store.size).toBeLessThanOrEqual(10);
+      }
+      expect(store.evictions).toBe(20);
+    });
+
     it('a token-bucket block and a settle debt outlive buckets closer to full', () => {
       const store = new MemoryStore({ maxKeys: 3 });
       const limit = tokenBucket(1, 10);

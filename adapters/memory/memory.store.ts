@@ -70,6 +70,12 @@ const SWEEP_HOPS = 8;
  * churn 1000000 4000000 1000`, three runs; 33-35 ms in `npm run bench`).
  */
 const SHARD_SIZE = 4_096;
+/**
+ * Shards an eviction may look at, once any block was written, for a state
+ * that serves no block before it settles for one: a blocked caller alone in
+ * one limit's table outlives a flood in another's, at a bounded cost.
+ */
+const SPARING_TRIES = 8;
 const MAX_SHARDS = 256;
 
 /**
@@ -326,15 +332,31 @@ export class MemoryStore implements RateLimitStore {
     const tables = this.tableList;
     // No block written (the common case): no block to look up per candidate.
     const blocks = this.changes.hasBlocks ? this.blocks : undefined;
+    // First a few shards that drop nothing serving a block (SPARING_TRIES), then any.
+    for (let i = 0; blocks !== undefined && i < SPARING_TRIES; i++)
+      if (this.evictFrom(now, origin, table, identity, blocks, true)) return;
     for (let i = 0; i < tables.length; i++) {
-      this.evictTable = (this.evictTable + 1) % tables.length;
-      const candidate = tables[this.evictTable]!;
-      if (!candidate.evict(now, origin, candidate === table ? identity : undefined, blocks))
-        continue;
-      this.count--;
-      this.evicted++;
-      return;
+      if (this.evictFrom(now, origin, table, identity, blocks, false)) return;
     }
+  }
+
+  /** Evict from the next table in turn (never `identity`, just added to `added`); true when one went. */
+  private evictFrom(
+    now: number,
+    origin: number,
+    added: NamespaceBuckets,
+    identity: string,
+    blocks: BlockedStates | undefined,
+    spareBlocked: boolean,
+  ): boolean {
+    const tables = this.tableList;
+    this.evictTable = (this.evictTable + 1) % tables.length;
+    const candidate = tables[this.evictTable]!;
+    const except = candidate === added ? identity : undefined;
+    if (!candidate.evict(now, origin, except, blocks, spareBlocked)) return false;
+    this.count--;
+    this.evicted++;
+    return true;
   }
 
   /** Every {@link SWEEP_EVERY}-th decision that adds no bucket: one step of {@link IDLE_SWEEP_STEP} entries. */

@@ -125,12 +125,22 @@ export class NamespaceBuckets {
    * Evict the state whose loss admits least among a few candidates (see
    * `BucketShard.evictClosestToFull`) of one shard, the shards taken in turn
    * from one eviction to the next; never `except` (the bucket just added).
-   * False when the table has nothing (else) to drop.
+   * False when the table has nothing (else) to drop. `spareBlocked`: one
+   * shard only, and nothing dropped when its pick serves a block (the
+   * store's first pass, see `MemoryStore`).
    */
-  evict(now: number, origin: number, except?: string, blocks?: BlockedStates): boolean {
-    for (let i = 0; i < this.shards.length; i++) {
+  evict(
+    now: number,
+    origin: number,
+    except?: string,
+    blocks?: BlockedStates,
+    spareBlocked = false,
+  ): boolean {
+    const tries = spareBlocked ? 1 : this.shards.length;
+    for (let i = 0; i < tries; i++) {
       this.evictShard = (this.evictShard + 1) % this.shards.length;
-      if (!this.shards[this.evictShard]!.evictClosestToFull(now, except, origin, blocks)) continue;
+      const shard = this.shards[this.evictShard]!;
+      if (!shard.evictClosestToFull(now, except, origin, blocks, spareBlocked)) continue;
       this.held--;
       return true;
     }
