@@ -1,6 +1,12 @@
 import { expiryOf, type BucketState } from '../../lib/algorithms/algorithm.js';
 import { SweptMap } from '../../lib/store/swept-map.js';
 import { BucketSlots } from './bucket-slots.js';
+import { evictsBefore } from './eviction-order.js';
+
+/** Which held states serve a block (`MemoryBucketChanges`): eviction keeps them over any other. */
+export interface BlockedStates {
+  serving(namespace: string, identity: string, state: BucketState, now: number): boolean;
+}
 
 /** Buckets compared when one must be evicted (see {@link BucketShard.evictClosestToFull}). */
 export const EVICTION_CANDIDATES = 8;
@@ -10,8 +16,8 @@ export const EVICTION_CANDIDATES = 8;
  * theoretical arrival time, or a window's state: compared by
  * {@link expiryOf}), kept in insertion order, with an incremental sweep (over
  * the slots, see {@link BucketShard.sweep}) and,
- * at the cap, eviction of the bucket closest to full among a few candidates
- * taken from the oldest end.
+ * at the cap, eviction of the state whose loss admits least among a few
+ * candidates taken from the oldest end.
  *
  * The map holds a slot number per identity and the states live in
  * {@link BucketSlots} (plain memory, not one heap object per bucket): a
@@ -37,6 +43,9 @@ export class BucketShard {
   private held = 0;
   /** The next slot the sweep examines. */
   private sweepSlot = 0;
+
+  /** `namespace`: the table's, for {@link BlockedStates} (bucket keys are namespace + identity). */
+  constructor(readonly namespace = '') {}
 
   get size(): number {
     return this.index.size;
@@ -106,20 +115,30 @@ export class BucketShard {
   }
 
   /**
-   * Drop the bucket closest to full among {@link EVICTION_CANDIDATES}
-   * candidates (the earliest TAT; one already full goes at once, which
-   * changes no decision), never `except` (the key just added). False when
-   * there is nothing else to drop.
+   * Drop, among {@link EVICTION_CANDIDATES} candidates, the state whose loss
+   * admits least ({@link evictsBefore}: a block is kept over anything, then
+   * the token bucket closest to full, the window holding the least count);
+   * one already full goes at once, which changes no decision. Never `except`
+   * (the key just added). False when there is nothing else to drop.
+   * `blocks`: which states serve a block (omitted: none does);
+   * `spareBlocked`: drop nothing (false) when the pick serves a block, so
+   * that the store may look for a state to drop elsewhere first.
    *
    * Candidates come from the oldest end (first inserted); one passed over
-   * stays a candidate (its TAT re-read each time), so a bucket drained
+   * stays a candidate (its state re-read each time), so a bucket drained
    * further than the others, typically a denied one, is only dropped once
    * {@link EVICTION_CANDIDATES} - 1 other candidates are at least as far from
    * full: minting fresh keys (one charge each) never hands it back. Work per
    * call: at most 2 x {@link EVICTION_CANDIDATES} cursor steps and
    * {@link EVICTION_CANDIDATES} lookups, whatever the shard's size.
    */
-  evictClosestToFull(now: number, except?: string, origin = 0): boolean {
+  evictClosestToFull(
+    now: number,
+    except?: string,
+    origin = 0,
+    blocks?: BlockedStates,
+    spareBlocked = false,
+  ): boolean {
     const candidates = this.candidates;
     const entries = this.index.entries;
     // Forget candidates that left meanwhile (swept, reset, refunded to full).
@@ -137,16 +156,25 @@ export class BucketShard {
       if (key !== except && !this.holds(key)) candidates[this.held++] = key;
     }
     let pick = -1;
-    let earliest = Number.POSITIVE_INFINITY;
+    let pickState: BucketState = 0;
+    let pickBlocked = false;
     for (let i = 0; i < this.held; i++) {
-      const tat = this.expiry(entries.get(candidates[i]!)!, origin);
-      if (pick === -1 || tat < earliest) {
+      const key = candidates[i]!;
+      const slot = entries.get(key)!;
+      if (this.expiry(slot, origin) <= now) {
+        pick = i; // full again: its loss changes nothing
+        pickBlocked = false;
+        break;
+      }
+      const state = this.states.read(slot);
+      const blocked = blocks !== undefined && blocks.serving(this.namespace, key, state, now);
+      if (pick === -1 || evictsBefore(state, blocked, pickState, pickBlocked, now, origin)) {
         pick = i;
-        earliest = tat;
-        if (tat <= now) break;
+        pickState = state;
+        pickBlocked = blocked;
       }
     }
-    if (pick === -1) return false;
+    if (pick === -1 || (spareBlocked && pickBlocked)) return false;
     const key = candidates[pick]!;
     candidates[pick] = candidates[--this.held];
     candidates[this.held] = undefined;

@@ -111,6 +111,26 @@ export class MemoryBucketChanges {
     return algorithmOf(limit).peek(state, now, limit, origin);
   }
 
+  /** Whether any block was written and may still run (only then does eviction ask {@link blocking}). */
+  get hasBlocks(): boolean {
+    return this.blockMarks.size > 0;
+  }
+
+  /**
+   * Whether `state`, held for `key`, is the block last written to it and that
+   * block still runs: eviction keeps such a state over any other. Read only
+   * (eviction asks about a few candidates; a stale mark goes with the next
+   * block or `unlessBlocked` on its key, or with the oldest marks).
+   */
+  blocking(key: string, state: BucketState, now: number): boolean {
+    const mark = this.blockMarks.get(key);
+    return (
+      mark !== undefined &&
+      now < mark.end &&
+      (typeof state === 'number' ? state : state.end) === mark.tat
+    );
+  }
+
   /** Whether the bucket `key` (holding `held`) still serves the block last written to it. */
   private serving(key: string, held: number | undefined, now: number): boolean {
     const mark = this.blockMarks.get(key);

@@ -15,7 +15,7 @@ import type {
 } from '../../lib/store/rate-limit-store.interface.js';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import type { BucketKeyParts } from '../../lib/store/bucket-key.js';
-import type { BucketShard } from './bucket-shard.js';
+import type { BlockedStates, BucketShard } from './bucket-shard.js';
 import { NamespaceBuckets } from './namespace-buckets.js';
 import { MemorySlots } from './memory-slots.js';
 import { MemoryBucketChanges, partsOf } from './memory-bucket-changes.js';
@@ -25,10 +25,12 @@ export interface MemoryStoreOptions {
   /**
    * Hard cap on the number of buckets held. When a new bucket would exceed it,
    * a bucket is evicted (and counted in {@link MemoryStore.evictions}): that
-   * caller gets a full bucket again. The one evicted is the closest to full
-   * (earliest TAT) among 8 candidates from the oldest end (first inserted) of
-   * the new bucket's shard; candidates passed over stay candidates, so a
-   * denied (drained) bucket is not evicted before fuller ones.
+   * caller gets a full bucket again. The one evicted is, among 8 candidates
+   * from the oldest end (first inserted) of a shard, the one whose loss
+   * admits least (`eviction-order.ts`: a block last; the bucket closest to
+   * full, the window holding the least); candidates passed over stay
+   * candidates, so a denied bucket or blocked window is not evicted before
+   * fuller ones.
    *
    * Higher than `TwoTierStore`'s `maxKeys` (100,000) on purpose: here the
    * buckets are the only record of what each caller spent, so an eviction
@@ -68,6 +70,12 @@ const SWEEP_HOPS = 8;
  * churn 1000000 4000000 1000`, three runs; 33-35 ms in `npm run bench`).
  */
 const SHARD_SIZE = 4_096;
+/**
+ * Shards an eviction may look at, once any block was written, for a state
+ * that serves no block before it settles for one: a blocked caller alone in
+ * one limit's table outlives a flood in another's, at a bounded cost.
+ */
+const SPARING_TRIES = 8;
 const MAX_SHARDS = 256;
 
 /**
@@ -88,10 +96,10 @@ const MAX_SHARDS = 256;
  *   into shards of about 4k keys (so that no V8 rehash of one huge `Map`
  *   pauses the event loop); a table left empty is dropped by the sweep. At
  *   the cap, a new bucket evicts another: tables and their shards are taken
- *   in turn, and in one shard the bucket closest to full among a few
- *   candidates from its oldest end goes (see
- *   `BucketShard.evictClosestToFull`): bounded work, and a denied bucket is
- *   not handed back by minting keys.
+ *   in turn, and in one shard, among a few candidates from its oldest end,
+ *   the state whose loss admits least goes (see
+ *   `BucketShard.evictClosestToFull`): bounded work, and a denied bucket or
+ *   a block is not handed back by minting keys.
  * - Precise: times are kept relative to the first `now` the store sees, where
  *   doubles resolve far below a microsecond (at `Date.now()` magnitudes they
  *   are 0.24 µs apart, coarser than a token at 1e6/s).
@@ -130,6 +138,11 @@ export class MemoryStore implements RateLimitStore {
    * bucket. At most `maxKeys` of them.
    */
   readonly slots: MemorySlots;
+  /** Which held states serve a block, for eviction (bucket keys are namespace + identity). */
+  private readonly blocks: BlockedStates = {
+    serving: (namespace, identity, state, now) =>
+      this.changes.blocking(namespace + identity, state, now),
+  };
   /** The tables as the shared all-or-nothing evaluation reads and writes them. */
   private readonly states: BucketStates = {
     read: (_key, ref) => this.read(partsOf(ref)),
@@ -317,14 +330,33 @@ export class MemoryStore implements RateLimitStore {
     // (never that bucket), each from the oldest end of its shards in turn.
     const origin = this.time.origin;
     const tables = this.tableList;
+    // No block written (the common case): no block to look up per candidate.
+    const blocks = this.changes.hasBlocks ? this.blocks : undefined;
+    // First a few shards that drop nothing serving a block (SPARING_TRIES), then any.
+    for (let i = 0; blocks !== undefined && i < SPARING_TRIES; i++)
+      if (this.evictFrom(now, origin, table, identity, blocks, true)) return;
     for (let i = 0; i < tables.length; i++) {
-      this.evictTable = (this.evictTable + 1) % tables.length;
-      const candidate = tables[this.evictTable]!;
-      if (!candidate.evict(now, origin, candidate === table ? identity : undefined)) continue;
-      this.count--;
-      this.evicted++;
-      return;
+      if (this.evictFrom(now, origin, table, identity, blocks, false)) return;
     }
+  }
+
+  /** Evict from the next table in turn (never `identity`, just added to `added`); true when one went. */
+  private evictFrom(
+    now: number,
+    origin: number,
+    added: NamespaceBuckets,
+    identity: string,
+    blocks: BlockedStates | undefined,
+    spareBlocked: boolean,
+  ): boolean {
+    const tables = this.tableList;
+    this.evictTable = (this.evictTable + 1) % tables.length;
+    const candidate = tables[this.evictTable]!;
+    const except = candidate === added ? identity : undefined;
+    if (!candidate.evict(now, origin, except, blocks, spareBlocked)) return false;
+    this.count--;
+    this.evicted++;
+    return true;
   }
 
   /** Every {@link SWEEP_EVERY}-th decision that adds no bucket: one step of {@link IDLE_SWEEP_STEP} entries. */

@@ -1,5 +1,5 @@
 import type { BucketState } from '../../lib/algorithms/algorithm.js';
-import { BucketShard } from './bucket-shard.js';
+import { BucketShard, type BlockedStates } from './bucket-shard.js';
 
 /** Characters of an identity hashed to pick a shard: addresses and ids vary at the end. */
 const HASHED_SUFFIX = 24;
@@ -29,11 +29,11 @@ const HASHED_SUFFIX = 24;
  */
 export class NamespaceBuckets {
   /** Hash suffix → shard; its length is 2^(the deepest shard's depth). */
-  private directory: BucketShard[] = [new BucketShard()];
+  private directory: BucketShard[];
   /** The distinct shards, for the sweep and eviction. */
-  private readonly shards: BucketShard[] = [this.directory[0]!];
+  private readonly shards: BucketShard[];
   /** Hash bits each shard routes on, by shard. */
-  private readonly depths = new Map<BucketShard, number>([[this.directory[0]!, 0]]);
+  private readonly depths: Map<BucketShard, number>;
   private held = 0;
   /** The shard the sweep is in (index into {@link shards}). */
   private sweepShard = 0;
@@ -52,6 +52,10 @@ export class NamespaceBuckets {
     private readonly shardSize: number,
   ) {
     this.maxDepth = Math.log2(maxShards);
+    const first = new BucketShard(namespace);
+    this.directory = [first];
+    this.shards = [first];
+    this.depths = new Map([[first, 0]]);
   }
 
   /** Buckets held. */
@@ -118,15 +122,25 @@ export class NamespaceBuckets {
   }
 
   /**
-   * Evict the bucket closest to full among a few candidates (see
+   * Evict the state whose loss admits least among a few candidates (see
    * `BucketShard.evictClosestToFull`) of one shard, the shards taken in turn
    * from one eviction to the next; never `except` (the bucket just added).
-   * False when the table has nothing (else) to drop.
+   * False when the table has nothing (else) to drop. `spareBlocked`: one
+   * shard only, and nothing dropped when its pick serves a block (the
+   * store's first pass, see `MemoryStore`).
    */
-  evict(now: number, origin: number, except?: string): boolean {
-    for (let i = 0; i < this.shards.length; i++) {
+  evict(
+    now: number,
+    origin: number,
+    except?: string,
+    blocks?: BlockedStates,
+    spareBlocked = false,
+  ): boolean {
+    const tries = spareBlocked ? 1 : this.shards.length;
+    for (let i = 0; i < tries; i++) {
       this.evictShard = (this.evictShard + 1) % this.shards.length;
-      if (!this.shards[this.evictShard]!.evictClosestToFull(now, except, origin)) continue;
+      const shard = this.shards[this.evictShard]!;
+      if (!shard.evictClosestToFull(now, except, origin, blocks, spareBlocked)) continue;
       this.held--;
       return true;
     }
@@ -148,7 +162,7 @@ export class NamespaceBuckets {
     const depth = this.depths.get(shard)!;
     if (1 << depth === this.directory.length)
       this.directory = this.directory.concat(this.directory);
-    const sibling = new BucketShard();
+    const sibling = new BucketShard(this.namespace);
     const bit = 1 << depth;
     for (const identity of [...shard.keys()]) {
       if ((identityHash(identity) & bit) === 0) continue;

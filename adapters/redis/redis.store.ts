@@ -1,7 +1,5 @@
-import { calendarBoundaries } from '../../lib/algorithms/calendar-window.js';
-import type { RateLimitDecision } from '../../lib/algorithms/rate-limit-decision.js';
 import { describeValue } from '../../lib/errors/option-error.js';
-import { isWindowLimit, type StoreLimit } from '../../lib/store/rate-limit-store.interface.js';
+import { isWindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import type {
   BlockRequest,
   BucketRef,
@@ -23,10 +21,6 @@ import { redisKey } from './redis-keys.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redis-store-options.js';
 import { toConsumeResult, toLeaseResult, type ScriptAnswer } from './script-reply.js';
 import {
-  BLOCK,
-  BLOCK_UNLESS_BLOCKED,
-  BLOCK_WINDOW,
-  BLOCK_WINDOW_UNLESS_BLOCKED,
   CONSUME,
   LEASE,
   PEEK,
@@ -39,6 +33,8 @@ import {
 } from './script-runner.js';
 import { groupBySlot, pick } from './slot-groups.js';
 import { RedisSlots } from './redis-slots.js';
+import { blockBuckets } from './redis-blocks.js';
+import { windowSpec } from './window-spec.js';
 
 export { DEFAULT_REDIS_TIMEOUT_MS, type RedisStoreOptions } from './redis-store-options.js';
 export type { LeaseCheck, LeaseRequest, LeaseResult } from './lease.interface.js';
@@ -240,47 +236,14 @@ export class RedisStore implements RateLimitStore {
   /**
    * Blocks each bucket for its duration: token buckets by `block.lua`,
    * windows anchored at their first hit by `block-window.lua` (full until
-   * the block ends); one call per script and Cluster slot.
+   * the block ends); one call per script and Cluster slot (`redis-blocks.ts`).
    */
   block(request: BlockRequest): Promise<ConsumeResult> {
     const { checks, now } = request;
     if (checks.length === 0) return Promise.resolve({ allowed: false, decisions: [] });
-    return this.guard.run('block', async () => {
-      const unless = request.unlessBlocked === true;
-      const buckets = checks.map(({ key, limit, durationMs }) => {
-        const redisKeyOf = redisKey(this.keyPrefix, key);
-        if (!isWindowLimit(limit))
-          return { redisKey: redisKeyOf, rate: limit.rate, burst: limit.burst, cost: durationMs };
-        // Refused at start-up (resolve-limit.ts): other windows have no block.
-        if (limit.algorithm !== 'fixed-window' || limit.anchor !== 'first-hit')
-          throw new TypeError(`RedisStore: block is not supported for ${limit.algorithm} limits`);
-        const spec = windowSpec(limit, now);
-        return { redisKey: redisKeyOf, rate: 0, burst: limit.quota, cost: durationMs, spec };
-      });
-      const windows = buckets.flatMap((bucket, i) => (bucket.spec === undefined ? [] : [i]));
-      const tokenOp = unless ? BLOCK_UNLESS_BLOCKED : BLOCK;
-      if (windows.length === 0) return this.perSlot(tokenOp, buckets, now);
-      const windowOp = unless ? BLOCK_WINDOW_UNLESS_BLOCKED : BLOCK_WINDOW;
-      if (windows.length === buckets.length) return this.perSlot(windowOp, buckets, now);
-      // Both kinds in one request: one call each, each answer in its place.
-      const tokens = buckets.flatMap((_, i) => (windows.includes(i) ? [] : [i]));
-      const [windowed, tokened] = await Promise.all([
-        this.perSlot(
-          windowOp,
-          windows.map((i) => buckets[i]!),
-          now,
-        ),
-        this.perSlot(
-          tokenOp,
-          tokens.map((i) => buckets[i]!),
-          now,
-        ),
-      ]);
-      const decisions: RateLimitDecision[] = new Array(buckets.length);
-      windows.forEach((at, j) => (decisions[at] = windowed.decisions[j]!));
-      tokens.forEach((at, j) => (decisions[at] = tokened.decisions[j]!));
-      return { allowed: false, decisions };
-    });
+    return this.guard.run('block', () =>
+      blockBuckets(request, this.keyPrefix, (op, buckets) => this.perSlot(op, buckets, now)),
+    );
   }
 
   peek(request: BucketsRequest): Promise<ConsumeResult> {
@@ -386,22 +349,6 @@ export class RedisStore implements RateLimitStore {
       return toConsumeResult(await this.scripts.run(op, buckets, now));
     return eachSlot(this.scripts, op, buckets, groups, now);
   }
-}
-
-/**
- * A window's spec for the scripts (`scripts/window.lua.ts`). Calendar
- * boundaries are computed here from the caller's `now` (Lua has no time
- * zone database): the window before, the current one, and the next, so
- * that a script on Redis server time finds its own.
- */
-function windowSpec(
-  limit: Exclude<StoreLimit, { algorithm: 'token-bucket' }>,
-  now: number,
-): string {
-  if (limit.algorithm === 'sliding-window') return `s${limit.windowMs}`;
-  if (limit.anchor === 'first-hit') return `a${limit.windowMs}`;
-  if (limit.calendar === undefined) return `f${limit.windowMs}`;
-  return `c${calendarBoundaries(now, limit.calendar).join(',')}`;
 }
 
 function keyOf(bucket: Bucket): string {

@@ -4,7 +4,6 @@
  * still owes such a request, a denial cached and a failure decided by the
  * local fallback, and the state a key gets from its second sighting on.
  */
-import type { Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type {
   ConsumeRequest,
@@ -13,45 +12,18 @@ import type {
 } from '../../lib/store/rate-limit-store.interface.js';
 import { check } from '../../test/utils/checks.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
-import { uniquePrefix } from '../../test/utils/redis-harness.js';
-import { RedisStore } from '../redis/index.js';
-import { TwoTierStore, type TwoTierStoreOptions } from './index.js';
+import { twoTierFixture } from '../../test/utils/two-tier-fixture.js';
+import type { TwoTierStore } from './index.js';
 
 const T0 = 1_700_000_000_000;
 const isPromise = (value: unknown): value is Promise<unknown> =>
   typeof (value as { then?: unknown })?.then === 'function';
 
 describe('TwoTierStore: first sightings', () => {
-  let client: Redis;
-  let prefix: string;
-  const stores: TwoTierStore[] = [];
-
-  beforeAll(async () => {
-    client = await connectSharedClient();
-  });
-  afterAll(() => client.quit());
-  beforeEach(() => {
-    prefix = uniquePrefix('first-sighting');
-  });
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-  });
-
-  const makeStore = (options: Partial<TwoTierStoreOptions> = {}) => {
-    const store = new TwoTierStore({
-      client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-      ...options,
-    });
-    stores.push(store);
-    return store;
-  };
+  const redis = twoTierFixture('first-sighting', { expiryPaddingMs: 60_000 });
 
   it('keeps no local state for keys seen once; a key seen again within leaseTtlMs is tracked, and leased once hot', async () => {
-    const store = makeStore();
+    const store = redis.store();
     for (let i = 0; i < 200; i++) {
       expect(
         await store.consume({ checks: [check(`once:${i}`, 1, 100)], now: T0 + i }),
@@ -75,9 +47,8 @@ describe('TwoTierStore: first sightings', () => {
   it('caches a denial Redis gives a first sighting: the next request is denied locally, without a call', async () => {
     const c = check('drained', 1, 2);
     // Another instance drained the bucket.
-    const other = new RedisStore({ client, keyPrefix: prefix, time: 'client' });
-    await other.consume({ checks: [{ ...c, cost: 2 }], now: T0 });
-    const store = makeStore();
+    await redis.redisStore().consume({ checks: [{ ...c, cost: 2 }], now: T0 });
+    const store = redis.store();
     const denied = await store.consume({ checks: [c], now: T0 });
     expect(denied).toEqual({
       allowed: false,
@@ -102,11 +73,8 @@ describe('TwoTierStore: first sightings', () => {
   it('is all or nothing across the checks of a first sighting, in one script call', async () => {
     const wide = check('wide', 100, 100);
     const narrow = check('narrow', 1, 2);
-    await new RedisStore({ client, keyPrefix: prefix, time: 'client' }).consume({
-      checks: [{ ...narrow, cost: 2 }],
-      now: T0,
-    });
-    const store = makeStore();
+    await redis.redisStore().consume({ checks: [{ ...narrow, cost: 2 }], now: T0 });
+    const store = redis.store();
     const answer = await store.consume({ checks: [wide, narrow], now: T0 });
     expect(answer).toMatchObject({
       allowed: false,
@@ -120,7 +88,7 @@ describe('TwoTierStore: first sightings', () => {
   });
 
   it('denies a cost above the burst locally, without a call, as for a key it tracks', () => {
-    const store = makeStore();
+    const store = redis.store();
     const answer = store.consume({ checks: [check('tiny', 1, 1, 2)], now: T0 });
     expect(isPromise(answer)).toBe(false);
     expect((answer as ConsumeResult).decisions[0]).toMatchObject({
@@ -132,7 +100,7 @@ describe('TwoTierStore: first sightings', () => {
 
   it("fails a first sighting as any Redis call: RateLimitStoreError, then decided once by the local fallback (failMode 'local')", async () => {
     const own = await connectSharedClient();
-    const store = makeStore({ client: own, instances: 2 });
+    const store = redis.store({ client: own, instances: 2 });
     own.disconnect();
     const request = { checks: [check('new', 10, 10)], now: T0 };
     await expect(store.consume(request)).rejects.toThrow(RateLimitStoreError);

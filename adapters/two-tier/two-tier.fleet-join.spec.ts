@@ -6,44 +6,16 @@
  * lease and leaves nothing in Redis but its bucket. The shared redis-server;
  * time from each request's `now` and a fixed store clock.
  */
-import type { Redis } from 'ioredis';
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { check } from '../../test/utils/checks.js';
-import { connectSharedClient } from '../../test/utils/redis-client.js';
-import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { twoTierFixture } from '../../test/utils/two-tier-fixture.js';
 import { redisKey } from '../redis/redis-keys.js';
-import { TwoTierStore } from './index.js';
 
 const T0 = 1_700_000_000_000;
 
 describe('TwoTierStore: joining a fleet', () => {
-  let client: Redis;
-  let prefix: string;
-  const stores: TwoTierStore[] = [];
-
-  beforeAll(async () => {
-    client = await connectSharedClient();
-  });
-  afterAll(() => client.quit());
-  beforeEach(() => {
-    prefix = uniquePrefix('fleet-join');
-  });
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-  });
-
-  const makeStore = (instances: number) => {
-    const store = new TwoTierStore({
-      client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      instances,
-      clock: { now: () => 0 },
-    });
-    stores.push(store);
-    return store;
-  };
+  const redis = twoTierFixture('fleet-join', { clock: { now: () => 0 } });
+  const makeStore = (instances: number) => redis.store({ instances });
   const hot = check('hot', 1_000, 1_000);
 
   it("serves an instance's second request from a lease when the fleet leases the key already", async () => {
@@ -67,7 +39,7 @@ describe('TwoTierStore: joining a fleet', () => {
     const user = check('user:1', 1, 10);
     expect(await store.consume({ checks: [user], now: T0 })).toMatchObject({ allowed: true });
     expect(store.stats()).toMatchObject({ redisCalls: 1, leasesTaken: 0, localKeys: 0 });
-    expect(await client.exists(`${redisKey(prefix, 'user:1')}:fleet`)).toBe(0);
+    expect(await redis.client.exists(`${redisKey(redis.prefix, 'user:1')}:fleet`)).toBe(0);
   });
 
   it('asks no join with instances 1 (the default): a first sighting is a plain consume', async () => {

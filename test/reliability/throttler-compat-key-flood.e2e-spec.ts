@@ -3,11 +3,13 @@
  * `getTracker` reading a header (an API key, a proxy's client header), as
  * throttler's docs suggest. 100,000 distinct trackers (2,000 over HTTP, the
  * rest through the storage as the guard calls it) against a MemoryStore of
- * `maxKeys` 2,000: the store stays within it. KNOWN DEFECT (not fixed, see
- * docs/reliability.md): the legitimate caller, over its limit and blocked,
- * is evicted by the flood and admitted again (9 times here): MemoryStore
- * evicts the window that ends first among its candidates, and a blocked
- * window started before the flood's ends first; `it.failing` until fixed. A 15 kB tracker (under Node's 16 kB
+ * `maxKeys` 2,000: the store stays within it, and the legitimate caller,
+ * over its limit and blocked for the hour before the flood, stays denied
+ * through it. Before the fix it was evicted and admitted again (9 times):
+ * MemoryStore evicted the window that ends first among its candidates, and
+ * the blocked window, begun before the flood's, ends first; eviction now
+ * keeps a running block, then the window holding more (`eviction-order.ts`).
+ * A 15 kB tracker (under Node's 16 kB
  * header limit) with a `generateKey` that keeps it raw: the key the store
  * holds stays short, on memory and on Redis, as the native module bounds
  * identities (`boundedIdentity`: past 128 characters, a SHA-256 digest).
@@ -126,7 +128,7 @@ describe.each(PLATFORMS)('throttler-compat: trackers an attacker mints (%s)', (p
     await flood();
   });
 
-  it.failing('KNOWN DEFECT: the blocked caller stays denied through the flood', async () => {
+  it('the blocked caller stays denied through the flood', async () => {
     expect(await flood()).toEqual({ victimAdmitted: 0, last: 429 });
   });
 
