@@ -154,4 +154,22 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
     const calls = await scriptCalls(redis.client);
     expect(calls.evalsha).toBe(3);
   });
+
+  it('keeps the order of the calls: a peek or a reset made after queued consumes reaches Redis after them', async () => {
+    const store = open();
+    // Loaded beforehand: a NOSCRIPT's EVAL would go after whatever was sent meanwhile.
+    for (const script of [SCRIPTS.consume_one, SCRIPTS.consume_batch, SCRIPTS.peek])
+      await redis.client.script('LOAD', script.source);
+    const lead = store.consume({ checks: [check('lead', 10, 4)], now: 0 });
+    const consumed = store.consume({ checks: [check('o', 10, 4)], now: 0 });
+    const peeked = store.peek({ checks: [check('o', 10, 4)], now: 0 });
+    const again = store.consume({ checks: [check('o', 10, 4)], now: 0 });
+    const reset = store.reset({ checks: [check('o', 10, 4)] });
+    const after = store.peek({ checks: [check('o', 10, 4)], now: 0 });
+    await Promise.all([lead, reset]);
+    expect(remaining(await consumed)).toBe(3);
+    expect(remaining(await peeked)).toBe(3);
+    expect(remaining(await again)).toBe(2);
+    expect(remaining(await after)).toBe(4);
+  });
 });

@@ -88,7 +88,12 @@ export class ScriptBatch {
     this.flush();
   };
 
-  private flush(): void {
+  /**
+   * Sends the calls queued so far now. The store calls it before any other
+   * command it sends (a refund, a peek, a reset), so that Redis runs the
+   * store's calls in the order they were made.
+   */
+  flush(): void {
     const calls = this.queue;
     if (calls.length === 0) return;
     this.queue = [];

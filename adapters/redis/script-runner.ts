@@ -108,6 +108,15 @@ export class ScriptRunner {
         : new ScriptBatch((script, numkeys, args) => this.call(script, numkeys, args), awaiting);
   }
 
+  /**
+   * Sends the one-bucket consumes waiting for a batch now, ahead of a command
+   * made after them (`script-batch.ts`): Redis runs the store's calls in the
+   * order they were made.
+   */
+  flush(): void {
+    this.batch?.flush();
+  }
+
   /** `NOSCRIPT` replies answered by re-sending a script. */
   get reloads(): number {
     return this.reloadCount;
@@ -138,6 +147,7 @@ export class ScriptRunner {
     // Held for a batch only behind other calls awaiting replies; a lone call goes as it always did.
     const batched = single ? this.batch?.consumeOne(args) : undefined;
     if (batched !== undefined) return batched.then(parse);
+    this.flush();
     return this.send(script.sha, keyCount, args).then(parse, (error: unknown) => {
       if (!isNoScript(error)) throw error;
       this.reloadCount++;
