@@ -164,7 +164,7 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
     const consumed = store.consume({ checks: [check('o', 10, 4)], now: 0 });
     const peeked = store.peek({ checks: [check('o', 10, 4)], now: 0 });
     const again = store.consume({ checks: [check('o', 10, 4)], now: 0 });
-    const reset = store.reset({ checks: [check('o', 10, 4)] });
+    const reset = store.reset({ checks: [check('o', 10, 4)], now: 0 });
     const after = store.peek({ checks: [check('o', 10, 4)], now: 0 });
     await Promise.all([lead, reset]);
     expect(remaining(await consumed)).toBe(3);
