@@ -5,6 +5,7 @@
  * as if it were its own, its error its own, a lone call never held.
  */
 import type { Redis } from 'ioredis';
+import { connectRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { check } from '../../test/utils/checks.js';
@@ -171,5 +172,35 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
     expect(remaining(await peeked)).toBe(3);
     expect(remaining(await again)).toBe(2);
     expect(remaining(await after)).toBe(4);
+  });
+
+  it("keeps the client's keyPrefix on every key of a batch, as its evalsha would", async () => {
+    const clientPrefix = uniquePrefix('batch-client-prefix');
+    const prefixed = await connectRedisClient(redis.server.url, {
+      ...RECOMMENDED_OPTIONS,
+      keyPrefix: clientPrefix,
+    });
+    try {
+      const keyPrefix = uniquePrefix('batch-prefix');
+      const store = new RedisStore({
+        client: prefixed,
+        keyPrefix,
+        time: 'client',
+        timeoutMs: 5_000,
+      });
+      stores.push(store);
+      await redis.client.config('RESETSTAT');
+      const results = await Promise.all(
+        ['a', 'b', 'c'].map((key) => store.consume({ checks: [check(key, 0.001, 4)], now: 0 })),
+      );
+      expect(results.map(remaining)).toEqual([3, 3, 3]);
+      expect((await scriptCalls(redis.client)).evalsha).toBe(2); // the lone first, then a batch of two
+      for (const key of ['a', 'b', 'c']) {
+        expect(await redis.client.exists(clientPrefix + redisKey(keyPrefix, key))).toBe(1);
+        expect(await redis.client.exists(redisKey(keyPrefix, key))).toBe(0);
+      }
+    } finally {
+      prefixed.disconnect();
+    }
   });
 });
