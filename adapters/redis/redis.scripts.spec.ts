@@ -40,6 +40,7 @@ describe('RedisStore scripts', () => {
       'block',
       'block_window',
       'consume',
+      'consume_batch',
       'consume_one',
       'evaluate',
       'lease',
@@ -53,7 +54,7 @@ describe('RedisStore scripts', () => {
       expect(script.source).toContain('ARGV[1]   now');
       expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
     }
-    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(9);
+    expect(new Set(Object.values(SCRIPTS).map((script) => script.sha)).size).toBe(10);
   });
 
   it('sets value and expiry in one SET ... PXAT on Redis 7+, and falls back on SET + PEXPIREAT before', async () => {

@@ -258,6 +258,8 @@ export class RedisStore implements RateLimitStore {
     if (checks.length === 0) return Promise.resolve();
     return this.guard.run('reset', async () => {
       const keys = checks.map((check) => redisKey(this.keyPrefix, check.key));
+      // Consumes made before this reset reach Redis before it (script-batch.ts).
+      this.scripts.flush();
       const groups = this.cluster ? groupBySlot(keys) : undefined;
       if (groups === undefined || groups.length === 1) await this.client.del(...keys);
       else await Promise.all(groups.map((group) => this.client.del(...pick(keys, group))));

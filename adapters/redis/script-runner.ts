@@ -1,8 +1,9 @@
 import { isNoScript } from './no-script.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { parseReply, type Receipt, type ScriptAnswer } from './script-reply.js';
-import { scriptSender, type SendScript } from './script-sender.js';
-import { SCRIPTS } from './scripts/index.js';
+import { ScriptBatch } from './script-batch.js';
+import { awaitingReplies, scriptSender, type SendScript } from './script-sender.js';
+import { SCRIPTS, type RedisScript } from './scripts/index.js';
 
 /** A check with its Redis key, as the scripts are given it. */
 export interface Bucket {
@@ -87,6 +88,8 @@ export class ScriptRunner {
   private reloadCount = 0;
   /** `EVALSHA`, written as `script-sender.ts` says. */
   private readonly send: SendScript;
+  /** ioredis' standalone client: concurrent `consume_one` calls in one script call (`script-batch.ts`). */
+  private readonly batch: ScriptBatch | undefined;
 
   /**
    * @param clientTime `now` of each request decides (else Redis `TIME`).
@@ -98,6 +101,20 @@ export class ScriptRunner {
     private readonly paddingArg: string,
   ) {
     this.send = scriptSender(client);
+    const awaiting = awaitingReplies(client);
+    this.batch =
+      awaiting === undefined
+        ? undefined
+        : new ScriptBatch((script, numkeys, args) => this.call(script, numkeys, args), awaiting);
+  }
+
+  /**
+   * Sends the one-bucket consumes waiting for a batch now, ahead of a command
+   * made after them (`script-batch.ts`): Redis runs the store's calls in the
+   * order they were made.
+   */
+  flush(): void {
+    this.batch?.flush();
   }
 
   /** `NOSCRIPT` replies answered by re-sending a script. */
@@ -127,10 +144,23 @@ export class ScriptRunner {
         fleet,
       );
     };
+    // Held for a batch only behind other calls awaiting replies; a lone call goes as it always did.
+    const batched = single ? this.batch?.consumeOne(args) : undefined;
+    if (batched !== undefined) return batched.then(parse);
+    this.flush();
     return this.send(script.sha, keyCount, args).then(parse, (error: unknown) => {
       if (!isNoScript(error)) throw error;
       this.reloadCount++;
       return this.client.eval(script.source, keyCount, ...args).then(parse);
+    });
+  }
+
+  /** `EVALSHA`; on `NOSCRIPT`, one `EVAL` (which caches the script again). */
+  private call(script: RedisScript, keyCount: number, args: readonly string[]): Promise<unknown> {
+    return this.send(script.sha, keyCount, args).then(undefined, (error: unknown) => {
+      if (!isNoScript(error)) throw error;
+      this.reloadCount++;
+      return this.client.eval(script.source, keyCount, ...args);
     });
   }
 

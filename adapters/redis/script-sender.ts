@@ -102,6 +102,16 @@ export function scriptSender(client: RedisClient): SendScript {
   };
 }
 
+/**
+ * ioredis' standalone client: how many commands on its connection await
+ * their replies (what tells a lone call from concurrent ones); any other
+ * client: `undefined` (its calls are not batched, `script-batch.ts`).
+ */
+export function awaitingReplies(client: RedisClient): (() => number) | undefined {
+  if (!isIoredisStandalone(client)) return undefined;
+  return () => client.commandQueue?.length ?? 0;
+}
+
 /** ioredis' `Redis` (not its `Cluster`, not another library's client). */
 function isIoredisStandalone(client: RedisClient): client is IoredisStandalone {
   const io = client as Partial<IoredisStandalone>;

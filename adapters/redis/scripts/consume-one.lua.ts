@@ -23,12 +23,49 @@ export const CONSUME_ONE_LUA = `--[[
   Output: { allowed, state, remaining, retryAfterMs, resetMs }, as consume.
 ]]
 ${FRAME}
-local key = KEYS[1]
-local rate, burst, cost = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+${decideBucket('1', (j) => String(3 + j))}
+local allowed = 0
+if state == 1 then allowed = 1 end
+local reply = { allowed, state, remaining, retry_after, reset }
+for j = 3, 5 do
+  local x = reply[j]
+  ${replyNumber('x', 'reply[j]')}
+end
+return reply
+`;
+
+/**
+ * Lua statements: one token bucket's decision, charged and written, from
+ * `KEYS[<index>]` and its rate, burst and cost at `ARGV[arg(1..3)]`; leaves
+ * `state`, `remaining`, `retry_after`, `reset` (numbers) in locals of the
+ * block. Shared by `consume_one` (index 1, ARGV 4 to 6, written as literals)
+ * and `consume_batch` (a loop over its keys: `consume-batch.lua.ts`), so both
+ * decide alike statement for statement. Needs {@link FRAME} before it.
+ *
+ * `own`: for the batch, each command through `redis.pcall`, its error kept
+ * in the local `failure` (declared by the includer) instead of ending the
+ * script: a key holding another type, or a write refused (OOM), fails that
+ * call alone, writing nothing for it, and the batch's other calls go on.
+ */
+/** Batch only: GET's error reply (a key holding another type) kept as the call's failure. */
+const GET_FAILURE = `
+if type(raw) == 'table' then failure, raw = raw.err or 'ERR GET failed', false end`;
+/** Batch only: a call that failed writes nothing. */
+const NO_WRITE_ON_FAILURE = `
+if failure then charged = nil end`;
+
+export function decideBucket(index: string, arg: (j: 1 | 2 | 3) => string, own = false): string {
+  /** A command; in `own` mode through pcall, an error reply kept in `failure`. */
+  const command = (args: string): string =>
+    own
+      ? `local reply = redis.pcall(${args}) if type(reply) == 'table' and reply.err then failure = reply.err end`
+      : `redis.call(${args})`;
+  return `local key = KEYS[${index}]
+local rate, burst, cost = tonumber(ARGV[${arg(1)}]), tonumber(ARGV[${arg(2)}]), tonumber(ARGV[${arg(3)}])
 
 -- read: the stored '<base>:<offset>' as a TAT of this frame.
 local tat = nil
-local raw = redis.call('GET', key)
+local raw = redis.${own ? 'pcall' : 'call'}('GET', key)${own ? GET_FAILURE : ''}
 if raw then
   local sep = string.find(raw, ':', 1, true)
   if sep then
@@ -67,28 +104,20 @@ if charged == nil then
   remaining, reset = math.max(0, math.floor((capacity - debt + slack) / interval)), math.max(0, debt)
 end
 
--- write (gcra.lua.ts' write, for a finite TAT)
+-- write (gcra.lua.ts' write, for a finite TAT)${own ? NO_WRITE_ON_FAILURE : ''}
 if charged ~= nil then
   local padding = 0
   if ARGV[2] ~= '0' then padding = tonumber(ARGV[2]) end
   local value = string.format('%.17g:%.17g', frame, charged)
   if client_time then
     local px = math.ceil(charged - now + padding)
-    if px > 0 then redis.call('SET', key, value, 'PX', string.format('%.0f', px)) else redis.call('DEL', key) end
+    if px > 0 then ${command("'SET', key, value, 'PX', string.format('%.0f', px)")} else ${command("'DEL', key")} end
   elseif modern then
-    redis.call('SET', key, value, 'PXAT', string.format('%.0f', frame + math.ceil(charged + padding)))
+    ${command("'SET', key, value, 'PXAT', string.format('%.0f', frame + math.ceil(charged + padding))")}
   else
-    redis.call('SET', key, value)
-    redis.call('PEXPIREAT', key, string.format('%.0f', frame + math.ceil(charged + padding)))
+    ${command("'SET', key, value")}
+    ${command("'PEXPIREAT', key, string.format('%.0f', frame + math.ceil(charged + padding))")}
   end
 end
-
-local allowed = 0
-if state == 1 then allowed = 1 end
-local reply = { allowed, state, remaining, retry_after, reset }
-for j = 3, 5 do
-  local x = reply[j]
-  ${replyNumber('x', 'reply[j]')}
-end
-return reply
 `;
+}

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BLOCK_LUA } from './block.lua.js';
 import { BLOCK_WINDOW_LUA } from './block-window.lua.js';
 import { CONSUME_LUA } from './consume.lua.js';
+import { CONSUME_BATCH_LUA } from './consume-batch.lua.js';
 import { CONSUME_ONE_LUA } from './consume-one.lua.js';
 import { EVALUATE_LUA } from './evaluate.lua.js';
 import { LEASE_LUA } from './lease.lua.js';
@@ -13,6 +14,7 @@ import { SETTLE_LUA } from './settle.lua.js';
 export type ScriptName =
   | 'consume'
   | 'consume_one'
+  | 'consume_batch'
   | 'evaluate'
   | 'peek'
   | 'refund'
@@ -37,6 +39,8 @@ export const SCRIPTS: Readonly<Record<ScriptName, RedisScript>> = {
   consume: script('consume', CONSUME_LUA),
   /** `consume` of one token bucket without receipt: the common request, straight through. */
   consume_one: script('consume_one', CONSUME_ONE_LUA),
+  /** Several requests' `consume_one` calls in one script call, each decided on its own (`script-batch.ts`). */
+  consume_batch: script('consume_batch', CONSUME_BATCH_LUA),
   evaluate: script('evaluate', EVALUATE_LUA),
   peek: script('peek', PEEK_LUA),
   refund: script('refund', REFUND_LUA),
