@@ -17,6 +17,7 @@ import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freePort, startRedisServer } from '../lib/redis-server.mjs';
 import { analyse } from './analyse.mjs';
+import { sumCounts, tokensOf } from './breakdown.mjs';
 
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/esm/adapters/two-tier/index.js', import.meta.url));
@@ -86,6 +87,52 @@ const nextMessage = (child, type) =>
     child.setMaxListeners(0);
   });
 
+/**
+ * Samples the hot bucket every SAMPLE_MS with a plain GET on its own
+ * connection (not a script: not in the round-trip count) until `untilMs`:
+ * the refill lost while it sat full (rate x time full) and its tokens when
+ * the run ended. The under-admission's parts, with what close() gave back.
+ */
+const SAMPLE_MS = 5;
+function sampleBucket(port, key, untilMs) {
+  return new Promise((resolve) => {
+    const socket = createConnection(port, '127.0.0.1');
+    let out = '';
+    let askedAt = 0;
+    let fullMs = 0;
+    let lastAt;
+    let lastTokens = BURST;
+    const ask = () => {
+      askedAt = Date.now();
+      socket.write(`*2\r\n$3\r\nGET\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`);
+    };
+    const finish = () => {
+      socket.destroy();
+      resolve({ fullMs, endTokens: lastTokens, wastedTokens: (fullMs * RATE) / 1000 });
+    };
+    socket.on('error', finish);
+    socket.on('data', (chunk) => {
+      out += chunk;
+      let raw;
+      if (out.startsWith('$-1\r\n')) raw = null;
+      else {
+        const bulk = /^\$(\d+)\r\n/.exec(out);
+        if (!bulk || out.length < bulk[0].length + Number(bulk[1]) + 2) return;
+        raw = out.slice(bulk[0].length, bulk[0].length + Number(bulk[1]));
+      }
+      out = '';
+      const tokens = tokensOf(raw, askedAt, RATE, BURST);
+      if (lastAt !== undefined && lastTokens >= BURST - 0.5) fullMs += askedAt - lastAt;
+      lastAt = askedAt;
+      lastTokens = tokens;
+      const wait = Math.min(SAMPLE_MS, untilMs - Date.now());
+      if (wait <= 0) return finish();
+      setTimeout(ask, wait);
+    });
+    socket.on('connect', () => setTimeout(ask, Math.max(0, untilMs - DURATION_MS - Date.now())));
+  });
+}
+
 async function main() {
   if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` first.');
   if (!existsSync(REDIS_SERVER)) throw new Error(`no redis-server at ${REDIS_SERVER}`);
@@ -137,6 +184,11 @@ async function main() {
           worker.send({ type: 'run', startAt });
           return done;
         });
+        // The hot bucket's key: `<prefix>{hot}` (adapters/redis/redis-keys.ts).
+        const sampled =
+          store === 'two-tier' && !fault
+            ? sampleBucket(port, `${settings.prefix}{hot}`, startAt + DURATION_MS)
+            : undefined;
         let callsBefore = 0;
         let outageMs;
         // Calls made in the first second (first sightings, demand ramping up): reported apart.
@@ -161,6 +213,7 @@ async function main() {
           }
         }
         const done = await Promise.all(results);
+        const bucket = await sampled;
         const callsAtWarmUp = await warmUp;
         const calls = callsBefore + (await scriptCalls(port));
         const row = analyse({
@@ -176,6 +229,18 @@ async function main() {
           faultAtMs: FAULT_AT_MS,
           faultMs: fault === 'restart' ? outageMs : FAULT_MS,
         });
+        if (store === 'two-tier') {
+          row.calls = sumCounts(done.map((d) => d.calls));
+          const heldAtClose = done.reduce((t, d) => t + (d.heldAtClose ?? 0), 0);
+          if (bucket)
+            row.underAdmission = {
+              short: row.bound - row.admitted,
+              heldAtClose: Math.round(heldAtClose),
+              bucketAtEnd: Math.round(bucket.endTokens),
+              wastedWhileFull: Math.round(bucket.wastedTokens),
+              fullMs: bucket.fullMs,
+            };
+        }
         rows.push(row);
         log(JSON.stringify(row));
       }
@@ -186,6 +251,7 @@ async function main() {
     redis.kill('SIGTERM');
   }
   printTable(rows);
+  printBreakdown(rows);
   if (process.env.FLEET_WRITE === '1') {
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(
@@ -213,6 +279,28 @@ function printTable(rows) {
       `| ${[r.n, r.scenario, pct(r.admittedOverBound), r.over, r.windowExcess, r.roundTripsPerAdmitted.toFixed(3), r.steadyRoundTripsPerAdmitted?.toFixed(3) ?? '', r.p99Ms.toFixed(1), r.errors].join(' | ')} |`,
     );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Where the calls went and the under-admission's parts (stderr unless FLEET_BREAKDOWN=1: stdout). */
+function printBreakdown(rows) {
+  const lines = [];
+  for (const r of rows) {
+    if (!r.calls) continue;
+    const kinds = Object.entries(r.calls)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, p]) => `${kind} ${p['first second']}/${p.after}/${p.close}`)
+      .join(', ');
+    const u = r.underAdmission;
+    lines.push(
+      `N=${r.n} ${r.scenario}: Redis calls (first second/after/close) ${kinds}` +
+        (u
+          ? `; under the bound by ${u.short}: held at close ${u.heldAtClose}, in the bucket at the end ${u.bucketAtEnd}, refill lost while full ${u.wastedWhileFull} (${u.fullMs} ms full)`
+          : ''),
+    );
+  }
+  (process.env.FLEET_BREAKDOWN === '1' ? process.stdout : process.stderr).write(
+    `${lines.join('\n')}\n`,
+  );
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)} %`;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../dist/esm/adapters/redis/index.js';
 import { TwoTierStore } from '../../dist/esm/adapters/two-tier/index.js';
+import { countCalls } from './breakdown.mjs';
 
 const client = new Redis(process.env.REDIS_URL, {
   lazyConnect: true,
@@ -41,6 +42,7 @@ function buildStore(run) {
 }
 
 async function runOnce(run, store) {
+  const calls = store instanceof TwoTierStore ? countCalls(store, run.startAt) : undefined;
   const hot = {
     key: 'hot',
     limit: { algorithm: 'token-bucket', rate: run.rate, burst: run.burst },
@@ -118,7 +120,11 @@ async function runOnce(run, store) {
   }
   await Promise.all(inFlight);
   const stats = store instanceof RedisStore ? { redisCalls: store.calls } : store.stats();
+  calls?.closing();
   await store.close();
+  // What close() gave back: the tokens this instance still held when the run ended.
+  const heldAtClose =
+    store instanceof TwoTierStore ? store.stats().returnedTokens - stats.returnedTokens : 0;
   return {
     offered,
     admitted: times.length,
@@ -130,6 +136,8 @@ async function runOnce(run, store) {
     times,
     latencies,
     stats,
+    heldAtClose,
+    calls: calls?.counts(),
   };
 }
 
