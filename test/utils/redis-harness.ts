@@ -332,6 +332,11 @@ async function killInstance(instance: Instance): Promise<void> {
     }
   }
   instance.guardian.stdin?.end();
+  // The guardian is unref()'d so that a forgotten server never holds a test
+  // process open; while it is awaited here it must be held, or a process with
+  // nothing else to do (jest's global teardown) exits at once, with code 0,
+  // before jest has set the run's failure code.
+  instance.guardian.ref();
   await instance.exited;
 }
 
