@@ -148,11 +148,7 @@ export class ScriptRunner {
     const batched = single ? this.batch?.consumeOne(args) : undefined;
     if (batched !== undefined) return batched.then(parse);
     this.flush();
-    return this.send(script.sha, keyCount, args).then(parse, (error: unknown) => {
-      if (!isNoScript(error)) throw error;
-      this.reloadCount++;
-      return this.client.eval(script.source, keyCount, ...args).then(parse);
-    });
+    return this.call(script, keyCount, args).then(parse);
   }
 
   /** `EVALSHA`; on `NOSCRIPT`, one `EVAL` (which caches the script again). */

@@ -34,6 +34,13 @@ end
 return reply
 `;
 
+/** Batch only: GET's error reply (a key holding another type) kept as the call's failure. */
+const GET_FAILURE = `
+if type(raw) == 'table' then failure, raw = raw.err or 'ERR GET failed', false end`;
+/** Batch only: a call that failed writes nothing. */
+const NO_WRITE_ON_FAILURE = `
+if failure then charged = nil end`;
+
 /**
  * Lua statements: one token bucket's decision, charged and written, from
  * `KEYS[<index>]` and its rate, burst and cost at `ARGV[arg(1..3)]`; leaves
@@ -47,13 +54,6 @@ return reply
  * script: a key holding another type, or a write refused (OOM), fails that
  * call alone, writing nothing for it, and the batch's other calls go on.
  */
-/** Batch only: GET's error reply (a key holding another type) kept as the call's failure. */
-const GET_FAILURE = `
-if type(raw) == 'table' then failure, raw = raw.err or 'ERR GET failed', false end`;
-/** Batch only: a call that failed writes nothing. */
-const NO_WRITE_ON_FAILURE = `
-if failure then charged = nil end`;
-
 export function decideBucket(index: string, arg: (j: 1 | 2 | 3) => string, own = false): string {
   /** A command; in `own` mode through pcall, an error reply kept in `failure`. */
   const command = (args: string): string =>
