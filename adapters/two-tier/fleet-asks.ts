@@ -70,7 +70,11 @@ export function firstSightingAsk(
 /**
  * What a fleet call answered for a bucket: its epoch (`''`: none),
  * remembered with `clockNow`, and the fleet's demand `load` over this
- * instance's `weight` (`KeyState.fleetLoad`, at least 1).
+ * instance's `weight` (`KeyState.fleetLoad`, at least 1). When Redis counted
+ * this instance alone, the load is its own: exactly 1. (Weights travel in a
+ * score's fraction, to about 2^-13: decoded, a lone instance's load reads
+ * 1.002 at 5x the rate, and a load over 1 paces with a random hold meant
+ * for a fleet, `fleetHoldTokens`.)
  */
 export function rememberFleet(
   state: KeyState,
@@ -78,8 +82,9 @@ export function rememberFleet(
   epoch = '',
   load = 0,
   weight = 0,
+  instances = 0,
 ): void {
-  if (load > 0 && weight > 0) state.fleetLoad = Math.max(1, load / weight);
+  if (load > 0 && weight > 0) state.fleetLoad = instances === 1 ? 1 : Math.max(1, load / weight);
   if (epoch === '') return;
   state.epoch = epoch;
   state.epochAt = clockNow;

@@ -169,8 +169,14 @@ export class LeaseBook {
   }
 
   /** What a fleet call answered for a bucket (see `rememberFleet`), on the store clock. */
-  rememberFleet(state: KeyState, epoch?: string, load?: number, weight?: number): void {
-    rememberFleet(state, this.clock.now(), epoch, load, weight);
+  rememberFleet(
+    state: KeyState,
+    epoch?: string,
+    load?: number,
+    weight?: number,
+    instances?: number,
+  ): void {
+    rememberFleet(state, this.clock.now(), epoch, load, weight, instances);
   }
 
   private joinOf(check: TokenBucketCheck): number {

@@ -211,7 +211,8 @@ export class RedisRoundTrip {
       const state = this.keys.answered(check.key, states[j]!, now);
       const extra = result.extras[j] ?? 0;
       const { maxExtra, joinExtra = 0, weight } = asked[j]!;
-      this.leases.rememberFleet(state, result.epochs?.[j], result.loads?.[j], weight);
+      const instances = result.instances?.[j] ?? 0;
+      this.leases.rememberFleet(state, result.epochs?.[j], result.loads?.[j], weight, instances);
       decisions[index] = this.leases.settle(
         check,
         state,
@@ -221,7 +222,7 @@ export class RedisRoundTrip {
         now,
         // A join granted, or denied, was asked for as much as a lease.
         joinExtra > maxExtra && (extra > 0 || !allowed) ? joinExtra : maxExtra,
-        result.instances?.[j] ?? 0,
+        instances,
       );
     });
     if (allowed) {

@@ -1,0 +1,32 @@
+import { fleetSize, rememberFleet } from './fleet-asks.js';
+import { newKeyState } from './key-table.js';
+import { tokenBucket } from '../../test/utils/checks.js';
+
+describe('rememberFleet', () => {
+  const limit = tokenBucket(100, 100);
+
+  it("takes the fleet's load over this instance's weight when several instances lease the bucket", () => {
+    const state = newKeyState(limit, 0);
+    rememberFleet(state, 0, '~1', 7.5, 5, 2);
+    expect(fleetSize(state)).toBe(1.5);
+  });
+
+  it('paces a lone instance as one, whatever the weight encoding lost', () => {
+    // 5x the rate, decoded from a score's fraction near 1.7e12 ms: 5.009 for 5.
+    const state = newKeyState(limit, 0);
+    rememberFleet(state, 0, '~1', 5.009, 5, 1);
+    expect(fleetSize(state)).toBe(1);
+  });
+
+  it('never reads a load under one instance', () => {
+    const state = newKeyState(limit, 0);
+    rememberFleet(state, 0, '~1', 4.99, 5, 3);
+    expect(fleetSize(state)).toBe(1);
+  });
+
+  it('keeps the epoch it was told, with the time it heard it', () => {
+    const state = newKeyState(limit, 0);
+    rememberFleet(state, 42, '~7');
+    expect(state).toMatchObject({ epoch: '~7', epochAt: 42, fleetLoad: 0 });
+  });
+});
