@@ -117,20 +117,21 @@ function httpGuardRows(http) {
   });
 }
 
-/** Issue 27: a flood of 429s over HTTP on Fastify, ours against the floor guard's denial. */
+/**
+ * Issue 27: a flood of 429s over HTTP on Fastify, ours against the floor
+ * guard's denial, from the back-to-back pairs (`duelDenials`): the median of
+ * the pairs' ratios, their spread beside it.
+ */
 function httpDeniedRows(http) {
-  const row = (variant) =>
-    http?.rows.find((r) => r.platform === 'fastify' && r.variant === variant);
-  const ours = row('holdup-denied');
-  const floor = row('floor-guard-denied');
+  const duel = http?.denialDuel;
   const name =
     "Denial over HTTP, Fastify (issue 27): the guard's 429s cost ≤ 1.3× the floor guard's (its req/s ≥ 1/1.3 of the floor's)";
-  if (!ours || !floor) return [[name, '–', verdict(undefined)]];
+  if (!duel) return [[name, '–', verdict(undefined)]];
   return [
     [
       name,
-      `${times(ours.rpsMedian / floor.rpsMedian)} the floor's req/s (${num(ours.rpsMedian)} vs ${num(floor.rpsMedian)} 429s/s); CPU ${num(ours.cpuMicrosPerRequestMedian, 1)} vs ${num(floor.cpuMicrosPerRequestMedian, 1)} µs per request (${times(ours.cpuMicrosPerRequestMedian / floor.cpuMicrosPerRequestMedian)})`,
-      verdict(ours.rpsMedian * 1.3 >= floor.rpsMedian),
+      `${times(duel.rpsRatioMedian)} the floor's req/s, median of ${duel.pairs.length} back-to-back pairs (${num(duel.rpsRatioMin, 2)}–${num(duel.rpsRatioMax, 2)}); CPU per request ${times(duel.cpuRatioMedian)} the floor's`,
+      verdict(duel.rpsRatioMedian * 1.3 >= 1),
     ],
   ];
 }
