@@ -12,9 +12,9 @@ describe('rememberFleet', () => {
   });
 
   it('paces a lone instance as one, whatever the weight encoding lost', () => {
-    // 5x the rate, decoded from a score's fraction near 1.7e12 ms: 5.009 for 5.
+    // 5x the rate, decoded from a score's fraction near 1.7e12 ms: up to 5.0044 for 5.
     const state = newKeyState(limit, 0);
-    rememberFleet(state, 0, '~1', 5.009, 5, 1);
+    rememberFleet(state, 0, '~1', 5.0044, 5, 1);
     expect(fleetSize(state)).toBe(1);
   });
 

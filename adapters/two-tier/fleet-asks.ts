@@ -72,9 +72,10 @@ export function firstSightingAsk(
  * remembered with `clockNow`, and the fleet's demand `load` over this
  * instance's `weight` (`KeyState.fleetLoad`, at least 1). When Redis counted
  * this instance alone, the load is its own: exactly 1. (Weights travel in a
- * score's fraction, to about 2^-13: decoded, a lone instance's load reads
- * 1.002 at 5x the rate, and a load over 1 paces with a random hold meant
- * for a fleet, `fleetHoldTokens`.)
+ * score's fraction, to about 2^-13 near today's epoch milliseconds: decoded,
+ * a lone instance's load can read up to about 0.1 % over 1 at 5x the rate,
+ * and any load over 1 paces with the random hold meant for a fleet,
+ * `fleetHoldTokens`.)
  */
 export function rememberFleet(
   state: KeyState,
