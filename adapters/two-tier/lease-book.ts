@@ -12,6 +12,7 @@ import type {
   TokenBucketLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck } from '../redis/index.js';
+import type { PaceAsk } from '../redis/lease.interface.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
@@ -27,6 +28,15 @@ import {
   leaseTarget,
   relaxed,
 } from './lease-sizing.js';
+import {
+  demandPerSecond,
+  dueTokens,
+  MAX_PACE_MS,
+  MIN_PACE_LEASE_TTLS,
+  PACE_TOKENS,
+  renewalDue,
+  waitForTokens,
+} from './pace.js';
 
 /** A lease spent ahead of a Redis call, put back if the request is denied. */
 export interface Reservation {
@@ -72,7 +82,7 @@ export class LeaseBook {
    * @param denials where hot keys are held
    * @param random uniform draws in [0, 1) that spread the holds of a fleet (`fleet-share.ts`)
    * @param join true when several instances share the buckets (the `instances` option): keys ask to
-   *   join a fleet already leasing them (`joinExtra`, `fleet-share.ts`)
+   *   join a fleet already leasing them (`joinExtra`, `fleet-share.ts`), and hot keys ask paces (`pace.ts`)
    */
   constructor(
     private readonly leaseTtlMs: number,
@@ -83,7 +93,15 @@ export class LeaseBook {
     private readonly denials: DenyCache,
     private readonly random: () => number = Math.random,
     readonly join = false,
+    private readonly instances = 1,
   ) {}
+
+  /** The store clock. */
+  clockNow(): number {
+    return this.clock.now();
+  }
+
+
 
   /**
    * The window of the fleet count asked with a lease call for `asked`: the
@@ -127,7 +145,8 @@ export class LeaseBook {
   }
 
   /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
-  covers(check: TokenBucketCheck, state: KeyState): boolean {
+  covers(check: TokenBucketCheck, state: KeyState, now: number): boolean {
+    if (state.paceRate > 0) this.creditPace(check, state, this.clock.now(), now);
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
       this.keys.release(check.key, state);
@@ -135,6 +154,128 @@ export class LeaseBook {
     }
     const need = check.cost * emissionIntervalMs(check.limit);
     return state.leaseMs + TOKEN_EPSILON * need >= need;
+  }
+
+  /**
+   * Credits the pace's tokens due by `at` to the key's lease, up to
+   * `savingsCap` waiting (the rest are dropped: demand below the pace); a
+   * pace past its end stops.
+   */
+  private creditPace(check: TokenBucketCheck, state: KeyState, at: number, now?: number): void {
+    const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, at);
+    const interval = emissionIntervalMs(check.limit);
+    const credit = (due - state.paceDue) * interval;
+    state.paceDue = due;
+    if (credit > 0) {
+      state.leaseMs += credit;
+      this.keys.leased.add(check.key);
+    }
+    // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
+    // or below, and this instance may spend what came due to it.
+    if (now !== undefined) state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
+    if (at >= state.paceUntil) state.paceRate = 0;
+  }
+
+  /** The key's pace stops at `at` (a new one is being asked): what is due by then stays credited. */
+  private stopPace(check: TokenBucketCheck, state: KeyState, at: number): void {
+    if (state.paceRate <= 0) return;
+    this.creditPace(check, state, at);
+    state.paceRate = 0;
+  }
+
+  /**
+   * A live pace that does not cover `check` yet: the key is held until it
+   * does (no Redis call: the fleet's shares add up to the rate). True when held.
+   */
+  holdForPace(check: TokenBucketCheck, state: KeyState, now: number): boolean {
+    if (state.paceRate <= 0) return false;
+    const missing = check.cost - state.leaseMs / emissionIntervalMs(check.limit);
+    const waitMs = Math.min(
+      waitForTokens(state.paceRate, missing),
+      Math.max(0, state.paceUntil - this.clock.now()),
+    );
+    this.denials.holdAfterDenial(check, state, now, Math.max(waitMs, 0.001));
+    return true;
+  }
+
+  /**
+   * The pace a lease call (`asked`) asks when instances share the buckets:
+   * for a hot key, or one asking to join a fleet; `undefined` for none.
+   */
+  private paceAsk(
+    check: TokenBucketCheck,
+    state: KeyState,
+    asked: LeaseCheck,
+  ): PaceAsk | undefined {
+    if (!this.join || !(isHot(state.target) || (asked.joinExtra ?? 0) > 0)) return undefined;
+    return this.paceOf(check, state);
+  }
+
+  /** A pace of this instance's demand for `check`'s bucket; `giveBack` tokens it held go back with it. */
+  paceOf(check: TokenBucketCheck, state: KeyState, ask?: number, giveBack = 0): PaceAsk {
+    const demand =
+      ask ?? demandPerSecond(state.score, state.seenAt - state.firstSeen, this.leaseTtlMs);
+    return {
+      ask: demand,
+      tokens: Math.min(PACE_TOKENS, check.limit.burst),
+      minMs: MIN_PACE_LEASE_TTLS * this.leaseTtlMs,
+      maxMs: MAX_PACE_MS,
+      sureMs: this.leaseTtlMs,
+      instances: this.instances,
+      giveBack,
+    };
+  }
+
+  /** True when the key's pace should be renewed now (by a call of its own, {@link renewal}). */
+  renewalDue(state: KeyState): boolean {
+    return (
+      state.paceRate > 0 &&
+      state.pending === undefined &&
+      renewalDue(state.paceUntil, state.paceUntil - state.paceFrom, this.clock.now())
+    );
+  }
+
+  /**
+   * The call that renews the key's pace: no cost, the pace asked; the pace
+   * held stops now. `sentAt` (store clock) is what {@link applyPace} needs.
+   */
+  renewal(check: TokenBucketCheck, state: KeyState): { ask: LeaseCheck; sentAt: number } {
+    const sentAt = this.clock.now();
+    const ask = leaseAsk(check, state, 0, sentAt, this.leaseTtlMs);
+    const pace = this.paceOf(check, state);
+    this.stopPace(check, state, sentAt);
+    // The bucket's own tokens (its burst) come along as a lease when it has them.
+    return { ask: { ...ask, cost: 0, pace }, sentAt };
+  }
+
+  /**
+   * Redis answered a pace asked for `check` by a call sent at `sentAt`:
+   * granted (`rate` tokens per second for `ms`), its tokens come due from
+   * now (the answer) to `sentAt + ms`, inside the time Redis charged for them
+   * whatever the call's latency; refused, the key waits `ms` (until another
+   * instance's pace ends and shares may free up) before asking again.
+   */
+  applyPace(
+    check: TokenBucketCheck,
+    state: KeyState,
+    rate: number,
+    ms: number,
+    sentAt: number,
+    now: number,
+  ): void {
+    if (!(rate > 0 && ms > 0)) {
+      if (ms > 0) this.denials.holdAfterDenial(check, state, now, ms);
+      return;
+    }
+    const key = check.key;
+    const grantMs = ms;
+    state.paceRate = rate;
+    state.paceFrom = this.clock.now();
+    state.paceUntil = sentAt + grantMs;
+    state.paceDue = 0;
+    state.leaseExpiresAt = Math.max(state.leaseExpiresAt, state.paceUntil + this.leaseTtlMs);
+    this.keys.leased.add(key);
+    this.startTimer();
   }
 
   /**
@@ -152,7 +293,13 @@ export class LeaseBook {
     const clockNow = this.clock.now();
     const asked = indices.map((i, j): LeaseCheck => {
       const check = checks[i]!;
-      return leaseAsk(check, states[j]!, this.joinOf(check), clockNow, this.leaseTtlMs);
+      const state = states[j]!;
+      const ask = leaseAsk(check, state, this.joinOf(check), clockNow, this.leaseTtlMs);
+      const pace = this.paceAsk(check, state, ask);
+      if (pace === undefined) return ask;
+      // The pace held so far stops here: Redis gives back its part not yet due when it answers.
+      this.stopPace(check, state, clockNow);
+      return { ...ask, pace };
     });
     indices.forEach((i, j) => {
       if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);
@@ -228,13 +375,18 @@ export class LeaseBook {
       this.keys.leased.add(reservation.key);
   }
 
+  /** A pace renewal (`renewal`) also took `extra` of the bucket's own tokens: held as a lease. */
+  takeExtra(check: TokenBucketCheck, state: KeyState, extra: number): void {
+    if (extra > 0) this.grant(check.key, state, extra, emissionIntervalMs(check.limit));
+  }
+
   /**
    * Redis granted `extra` tokens for `check`'s key (each `intervalMs` of bucket
    * time): held until `leaseTtlMs` from now.
    */
   private grant(key: string, state: KeyState, extra: number, intervalMs: number): void {
     state.leaseMs += extra * intervalMs;
-    state.leaseExpiresAt = this.clock.now() + this.leaseTtlMs;
+    state.leaseExpiresAt = Math.max(state.leaseExpiresAt, this.clock.now() + this.leaseTtlMs);
     this.keys.leased.add(key);
     this.taken++;
     this.takenTokens += extra;

@@ -3,6 +3,7 @@ import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-s
 import type {
   ConsumeRequest,
   ConsumeResult,
+  TokenBucketCheck,
   TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck, LeaseResult, RedisStore } from '../redis/index.js';
@@ -47,6 +48,82 @@ export class RedisRoundTrip {
     private readonly instanceId: string,
   ) {}
 
+  /**
+   * Renews a key's pace (`pace.ts`) with a call of its own, costing nothing:
+   * the request that found it due, and those after it, wait for its answer
+   * as for any call in flight on the key (the pace held stops when it is sent).
+   */
+  renewPace(check: TokenBucketCheck, state: KeyState, now: number, requestNow: number): void {
+    const { ask, sentAt } = this.leases.renewal(check, state);
+    this.calls++;
+    const windowMs = this.leases.fleetWindowMs([ask], [state]);
+    const answered = this.redis
+      .lease({ checks: [ask], now: requestNow, fleet: { id: this.instanceId, windowMs } })
+      .then(
+        (result) => {
+          this.fallback.succeeded();
+          this.leases.rememberFleet(
+            state,
+            result.epochs?.[0],
+            result.loads?.[0],
+            ask.weight,
+            result.instances?.[0] ?? 0,
+          );
+          this.leases.takeExtra(check, state, result.extras[0] ?? 0);
+          this.leases.applyPace(
+            check,
+            state,
+            result.paces?.[0] ?? 0,
+            result.paceMs?.[0] ?? 0,
+            sentAt,
+            now,
+          );
+          return true;
+        },
+        () => {
+          this.fallback.failed();
+          return false;
+        },
+      );
+    const settled = answered.finally(() => {
+      if (state.pending === settled) state.pending = undefined;
+    });
+    state.pending = settled;
+    state.pendingDeadline = performance.now() + this.redis.timeoutMs;
+  }
+
+  /**
+   * Gives a key's pace back (the key dropped, the store closing), with the
+   * tokens its lease holds: one call asking a pace of 0, which gives back the
+   * part not yet due (Redis knows it) and ends the pace.
+   */
+  releasePace(key: string, state: KeyState, now: number): void {
+    this.calls++;
+    const limit = { algorithm: 'token-bucket' as const, rate: state.rate, burst: state.burst };
+    const check = { key, limit, cost: 0 };
+    const held = (state.leaseMs * state.rate) / 1000;
+    state.leaseMs = 0;
+    this.keys.leased.delete(key);
+    const ask: LeaseCheck = {
+      ...check,
+      maxExtra: 0,
+      pace: this.leases.paceOf(check, state, 0, held),
+    };
+    const windowMs = this.leases.fleetWindowMs([ask], [state]);
+    const sent: Promise<unknown> = this.redis
+      .lease({ checks: [ask], now, fleet: { id: this.instanceId, windowMs } })
+      .catch(() => undefined)
+      .finally(() => this.releases.delete(sent));
+    this.releases.add(sent);
+  }
+
+  /** Settles when every pace given back so far is answered (or failed). */
+  paceReleases(): Promise<unknown> {
+    return Promise.allSettled([...this.releases]);
+  }
+
+  private readonly releases = new Set<Promise<unknown>>();
+
   /** A request whose deadline passed (or whose key's call in flight failed): rejected, for the module's `failMode`. */
   timedOut(request: ConsumeRequest, callFailed = false): Promise<never> {
     this.failed.add(request);
@@ -74,6 +151,7 @@ export class RedisRoundTrip {
       this.leases.reserve(index, request.checks[index]!, all[index]!, now),
     );
     const states = remote.map((i) => all[i]!);
+    const sentAt = this.leases.clockNow();
     const asked = this.leases.ask(request.checks, remote as number[], states);
     // Tokens due back go first: Redis must not count them as taken when it decides.
     this.giveBacks.flush();
@@ -93,7 +171,7 @@ export class RedisRoundTrip {
         settle();
         // A write reached Redis: towards the end of a fallback.
         this.fallback.succeeded();
-        return this.applyAnswer(request, now, remote, states, reservations, result, asked);
+        return this.applyAnswer(request, now, remote, states, reservations, result, asked, sentAt);
       },
       (error: unknown) => {
         settle();
@@ -202,6 +280,7 @@ export class RedisRoundTrip {
     reservations: Reservation[],
     result: LeaseResult,
     asked: readonly LeaseCheck[],
+    sentAt = 0,
   ): ConsumeResult {
     const { checks } = request;
     const decisions: RateLimitDecision[] = new Array(checks.length);
@@ -224,6 +303,15 @@ export class RedisRoundTrip {
         joinExtra > maxExtra && (extra > 0 || !allowed) ? joinExtra : maxExtra,
         instances,
       );
+      if (asked[j]!.pace !== undefined)
+        this.leases.applyPace(
+          check,
+          state,
+          result.paces?.[j] ?? 0,
+          result.paceMs?.[j] ?? 0,
+          sentAt,
+          now,
+        );
     });
     if (allowed) {
       for (const reservation of reservations)

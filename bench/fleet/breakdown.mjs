@@ -36,6 +36,7 @@ export function countCalls(store, startAt) {
           : 'plain';
     answer.then(
       (result) => {
+        if (process.env.PACE_DEBUG && countCalls.debug) console.error(countCalls.debug, Date.now() - startAt, 'cost', check?.cost, 'ask', check?.pace?.ask?.toFixed(1), 'w', check?.weight?.toFixed(3), 'join', check?.joinExtra, '->', result.allowed, 'n', result.instances?.[0], 'load', result.loads?.[0], 'pace', result.paces?.[0]?.toFixed?.(2), 'ms', Math.round(result.paceMs?.[0] ?? 0));
         const extra = result.extras?.[0] ?? 0;
         const outcome = !result.allowed
           ? 'denied'
@@ -48,7 +49,15 @@ export function countCalls(store, startAt) {
               : extra >= Math.min(wanted, check.maxExtra > 0 ? check.maxExtra : wanted)
                 ? 'granted'
                 : 'short';
-        bump(`${kind}:${outcome}`);
+        // A pace asked (issue 29): `renew` (a call of its own), else on the call's kind;
+        // `+pace` granted, `+wait` refused with a wait, `+none` refused; `release` at close.
+        const pace = check?.pace;
+        if (pace === undefined) bump(`${kind}:${outcome}`);
+        else if (pace.ask === 0) bump('release');
+        else {
+          const got = result.paces?.[0] > 0 ? 'pace' : result.paceMs?.[0] > 0 ? 'wait' : 'none';
+          bump(`${check.cost === 0 ? 'renew' : `${kind}:${outcome}`}+${got}`);
+        }
       },
       () => bump(`${kind}:error`),
     );
