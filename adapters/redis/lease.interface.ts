@@ -68,6 +68,9 @@ export interface PaceAsk {
   readonly instances: number;
   /** Tokens this instance held and gives back to the bucket in the same call. */
   readonly giveBack?: number;
+  /** The pace this instance held until this call (rate, and how long it lasted): 0 for none. */
+  readonly held?: number;
+  readonly heldMs?: number;
 }
 
 /** What `RedisStore.lease` is asked. */

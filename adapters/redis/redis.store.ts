@@ -361,10 +361,12 @@ function keyOf(bucket: Bucket): string {
 /** A pace asked, as the lease script reads it (`scripts/lease.lua.ts`): '' for none; an `ask` of 0 gives the caller's pace back. */
 function paceArg(pace: PaceAsk | undefined): string {
   if (pace === undefined) return '';
-  const { ask, tokens, minMs, maxMs, sureMs, instances, giveBack = 0 } = pace;
-  const numbers = [ask, tokens, minMs, maxMs, sureMs, instances, giveBack];
+  const { ask, tokens, minMs, maxMs, sureMs, instances } = pace;
+  const { giveBack = 0, held = 0, heldMs = 0 } = pace;
+  const numbers = [ask, tokens, minMs, maxMs, sureMs, instances, giveBack, held, heldMs];
   const valid = numbers.every((x) => Number.isFinite(x) && x >= 0);
   if (!valid || !(tokens > 0 && minMs >= 1 && maxMs >= minMs && instances >= 1)) return '';
   const ms = [minMs, maxMs, sureMs].map((x) => Math.ceil(x)).join(':');
-  return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${giveBack}`;
+  const told = `${giveBack}:${held}:${Math.ceil(heldMs)}`;
+  return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${told}`;
 }

@@ -256,7 +256,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
 
   /** A key leaving with a live pace gives back its part not yet due. */
   private dropPace(key: string, state: KeyState): void {
-    if (state.paceRate > 0 && state.paceUntil > this.clock.now()) this.releasePace?.(key, state);
+    if (state.paceRate > 0) this.releasePace?.(key, state);
     state.paceRate = 0;
   }
 

@@ -31,6 +31,7 @@ import {
 import {
   demandPerSecond,
   dueTokens,
+  heldPace,
   MAX_PACE_MS,
   MIN_PACE_LEASE_TTLS,
   PACE_TOKENS,
@@ -65,9 +66,9 @@ export interface Reservation {
  * @internal
  */
 export class LeaseBook {
-  /** Redis answers that granted extra tokens. */
+  /** Redis answers that granted extra tokens, or a pace. */
   taken = 0;
-  /** Extra tokens leased from Redis. */
+  /** Extra tokens leased from Redis, paces' tokens included. */
   takenTokens = 0;
 
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -95,11 +96,6 @@ export class LeaseBook {
     readonly join = false,
     private readonly instances = 1,
   ) {}
-
-  /** The store clock. */
-  clockNow(): number {
-    return this.clock.now();
-  }
 
 
 
@@ -146,7 +142,7 @@ export class LeaseBook {
 
   /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
   covers(check: TokenBucketCheck, state: KeyState, now: number): boolean {
-    if (state.paceRate > 0) this.creditPace(check, state, this.clock.now(), now);
+    if (state.paceRate > 0) this.creditPace(check, state, now);
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
       this.keys.release(check.key, state);
@@ -161,8 +157,8 @@ export class LeaseBook {
    * `savingsCap` waiting (the rest are dropped: demand below the pace); a
    * pace past its end stops.
    */
-  private creditPace(check: TokenBucketCheck, state: KeyState, at: number, now?: number): void {
-    const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, at);
+  private creditPace(check: TokenBucketCheck, state: KeyState, now: number): void {
+    const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
     const interval = emissionIntervalMs(check.limit);
     const credit = (due - state.paceDue) * interval;
     state.paceDue = due;
@@ -172,14 +168,14 @@ export class LeaseBook {
     }
     // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
     // or below, and this instance may spend what came due to it.
-    if (now !== undefined) state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
-    if (at >= state.paceUntil) state.paceRate = 0;
+    state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
+    if (now >= state.paceUntil) state.paceRate = 0;
   }
 
-  /** The key's pace stops at `at` (a new one is being asked): what is due by then stays credited. */
-  private stopPace(check: TokenBucketCheck, state: KeyState, at: number): void {
+  /** The key's pace stops at `now` (a new one is being asked): what is due by then stays credited. */
+  private stopPace(check: TokenBucketCheck, state: KeyState, now: number): void {
     if (state.paceRate <= 0) return;
-    this.creditPace(check, state, at);
+    this.creditPace(check, state, now);
     state.paceRate = 0;
   }
 
@@ -192,7 +188,7 @@ export class LeaseBook {
     const missing = check.cost - state.leaseMs / emissionIntervalMs(check.limit);
     const waitMs = Math.min(
       waitForTokens(state.paceRate, missing),
-      Math.max(0, state.paceUntil - this.clock.now()),
+      Math.max(0, state.paceUntil - now),
     );
     this.denials.holdAfterDenial(check, state, now, Math.max(waitMs, 0.001));
     return true;
@@ -226,54 +222,63 @@ export class LeaseBook {
     };
   }
 
-  /** True when the key's pace should be renewed now (by a call of its own, {@link renewal}). */
-  renewalDue(state: KeyState): boolean {
+  /** True when the key's pace should be renewed at `now` (by a call of its own, {@link renewal}). */
+  renewalDue(state: KeyState, now: number): boolean {
     return (
       state.paceRate > 0 &&
       state.pending === undefined &&
-      renewalDue(state.paceUntil, state.paceUntil - state.paceFrom, this.clock.now())
+      renewalDue(state.paceUntil, state.paceUntil - state.paceFrom, now)
     );
   }
 
   /**
-   * The call that renews the key's pace: no cost, the pace asked; the pace
-   * held stops now. `sentAt` (store clock) is what {@link applyPace} needs.
+   * The call that renews the key's pace at `now`: no cost, the pace asked;
+   * the pace held stops now.
    */
-  renewal(check: TokenBucketCheck, state: KeyState): { ask: LeaseCheck; sentAt: number } {
-    const sentAt = this.clock.now();
-    const ask = leaseAsk(check, state, 0, sentAt, this.leaseTtlMs);
-    const pace = this.paceOf(check, state);
-    this.stopPace(check, state, sentAt);
+  renewal(check: TokenBucketCheck, state: KeyState, now: number): LeaseCheck {
+    const ask = leaseAsk(check, state, 0, this.clock.now(), this.leaseTtlMs);
+    const pace = this.replacing(check, state, this.paceOf(check, state), now);
     // The bucket's own tokens (its burst) come along as a lease when it has them.
-    return { ask: { ...ask, cost: 0, pace }, sentAt };
+    return { ...ask, cost: 0, pace };
+  }
+
+  /** `pace`, asked at `now` to replace the key's pace: that one stops, and `pace` tells what it was. */
+  private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
+    if (state.paceRate <= 0) return pace;
+    const held = heldPace(state);
+    this.stopPace(check, state, now);
+    return { ...pace, ...held };
   }
 
   /**
-   * Redis answered a pace asked for `check` by a call sent at `sentAt`:
-   * granted (`rate` tokens per second for `ms`), its tokens come due from
-   * now (the answer) to `sentAt + ms`, inside the time Redis charged for them
-   * whatever the call's latency; refused, the key waits `ms` (until another
-   * instance's pace ends and shares may free up) before asking again.
+   * Redis answered a pace asked for `check` by a call stamped `now` (the
+   * request's time, what Redis charged from in client time) that took
+   * `elapsedMs`: granted (`rate` tokens per second for `ms`), its tokens
+   * come due from `now + elapsedMs` (no earlier than Redis charged them in
+   * server time either) to `now + ms`; refused, the key waits `ms` (until
+   * another instance's pace ends and shares may free up) before asking again.
    */
   applyPace(
     check: TokenBucketCheck,
     state: KeyState,
     rate: number,
     ms: number,
-    sentAt: number,
     now: number,
+    elapsedMs: number,
   ): void {
     if (!(rate > 0 && ms > 0)) {
       if (ms > 0) this.denials.holdAfterDenial(check, state, now, ms);
       return;
     }
     const key = check.key;
-    const grantMs = ms;
     state.paceRate = rate;
-    state.paceFrom = this.clock.now();
-    state.paceUntil = sentAt + grantMs;
+    state.paceFrom = now + Math.max(0, elapsedMs);
+    state.paceUntil = now + ms;
     state.paceDue = 0;
-    state.leaseExpiresAt = Math.max(state.leaseExpiresAt, state.paceUntil + this.leaseTtlMs);
+    this.taken++;
+    this.takenTokens += dueTokens(rate, state.paceFrom, state.paceUntil, state.paceUntil);
+    const untilOnClock = this.clock.now() + Math.max(0, ms - elapsedMs);
+    state.leaseExpiresAt = Math.max(state.leaseExpiresAt, untilOnClock + this.leaseTtlMs);
     this.keys.leased.add(key);
     this.startTimer();
   }
@@ -289,6 +294,7 @@ export class LeaseBook {
     checks: readonly TokenBucketCheck[],
     indices: readonly number[],
     states: readonly KeyState[],
+    now = 0,
   ): LeaseCheck[] {
     const clockNow = this.clock.now();
     const asked = indices.map((i, j): LeaseCheck => {
@@ -298,8 +304,7 @@ export class LeaseBook {
       const pace = this.paceAsk(check, state, ask);
       if (pace === undefined) return ask;
       // The pace held so far stops here: Redis gives back its part not yet due when it answers.
-      this.stopPace(check, state, clockNow);
-      return { ...ask, pace };
+      return { ...ask, pace: this.replacing(check, state, pace, now) };
     });
     indices.forEach((i, j) => {
       if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);

@@ -20,6 +20,8 @@
  *
  * @internal
  */
+import type { PaceAsk } from '../redis/lease.interface.js';
+import type { KeyState } from './key-table.js';
 
 /**
  * Tokens a pace brings (at most the burst): it lasts as long as its share of
@@ -57,6 +59,15 @@ export const MIN_DEMAND_AGE_MS = 20;
 export function demandPerSecond(score: number, ageMs: number, leaseTtlMs: number): number {
   const age = Math.max(ageMs, MIN_DEMAND_AGE_MS);
   return (score * 1000) / (leaseTtlMs * (1 - Math.exp(-age / leaseTtlMs)));
+}
+
+/**
+ * What a call replacing the key's pace tells Redis of it (its rate and
+ * length): what Redis takes back from what a lost state's paces are taken
+ * to hold (`scripts/fleet.lua.ts`).
+ */
+export function heldPace(state: KeyState): Pick<PaceAsk, 'held' | 'heldMs'> {
+  return { held: state.paceRate, heldMs: state.paceUntil - state.paceFrom };
 }
 
 /** Tokens of a pace due at `at` since `from` (none after `until`). */

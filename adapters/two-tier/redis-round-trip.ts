@@ -11,6 +11,7 @@ import type { Fallback } from './fallback.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
 import type { LeaseBook, Reservation } from './lease-book.js';
+import { heldPace } from './pace.js';
 
 /** The checks of one request that a Redis call decides, and the state they were classified with. */
 export interface RemoteChecks {
@@ -54,7 +55,8 @@ export class RedisRoundTrip {
    * as for any call in flight on the key (the pace held stops when it is sent).
    */
   renewPace(check: TokenBucketCheck, state: KeyState, now: number, requestNow: number): void {
-    const { ask, sentAt } = this.leases.renewal(check, state);
+    const ask = this.leases.renewal(check, state, now);
+    const sentAt = performance.now();
     this.calls++;
     const windowMs = this.leases.fleetWindowMs([ask], [state]);
     const answered = this.redis
@@ -75,8 +77,8 @@ export class RedisRoundTrip {
             state,
             result.paces?.[0] ?? 0,
             result.paceMs?.[0] ?? 0,
-            sentAt,
             now,
+            performance.now() - sentAt,
           );
           return true;
         },
@@ -101,14 +103,13 @@ export class RedisRoundTrip {
     this.calls++;
     const limit = { algorithm: 'token-bucket' as const, rate: state.rate, burst: state.burst };
     const check = { key, limit, cost: 0 };
-    const held = (state.leaseMs * state.rate) / 1000;
+    const tokens = (state.leaseMs * state.rate) / 1000;
     state.leaseMs = 0;
     this.keys.leased.delete(key);
-    const ask: LeaseCheck = {
-      ...check,
-      maxExtra: 0,
-      pace: this.leases.paceOf(check, state, 0, held),
-    };
+    const pace = this.leases.paceOf(check, state, 0, tokens);
+    const held = heldPace(state);
+    state.paceRate = 0;
+    const ask: LeaseCheck = { ...check, maxExtra: 0, pace: { ...pace, ...held } };
     const windowMs = this.leases.fleetWindowMs([ask], [state]);
     const sent: Promise<unknown> = this.redis
       .lease({ checks: [ask], now, fleet: { id: this.instanceId, windowMs } })
@@ -151,8 +152,8 @@ export class RedisRoundTrip {
       this.leases.reserve(index, request.checks[index]!, all[index]!, now),
     );
     const states = remote.map((i) => all[i]!);
-    const sentAt = this.leases.clockNow();
-    const asked = this.leases.ask(request.checks, remote as number[], states);
+    const sentAt = performance.now();
+    const asked = this.leases.ask(request.checks, remote as number[], states, now);
     // Tokens due back go first: Redis must not count them as taken when it decides.
     this.giveBacks.flush();
     this.calls++;
@@ -309,8 +310,8 @@ export class RedisRoundTrip {
           state,
           result.paces?.[j] ?? 0,
           result.paceMs?.[j] ?? 0,
-          sentAt,
           now,
+          performance.now() - sentAt,
         );
     });
     if (allowed) {

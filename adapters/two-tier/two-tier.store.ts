@@ -160,8 +160,11 @@ export class TwoTierStore implements RateLimitStore {
       this.failed,
       newInstanceId(),
     );
-    this.keys.releasePace = (key, state) =>
-      this.roundTrip.releasePace(key, state, this.time.lastNow);
+    // A pace past its end has nothing left to give back.
+    this.keys.releasePace = (key, state) => {
+      if (state.paceUntil > this.time.relative(this.time.lastNow))
+        this.roundTrip.releasePace(key, state, this.time.lastNow);
+    };
     this.decider = new Decider(
       this.keys,
       this.leases,
@@ -237,7 +240,7 @@ export class TwoTierStore implements RateLimitStore {
     for (const check of request.checks) {
       const state = this.keys.stateOf(check, now);
       this.leases.observe(check, state, now);
-      if (this.leases.renewalDue(state)) this.roundTrip.renewPace(check, state, now, request.now);
+      if (this.leases.renewalDue(state, now)) this.roundTrip.renewPace(check, state, now, request.now);
     }
     return this.decider.decide(request as TokenBucketRequest, now, 0, 0);
   }

@@ -48,8 +48,10 @@ local function fleet_count(key, id, window_ms, epoch, weight)
   local scores = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
   local total, count = 0, 0
   for j = 2, #scores, 2 do
-    -- Paces ('!<rate>:<id>', fleet_pace) are not instances.
-    if string.byte(scores[j - 1], 1) ~= 33 then
+    -- Paces ('!<rate>:<id>') and what a lost state's paces are taken to hold ('^<rate>',
+    -- fleet_pace) are not instances.
+    local first = string.byte(scores[j - 1], 1)
+    if first ~= 33 and first ~= 94 then
       local f = tonumber(scores[j]) % 1
       total = total + f / (1 - f)
       count = count + 1
@@ -67,15 +69,22 @@ end
 -- part not yet due is given back first (known here, so given back once), and give_back
 -- tokens it held are put back. The share: the caller's demand (ask, tokens/s) while the
 -- fleet's load is under the rate, else its weight's share of the load; never more than the
--- rate the other paces leave. A pace is long only when its share is sure: the fleet is over
+-- rate the other paces leave. After a loss of the state (lost), the paces instances still hold
+-- are unknown: they are taken to hold the whole rate but the caller's (held, its last pace's
+-- rate), for twice its last pace's length (held_ms), a '^<rate>' member charged as a pace;
+-- each instance telling the pace it held takes its part back from it (never over: what no
+-- instance claims stays unused until then). A pace is long only when its share is sure: the fleet is over
 -- the rate and every instance configured (configured) is counted (count); else it lasts at
 -- most sure_ms, and its holder asks again knowing more. Answers the TAT with all that charged, the pace's rate (0:
 -- none) and how long it lasts (ms), or with none, how long until another pace ends.
-local function fleet_pace(key, id, tat, rate, ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, count, load, weight)
+local function fleet_pace(key, id, tat, rate, p, lost, count, load, weight)
+  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms =
+    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
   local interval = 1000 / rate
   local at = frame + now
   local others, own, own_rate, own_until, first_end = 0, nil, 0, 0, nil
   local paced, weights = {}, {}
+  local phantom, phantom_end, phantom_member = 0, 0, nil
   local members = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
   for j = 1, #members, 2 do
     local m = members[j]
@@ -89,6 +98,8 @@ local function fleet_pace(key, id, tat, rate, ask, tokens, min_ms, max_ms, sure_
         paced[holder] = true
         if not first_end or ends < first_end then first_end = ends end
       end
+    elseif string.byte(m, 1) == 94 then
+      phantom_member, phantom, phantom_end = m, tonumber(string.sub(m, 2)), tonumber(members[j + 1])
     elseif m ~= id then
       local f = tonumber(members[j + 1]) % 1
       weights[m] = f / (1 - f)
@@ -106,6 +117,21 @@ local function fleet_pace(key, id, tat, rate, ask, tokens, min_ms, max_ms, sure_
     redis.call('ZREM', key, own)
     if own_until > at then current = current - own_rate * (own_until - at) / 1000 * interval end
   end
+  if lost then
+    phantom = math.max(0, rate - held)
+    phantom_end = at + math.min(max_ms, math.max(min_ms, 2 * held_ms))
+    if phantom > 0 then
+      current = current + phantom * (phantom_end - at) / 1000 * interval
+      redis.call('ZADD', key, string.format('%.17g', phantom_end), '^' .. string.format('%.17g', phantom))
+    end
+  elseif phantom_member and phantom_end > at and held > 0 and not own then
+    local left = math.max(0, phantom - held)
+    current = current - (phantom - left) * (phantom_end - at) / 1000 * interval
+    redis.call('ZREM', key, phantom_member)
+    if left > 0 then redis.call('ZADD', key, string.format('%.17g', phantom_end), '^' .. string.format('%.17g', left)) end
+    phantom = left
+  end
+  if phantom_end > at then others = others + phantom end
   local share = ask
   if load > 1 then share = math.min(share, rate * weight / load) end
   -- Up to the caller's demand from what no pace holds and no waiting instance's share needs
@@ -125,6 +151,7 @@ local function fleet_pace(key, id, tat, rate, ask, tokens, min_ms, max_ms, sure_
       grant_ms = math.min(grant_ms, math.max(min_ms, first_end - at, 1000 / g))
     end
   end
+  if phantom_end <= at then phantom = 0 end
   if g * grant_ms / 1000 < 1 then
     if first_end then return current, 0, first_end - at end
     return current, 0, 0

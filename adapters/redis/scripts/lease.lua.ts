@@ -45,7 +45,7 @@ export const LEASE_LUA = `--[[
               (its demand over the rate), summed over the fleet
     ARGV[9 + 4 n + 4 (i - 1)]  a pace asked for bucket i ('' for none):
               '<tokens/s>:<tokens>:<min ms>:<max ms>:<sure ms>:<instances>:<tokens
-              given back>'
+              given back>:<rate of the pace it held>:<that pace's ms>'
               (fleet_pace)
   n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
@@ -140,12 +140,14 @@ if fleet then
     -- (one reset, not one per instance).
     local a = 6 + 4 * n + 4 * (i - 1)
     local pace, pace_ms = 0, 0
-    local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back = string.match(ARGV[a + 3], '^([^:]+):([^:]+):([^:]+):([^:]+):([^:]+):([^:]+):([^:]+)$')
+    local asked = ARGV[a + 3] ~= ''
     local weight = tonumber(ARGV[a + 2])
-    if b.max_extra > 0 or b.joins or b.lost or ask then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
-    if ask then
+    if b.max_extra > 0 or b.joins or b.lost or asked then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
+    if asked then
+      local p = {}
+      for x in string.gmatch(ARGV[a + 3], '[^:]+') do p[#p + 1] = tonumber(x) end
       local tat
-      tat, pace, pace_ms = fleet_pace(KEYS[n + i], id, b.final, b.rate, tonumber(ask), tonumber(tokens), tonumber(min_ms), tonumber(max_ms), tonumber(sure_ms), tonumber(configured), tonumber(give_back), count, load, weight)
+      tat, pace, pace_ms = fleet_pace(KEYS[n + i], id, b.final, b.rate, p, b.lost, count, load, weight)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
