@@ -100,6 +100,8 @@ export class RedisStore implements RateLimitStore {
   readonly timeoutMs: number;
   /** Slots of `concurrency` limits: a sorted set per key, leases on Redis server time (`redis-slots.ts`). */
   readonly slots: RedisSlots;
+  /** True when the scripts work in each request's own `now` (`time: 'client'`), else in Redis `TIME`. */
+  readonly clientTime: boolean;
 
   constructor(options: RedisStoreOptions) {
     const resolved = resolveRedisStoreOptions(options);
@@ -107,6 +109,7 @@ export class RedisStore implements RateLimitStore {
     this.keyPrefix = resolved.keyPrefix;
     this.cluster = resolved.cluster;
     this.timeoutMs = resolved.timeoutMs;
+    this.clientTime = resolved.clientTime;
     this.guard = new GuardedCalls(resolved.client, resolved.timeoutMs);
     this.scripts = new ScriptRunner(resolved.client, resolved.clientTime, resolved.paddingArg);
     this.slots = new RedisSlots(resolved.client, resolved.keyPrefix, this.guard);

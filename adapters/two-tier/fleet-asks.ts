@@ -34,7 +34,8 @@ export function leaseAsk(
     limit: check.limit,
     cost: check.cost,
     maxExtra: state.target,
-    weight: demandPerSecond(state.score, state.seenAt - state.firstSeen, leaseTtlMs) / check.limit.rate,
+    weight:
+      demandPerSecond(state.score, state.seenAt - state.firstSeen, leaseTtlMs) / check.limit.rate,
   };
   const epoch =
     state.epoch !== '' && clockNow - state.epochAt < EPOCH_MEMORY_SHARE * leaseTtlMs

@@ -84,6 +84,8 @@ export class LeaseBook {
    * @param random uniform draws in [0, 1) that spread the holds of a fleet (`fleet-share.ts`)
    * @param join true when several instances share the buckets (the `instances` option): keys ask to
    *   join a fleet already leasing them (`joinExtra`, `fleet-share.ts`), and hot keys ask paces (`pace.ts`)
+   * @param instances the `instances` option
+   * @param chargedFromNow Redis charges a pace from the request's own `now` (`time: 'client'`)
    */
   constructor(
     private readonly leaseTtlMs: number,
@@ -95,9 +97,8 @@ export class LeaseBook {
     private readonly random: () => number = Math.random,
     readonly join = false,
     private readonly instances = 1,
+    private readonly chargedFromNow = false,
   ) {}
-
-
 
   /**
    * The window of the fleet count asked with a lease call for `asked`: the
@@ -108,7 +109,8 @@ export class LeaseBook {
     let windowMs = 0;
     asked.forEach((check, j) => {
       const lease = Math.max(check.maxExtra, check.joinExtra ?? 0);
-      if (lease <= 0 && check.epoch === undefined) return;
+      // A pace asked, renewed or given back counts too (and must not trim the others early).
+      if (lease <= 0 && check.epoch === undefined && check.pace === undefined) return;
       const instances = fleetSize(states[j]);
       const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
       windowMs = Math.max(
@@ -153,9 +155,9 @@ export class LeaseBook {
   }
 
   /**
-   * Credits the pace's tokens due by `at` to the key's lease, up to
-   * `savingsCap` waiting (the rest are dropped: demand below the pace); a
-   * pace past its end stops.
+   * Credits the pace's tokens due by `now` to the key's lease (at most a
+   * pace's tokens wait there: what one call brings), and the key's view
+   * becomes what it holds; a pace past its end stops.
    */
   private creditPace(check: TokenBucketCheck, state: KeyState, now: number): void {
     const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
@@ -251,12 +253,13 @@ export class LeaseBook {
   }
 
   /**
-   * Redis answered a pace asked for `check` by a call stamped `now` (the
-   * request's time, what Redis charged from in client time) that took
-   * `elapsedMs`: granted (`rate` tokens per second for `ms`), its tokens
-   * come due from `now + elapsedMs` (no earlier than Redis charged them in
-   * server time either) to `now + ms`; refused, the key waits `ms` (until
-   * another instance's pace ends and shares may free up) before asking again.
+   * Redis answered a pace asked for `check` by a call stamped `now` that
+   * took `elapsedMs`: granted (`rate` tokens per second for `ms`), its
+   * tokens come due until `now + ms`, from `now` when Redis charged them from
+   * that very time (`time: 'client'`), else from `now + elapsedMs` (no
+   * earlier than Redis' own clock read them, whatever the latency); refused,
+   * the key waits `ms` (until another instance's pace ends and shares may
+   * free up) before asking again.
    */
   applyPace(
     check: TokenBucketCheck,
@@ -272,7 +275,7 @@ export class LeaseBook {
     }
     const key = check.key;
     state.paceRate = rate;
-    state.paceFrom = now + Math.max(0, elapsedMs);
+    state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
     state.paceUntil = now + ms;
     state.paceDue = 0;
     this.taken++;

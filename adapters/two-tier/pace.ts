@@ -39,26 +39,23 @@ export const MAX_PACE_MS = 30_000;
 /** Share of a pace's length before its end at which the next request renews it. */
 export const PACE_RENEW_SHARE = 0.1;
 
-/**
- * Tokens come due and wait to be spent for at most this long (ms): beyond
- * it (demand below the pace), they are dropped, so that a quiet instance
- * cannot save up a burst on top of the bucket's.
- */
-export const PACE_SAVINGS_MS = 250;
-
-/** Shortest age (ms) a key's demand is measured over: two requests a millisecond apart are not 2,000/s. */
+/** Shortest age (ms) a key's demand is measured over: two requests a millisecond apart are not 1,000/s. */
 export const MIN_DEMAND_AGE_MS = 20;
 
 /**
- * Tokens per second a key's demand `score` stands for: the score decays with
- * time constant `leaseTtlMs` (`LeaseBook.observe`), so a demand `d` held
- * since the key was first seen `ageMs` ago adds up to
- * `d x leaseTtlMs x (1 - e^(-age / leaseTtlMs)) / 1000`: read back, a young
- * key's demand is its count over its age, not over a whole `leaseTtlMs`.
+ * Tokens per second a key's demand `score` stands for, `ageMs` after its
+ * first request. The score decays with time constant `leaseTtlMs`
+ * (`LeaseBook.observe`) and starts with the first request's cost (1 here):
+ * a demand `d` since then adds up to `d x leaseTtlMs x (1 - e^(-age/leaseTtlMs))
+ * / 1000` on top of what is left of that first one, `e^(-age/leaseTtlMs)`.
+ * Read back, a young key's demand is its requests after the first over its
+ * age (two requests 30 ms apart: 33/s, not 67), an older key's its score
+ * over a lease TTL.
  */
 export function demandPerSecond(score: number, ageMs: number, leaseTtlMs: number): number {
   const age = Math.max(ageMs, MIN_DEMAND_AGE_MS);
-  return (score * 1000) / (leaseTtlMs * (1 - Math.exp(-age / leaseTtlMs)));
+  const first = Math.exp(-age / leaseTtlMs);
+  return (Math.max(0, score - first) * 1000) / (leaseTtlMs * (1 - first));
 }
 
 /**
@@ -73,16 +70,6 @@ export function heldPace(state: KeyState): Pick<PaceAsk, 'held' | 'heldMs'> {
 /** Tokens of a pace due at `at` since `from` (none after `until`). */
 export function dueTokens(rate: number, from: number, until: number, at: number): number {
   return (rate * Math.max(0, Math.min(at, until) - from)) / 1000;
-}
-
-/** Tokens of a pace not yet due at `at`: charged to the bucket, and given back if the pace ends early. */
-export function tokensAhead(rate: number, until: number, at: number): number {
-  return (rate * Math.max(0, until - at)) / 1000;
-}
-
-/** At most this many due tokens wait to be spent (`PACE_SAVINGS_MS` of the pace, at least the cost). */
-export function savingsCap(rate: number, cost: number): number {
-  return Math.max(cost, 1, (rate * PACE_SAVINGS_MS) / 1000);
 }
 
 /** True when a pace ending at `until` and lasting `grantMs` should be renewed at `at`. */

@@ -150,6 +150,7 @@ export class TwoTierStore implements RateLimitStore {
       Math.random,
       settings.instances > 1,
       settings.instances,
+      this.redis.clientTime,
     );
     this.roundTrip = new RedisRoundTrip(
       this.redis,
@@ -240,7 +241,8 @@ export class TwoTierStore implements RateLimitStore {
     for (const check of request.checks) {
       const state = this.keys.stateOf(check, now);
       this.leases.observe(check, state, now);
-      if (this.leases.renewalDue(state, now)) this.roundTrip.renewPace(check, state, now, request.now);
+      if (this.leases.renewalDue(state, now))
+        this.roundTrip.renewPace(check, state, now, request.now);
     }
     return this.decider.decide(request as TokenBucketRequest, now, 0, 0);
   }

@@ -95,7 +95,7 @@ local function fleet_pace(key, id, tat, rate, p, lost, count, load, weight)
         own, own_rate, own_until = m, g, ends
       elseif ends > at then
         others = others + g
-        paced[holder] = true
+        paced[holder] = g
         if not first_end or ends < first_end then first_end = ends end
       end
     elseif string.byte(m, 1) == 94 then
@@ -105,10 +105,11 @@ local function fleet_pace(key, id, tat, rate, p, lost, count, load, weight)
       weights[m] = f / (1 - f)
     end
   end
-  -- Instances counted without a pace yet: their shares are kept for them.
-  local waiting = 0
+  -- What the other instances counted lack of their shares (all of it without a pace yet) is
+  -- kept for them.
+  local lacking = 0
   for holder, w in pairs(weights) do
-    if not paced[holder] then waiting = waiting + w end
+    lacking = lacking + math.max(0, rate * w / math.max(load, 1) - (paced[holder] or 0))
   end
   local current = tat
   if current == nil or current < now then current = now end
@@ -134,9 +135,9 @@ local function fleet_pace(key, id, tat, rate, p, lost, count, load, weight)
   if phantom_end > at then others = others + phantom end
   local share = ask
   if load > 1 then share = math.min(share, rate * weight / load) end
-  -- Up to the caller's demand from what no pace holds and no waiting instance's share needs
+  -- Up to the caller's demand from what no pace holds and no other instance's share lacks
   -- (weights measured early can overstate the load), at least its share where free.
-  local free = rate - others - rate * waiting / math.max(load, 1)
+  local free = rate - others - lacking
   local g = math.min(ask, rate - others, math.max(share, free))
   local grant_ms = 0
   if g > 0 then

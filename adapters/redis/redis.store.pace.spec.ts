@@ -1,0 +1,115 @@
+/**
+ * Paces (issue 29, `scripts/fleet.lua.ts`): a share of a bucket's rate that
+ * `RedisStore.lease` grants an instance of a fleet, charged to the bucket in
+ * advance and spent by the instance as it comes due. On a standalone Redis,
+ * in client time: each call's `now` is the time the script works in.
+ */
+import type { Redis } from 'ioredis';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
+import { RedisStore, type LeaseCheck } from './index.js';
+import type { PaceAsk } from './lease.interface.js';
+import { redisKey } from './redis-keys.js';
+import { bucket, check } from '../../test/utils/checks.js';
+
+const RATE = 10;
+const BURST = 100;
+
+describe('RedisStore paces (standalone)', () => {
+  let client: Redis;
+  let prefix: string;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    client = await connectSharedClient();
+  });
+  afterAll(async () => {
+    await client.quit();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix('pace');
+    store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
+  });
+  afterEach(() => store.close());
+
+  /** What instance `id` asks at `now`: `ask` tokens/s (its weight: ask / RATE), no cost. */
+  const pace = async (id: string, now: number, ask: number, told: Partial<PaceAsk> = {}) => {
+    const asked: LeaseCheck = {
+      ...check('hot', RATE, BURST, 0),
+      maxExtra: 0,
+      weight: ask / RATE,
+      pace: { ask, tokens: 10, minMs: 100, maxMs: 30_000, sureMs: 1_000, instances: 2, ...told },
+    };
+    const result = await store.lease({
+      checks: [asked],
+      now,
+      fleet: { id, windowMs: 10_000 },
+    });
+    return { rate: result.paces![0]!, ms: result.paceMs![0]! };
+  };
+  const remaining = async (now: number) =>
+    (await store.peek({ checks: [bucket('hot', RATE, BURST)], now })).decisions[0]!.remaining;
+  /** The live paces' rates in the bucket's fleet set, by instance. */
+  const paces = async (now: number) => {
+    const members = await client.zrange(
+      `${redisKey(prefix, 'hot')}:fleet`,
+      '0',
+      '-1',
+      'WITHSCORES',
+    );
+    const live: Record<string, number> = {};
+    for (let i = 0; i < members.length; i += 2) {
+      const [rate, id] = members[i]!.slice(1).split(':');
+      if (members[i]!.startsWith('!') && Number(members[i + 1]) > now) live[id!] = Number(rate);
+    }
+    return live;
+  };
+  const sum = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
+
+  it('grants its demand while the fleet is under the rate, charged to the bucket in advance', async () => {
+    // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens.
+    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000 }); // unsure (1 of 2 counted): 1 s at most
+    expect(await remaining(0)).toBe(BURST - 4);
+    expect(await paces(0)).toEqual({ a: 4 });
+  });
+
+  it('shares the rate by demand once over it, and the live paces never add up to more', async () => {
+    const first = await pace('a', 0, 8);
+    expect(first.rate).toBe(8); // alone: its demand
+    // b asks as much: over the rate now, but a holds 8 of 10 for its pace.
+    const second = await pace('b', 10, 8);
+    expect(second.rate).toBe(2);
+    expect(sum(await paces(10))).toBeLessThanOrEqual(RATE);
+    // a renews (the fleet known now): half the rate; b, next, takes the half a left.
+    expect((await pace('a', first.ms - 50, 8)).rate).toBeCloseTo(5);
+    expect((await pace('b', first.ms - 40, 8)).rate).toBeCloseTo(5);
+    expect(sum(await paces(first.ms - 40))).toBeLessThanOrEqual(RATE + 1e-9);
+  });
+
+  it('answers a wait, not a pace, while the others hold the rate: until the first of theirs ends', async () => {
+    const held = await pace('a', 0, 20);
+    expect(held.rate).toBe(RATE);
+    expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100 });
+    expect(await paces(100)).toEqual({ a: RATE });
+  });
+
+  it('gives back the part of the pace it replaces that is not due yet, once', async () => {
+    await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
+    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000 });
+    expect(await remaining(0)).toBe(45); // 50 - 5 charged ahead
+    // Half way: 2.5 of the old pace given back, 5 charged for the new one, 5 refilled.
+    await pace('a', 500, 5);
+    expect(await remaining(500)).toBe(47); // 45 + 5 + 2.5 - 5, whole tokens
+    // Again at once: the pace just granted is given back whole, and charged again.
+    await pace('a', 500, 5);
+    expect(await remaining(500)).toBe(47);
+  });
+
+  it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {
+    await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
+    await pace('a', 0, 5);
+    expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({ rate: 0, ms: 0 });
+    expect(await remaining(500)).toBe(55); // 45 + 5 refilled + 2.5 not due + 3 held, whole tokens
+    expect(await paces(500)).toEqual({});
+  });
+});
