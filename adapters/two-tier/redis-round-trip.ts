@@ -97,9 +97,10 @@ export class RedisRoundTrip {
   /**
    * Gives a key's pace back (the key dropped, the store closing), with the
    * tokens its lease holds: one call asking a pace of 0, which gives back the
-   * part not yet due (Redis knows it) and ends the pace.
+   * part not yet due (Redis knows it) and ends the pace. The tokens held are
+   * counted as given back (or lost); the part not yet due, refill to come, is not.
    */
-  releasePace(key: string, state: KeyState, now: number): void {
+  releasePace(key: string, state: KeyState, requestNow: number): void {
     this.calls++;
     const limit = { algorithm: 'token-bucket' as const, rate: state.rate, burst: state.burst };
     const check = { key, limit, cost: 0 };
@@ -112,8 +113,11 @@ export class RedisRoundTrip {
     const ask: LeaseCheck = { ...check, maxExtra: 0, pace: { ...pace, ...held } };
     const windowMs = this.leases.fleetWindowMs([ask], [state]);
     const sent: Promise<unknown> = this.redis
-      .lease({ checks: [ask], now, fleet: { id: this.instanceId, windowMs } })
-      .catch(() => undefined)
+      .lease({ checks: [ask], now: requestNow, fleet: { id: this.instanceId, windowMs } })
+      .then(
+        () => this.giveBacks.count(tokens, true),
+        () => this.giveBacks.count(tokens, false),
+      )
       .finally(() => this.releases.delete(sent));
     this.releases.add(sent);
   }

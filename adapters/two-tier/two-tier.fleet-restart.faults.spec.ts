@@ -46,7 +46,9 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
       (await plain.peek({ checks: [bucket('hot', 1_000, 1_000)], now })).decisions[0]!.remaining;
     /** What the fleet set holds for a lost state's paces ('^<rate>'), 0 for none. */
     const learning = async () => {
-      const member = (await redis.client.zrange(fleetKey, '0', '-1')).find((m) => m.startsWith('^'));
+      const member = (await redis.client.zrange(fleetKey, '0', '-1')).find((m) =>
+        m.startsWith('^'),
+      );
       return member === undefined ? 0 : Number(member.slice(1));
     };
     /** Two requests a ms from `store` from `now` on until one needs Redis: its time and answer. */

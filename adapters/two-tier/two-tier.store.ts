@@ -163,8 +163,8 @@ export class TwoTierStore implements RateLimitStore {
     );
     // A pace past its end has nothing left to give back.
     this.keys.releasePace = (key, state) => {
-      if (state.paceUntil > this.time.relative(this.time.lastNow))
-        this.roundTrip.releasePace(key, state, this.time.lastNow);
+      const now = this.time.relative(this.time.lastNow);
+      if (state.paceUntil > now) this.roundTrip.releasePace(key, state, this.time.lastNow);
     };
     this.decider = new Decider(
       this.keys,
