@@ -109,9 +109,9 @@ describe('LeaseBook', () => {
     it('spends its tokens as they come due, and holds the key without a call until they cover a request', () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);
-      leases.applyPace(c, state, 100, 1_000, 0, 3); // 1 token every 10 ms, from 0 (client time)
+      leases.paces.apply(c, state, 100, 1_000, 0, 3); // 1 token every 10 ms, from 0 (client time)
       expect(leases.covers(c, state, 5)).toBe(false);
-      expect(leases.holdForPace(c, state, 5)).toBe(true);
+      expect(leases.paces.hold(c, state, 5)).toBe(true);
       expect(state.denyUntil).toBeCloseTo(10); // the half token missing
       expect(leases.covers(c, state, 10)).toBe(true);
       leases.spend(c, state, 10);
@@ -120,17 +120,17 @@ describe('LeaseBook', () => {
       // Past its end: its 100 tokens came due (1 spent), no more, and no hold.
       expect(leases.covers({ ...c, cost: 99 }, state, 2_000)).toBe(true);
       expect(leases.covers({ ...c, cost: 100 }, state, 2_000)).toBe(false);
-      expect(leases.holdForPace(c, state, 2_000)).toBe(false);
+      expect(leases.paces.hold(c, state, 2_000)).toBe(false);
     });
 
     it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);
       Object.assign(state, { target: 7, score: 10 });
-      leases.applyPace(c, state, 100, 1_000, 0, 0);
-      expect(leases.renewalDue(state, 899)).toBe(false);
-      expect(leases.renewalDue(state, 900)).toBe(true);
-      const renewal = leases.renewal(c, state, 900);
+      leases.paces.apply(c, state, 100, 1_000, 0, 0);
+      expect(leases.paces.renewalDue(state, 899)).toBe(false);
+      expect(leases.paces.renewalDue(state, 900)).toBe(true);
+      const renewal = leases.paces.renewal(c, state, 900);
       expect(renewal).toMatchObject({ cost: 0, pace: { held: 100, heldMs: 1_000 } });
       expect(state.paceRate).toBe(0);
       expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, 10 ms each

@@ -12,7 +12,6 @@ import type {
   TokenBucketLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck } from '../redis/index.js';
-import type { PaceAsk } from '../redis/lease.interface.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
@@ -28,16 +27,7 @@ import {
   leaseTarget,
   relaxed,
 } from './lease-sizing.js';
-import {
-  demandPerSecond,
-  dueTokens,
-  heldPace,
-  MAX_PACE_MS,
-  MIN_PACE_LEASE_TTLS,
-  PACE_TOKENS,
-  renewalDue,
-  waitForTokens,
-} from './pace.js';
+import { PaceBook } from './pace-book.js';
 
 /** A lease spent ahead of a Redis call, put back if the request is denied. */
 export interface Reservation {
@@ -96,9 +86,20 @@ export class LeaseBook {
     private readonly denials: DenyCache,
     private readonly random: () => number = Math.random,
     readonly join = false,
-    private readonly instances = 1,
-    private readonly chargedFromNow = false,
-  ) {}
+    instances = 1,
+    chargedFromNow = false,
+  ) {
+    this.paces = new PaceBook(leaseTtlMs, clock, keys, denials, join, instances, chargedFromNow, {
+      granted: (tokens) => {
+        this.taken++;
+        this.takenTokens += tokens;
+        this.startTimer();
+      },
+    });
+  }
+
+  /** Hot keys' paces when instances share the buckets (`pace-book.ts`). */
+  readonly paces: PaceBook;
 
   /**
    * The window of the fleet count asked with a lease call for `asked`: the
@@ -144,7 +145,7 @@ export class LeaseBook {
 
   /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
   covers(check: TokenBucketCheck, state: KeyState, now: number): boolean {
-    if (state.paceRate > 0) this.creditPace(check, state, now);
+    if (state.paceRate > 0) this.paces.credit(check, state, now);
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
       this.keys.release(check.key, state);
@@ -152,138 +153,6 @@ export class LeaseBook {
     }
     const need = check.cost * emissionIntervalMs(check.limit);
     return state.leaseMs + TOKEN_EPSILON * need >= need;
-  }
-
-  /**
-   * Credits the pace's tokens due by `now` to the key's lease (at most a
-   * pace's tokens wait there: what one call brings), and the key's view
-   * becomes what it holds; a pace past its end stops.
-   */
-  private creditPace(check: TokenBucketCheck, state: KeyState, now: number): void {
-    const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
-    const interval = emissionIntervalMs(check.limit);
-    const credit = (due - state.paceDue) * interval;
-    state.paceDue = due;
-    if (credit > 0) {
-      state.leaseMs += credit;
-      this.keys.leased.add(check.key);
-    }
-    // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
-    // or below, and this instance may spend what came due to it.
-    state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
-    if (now >= state.paceUntil) state.paceRate = 0;
-  }
-
-  /** The key's pace stops at `now` (a new one is being asked): what is due by then stays credited. */
-  private stopPace(check: TokenBucketCheck, state: KeyState, now: number): void {
-    if (state.paceRate <= 0) return;
-    this.creditPace(check, state, now);
-    state.paceRate = 0;
-  }
-
-  /**
-   * A live pace that does not cover `check` yet: the key is held until it
-   * does (no Redis call: the fleet's shares add up to the rate). True when held.
-   */
-  holdForPace(check: TokenBucketCheck, state: KeyState, now: number): boolean {
-    if (state.paceRate <= 0) return false;
-    const missing = check.cost - state.leaseMs / emissionIntervalMs(check.limit);
-    const waitMs = Math.min(
-      waitForTokens(state.paceRate, missing),
-      Math.max(0, state.paceUntil - now),
-    );
-    this.denials.holdAfterDenial(check, state, now, Math.max(waitMs, 0.001));
-    return true;
-  }
-
-  /**
-   * The pace a lease call (`asked`) asks when instances share the buckets:
-   * for a hot key, or one asking to join a fleet; `undefined` for none.
-   */
-  private paceAsk(
-    check: TokenBucketCheck,
-    state: KeyState,
-    asked: LeaseCheck,
-  ): PaceAsk | undefined {
-    if (!this.join || !(isHot(state.target) || (asked.joinExtra ?? 0) > 0)) return undefined;
-    return this.paceOf(check, state);
-  }
-
-  /** A pace of this instance's demand for `check`'s bucket; `giveBack` tokens it held go back with it. */
-  paceOf(check: TokenBucketCheck, state: KeyState, ask?: number, giveBack = 0): PaceAsk {
-    const demand =
-      ask ?? demandPerSecond(state.score, state.seenAt - state.firstSeen, this.leaseTtlMs);
-    return {
-      ask: demand,
-      tokens: Math.min(PACE_TOKENS, check.limit.burst),
-      minMs: MIN_PACE_LEASE_TTLS * this.leaseTtlMs,
-      maxMs: MAX_PACE_MS,
-      sureMs: this.leaseTtlMs,
-      instances: this.instances,
-      giveBack,
-    };
-  }
-
-  /** True when the key's pace should be renewed at `now` (by a call of its own, {@link renewal}). */
-  renewalDue(state: KeyState, now: number): boolean {
-    return (
-      state.paceRate > 0 &&
-      state.pending === undefined &&
-      renewalDue(state.paceUntil, state.paceUntil - state.paceFrom, now)
-    );
-  }
-
-  /**
-   * The call that renews the key's pace at `now`: no cost, the pace asked;
-   * the pace held stops now.
-   */
-  renewal(check: TokenBucketCheck, state: KeyState, now: number): LeaseCheck {
-    const ask = leaseAsk(check, state, 0, this.clock.now(), this.leaseTtlMs);
-    const pace = this.replacing(check, state, this.paceOf(check, state), now);
-    // The bucket's own tokens (its burst) come along as a lease when it has them.
-    return { ...ask, cost: 0, pace };
-  }
-
-  /** `pace`, asked at `now` to replace the key's pace: that one stops, and `pace` tells what it was. */
-  private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
-    if (state.paceRate <= 0) return pace;
-    const held = heldPace(state);
-    this.stopPace(check, state, now);
-    return { ...pace, ...held };
-  }
-
-  /**
-   * Redis answered a pace asked for `check` by a call stamped `now` that
-   * took `elapsedMs`: granted (`rate` tokens per second for `ms`), its
-   * tokens come due until `now + ms`, from `now` when Redis charged them from
-   * that very time (`time: 'client'`), else from `now + elapsedMs` (no
-   * earlier than Redis' own clock read them, whatever the latency); refused,
-   * the key waits `ms` (until another instance's pace ends and shares may
-   * free up) before asking again.
-   */
-  applyPace(
-    check: TokenBucketCheck,
-    state: KeyState,
-    rate: number,
-    ms: number,
-    now: number,
-    elapsedMs: number,
-  ): void {
-    if (!(rate > 0 && ms > 0)) {
-      if (ms > 0) this.denials.holdAfterDenial(check, state, now, ms);
-      return;
-    }
-    const key = check.key;
-    state.paceRate = rate;
-    state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
-    state.paceUntil = now + ms;
-    state.paceDue = 0;
-    this.taken++;
-    this.takenTokens += dueTokens(rate, state.paceFrom, state.paceUntil, state.paceUntil);
-    const untilOnClock = this.clock.now() + Math.max(0, ms - elapsedMs);
-    state.leaseExpiresAt = Math.max(state.leaseExpiresAt, untilOnClock + this.leaseTtlMs);
-    this.keys.leased.add(key);
-    this.startTimer();
   }
 
   /**
@@ -304,10 +173,8 @@ export class LeaseBook {
       const check = checks[i]!;
       const state = states[j]!;
       const ask = leaseAsk(check, state, this.joinOf(check), clockNow, this.leaseTtlMs);
-      const pace = this.paceAsk(check, state, ask);
-      if (pace === undefined) return ask;
-      // The pace held so far stops here: Redis gives back its part not yet due when it answers.
-      return { ...ask, pace: this.replacing(check, state, pace, now) };
+      const pace = this.paces.ask(check, state, ask, now);
+      return pace === undefined ? ask : { ...ask, pace };
     });
     indices.forEach((i, j) => {
       if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);

@@ -50,7 +50,7 @@ export function sortChecks(
       if (gcraConsume(state.shadowTat, now, check.limit, check.cost).decision.allowed)
         (leased ??= []).push(i);
       else denied = true;
-    } else if (leases.holdForPace(check, state, now) || denials.active(check, state, now)) {
+    } else if (leases.paces.hold(check, state, now) || denials.active(check, state, now)) {
       denied = true;
       denyHit = true;
     } else {

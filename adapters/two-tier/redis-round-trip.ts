@@ -55,7 +55,7 @@ export class RedisRoundTrip {
    * as for any call in flight on the key (the pace held stops when it is sent).
    */
   renewPace(check: TokenBucketCheck, state: KeyState, now: number, requestNow: number): void {
-    const ask = this.leases.renewal(check, state, now);
+    const ask = this.leases.paces.renewal(check, state, now);
     const sentAt = performance.now();
     this.calls++;
     const windowMs = this.leases.fleetWindowMs([ask], [state]);
@@ -72,7 +72,7 @@ export class RedisRoundTrip {
             result.instances?.[0] ?? 0,
           );
           this.leases.takeExtra(check, state, result.extras[0] ?? 0);
-          this.leases.applyPace(
+          this.leases.paces.apply(
             check,
             state,
             result.paces?.[0] ?? 0,
@@ -107,7 +107,7 @@ export class RedisRoundTrip {
     const tokens = (state.leaseMs * state.rate) / 1000;
     state.leaseMs = 0;
     this.keys.leased.delete(key);
-    const pace = this.leases.paceOf(check, state, 0, tokens);
+    const pace = this.leases.paces.of(check, state, 0, tokens);
     const held = heldPace(state);
     state.paceRate = 0;
     const ask: LeaseCheck = { ...check, maxExtra: 0, pace: { ...pace, ...held } };
@@ -309,7 +309,7 @@ export class RedisRoundTrip {
         instances,
       );
       if (asked[j]!.pace !== undefined)
-        this.leases.applyPace(
+        this.leases.paces.apply(
           check,
           state,
           result.paces?.[j] ?? 0,

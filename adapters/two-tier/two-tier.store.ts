@@ -241,7 +241,7 @@ export class TwoTierStore implements RateLimitStore {
     for (const check of request.checks) {
       const state = this.keys.stateOf(check, now);
       this.leases.observe(check, state, now);
-      if (this.leases.renewalDue(state, now))
+      if (this.leases.paces.renewalDue(state, now))
         this.roundTrip.renewPace(check, state, now, request.now);
     }
     return this.decider.decide(request as TokenBucketRequest, now, 0, 0);
