@@ -115,4 +115,6 @@ export interface LeaseResult extends ConsumeResult {
    * ends (when a share may free up), or 0.
    */
   readonly paceMs?: readonly number[];
+  /** With {@link LeaseRequest.fleet}: per check, the bucket's own whole tokens granted at once with the pace. */
+  readonly paceLumps?: readonly number[];
 }

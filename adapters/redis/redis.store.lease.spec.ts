@@ -168,9 +168,10 @@ describe('RedisStore leases (standalone)', () => {
         loads: undefined,
         paces: undefined,
         paceMs: undefined,
+        paceLumps: undefined,
       };
       expect({ ...counted, ...fleetParts }).toEqual({ ...plain, ...fleetParts });
-      expect(counted).toMatchObject({ paces: [0], paceMs: [0] });
+      expect(counted).toMatchObject({ paces: [0], paceMs: [0], paceLumps: [0] });
       expect(plain.instances).toBeUndefined();
     });
 

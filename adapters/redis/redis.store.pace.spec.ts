@@ -45,7 +45,7 @@ describe('RedisStore paces (standalone)', () => {
       now,
       fleet: { id, windowMs: 10_000 },
     });
-    return { rate: result.paces![0]!, ms: result.paceMs![0]! };
+    return { rate: result.paces![0]!, ms: result.paceMs![0]!, lump: result.paceLumps![0]! };
   };
   const remaining = async (now: number) =>
     (await store.peek({ checks: [bucket('hot', RATE, BURST)], now })).decisions[0]!.remaining;
@@ -67,9 +67,10 @@ describe('RedisStore paces (standalone)', () => {
   const sum = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
 
   it('grants its demand while the fleet is under the rate, charged to the bucket in advance', async () => {
-    // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens.
-    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000 }); // unsure (1 of 2 counted): 1 s at most
-    expect(await remaining(0)).toBe(BURST - 4);
+    // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens (unsure,
+    // 1 of 2 instances counted: 1 s at most), and at once a second of its demand from the bucket.
+    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 4 });
+    expect(await remaining(0)).toBe(BURST - 4 - 4);
     expect(await paces(0)).toEqual({ a: 4 });
   });
 
@@ -89,27 +90,27 @@ describe('RedisStore paces (standalone)', () => {
   it('answers a wait, not a pace, while the others hold the rate: until the first of theirs ends', async () => {
     const held = await pace('a', 0, 20);
     expect(held.rate).toBe(RATE);
-    expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100 });
+    expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100, lump: 0 });
     expect(await paces(100)).toEqual({ a: RATE });
   });
 
   it('gives back the part of the pace it replaces that is not due yet, once', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
-    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000 });
-    expect(await remaining(0)).toBe(45); // 50 - 5 charged ahead
-    // Half way: 2.5 of the old pace given back, 5 charged for the new one, 5 refilled.
-    await pace('a', 500, 5);
-    expect(await remaining(500)).toBe(47); // 45 + 5 + 2.5 - 5, whole tokens
-    // Again at once: the pace just granted is given back whole, and charged again.
-    await pace('a', 500, 5);
-    expect(await remaining(500)).toBe(47);
+    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 5 });
+    expect(await remaining(0)).toBe(40); // 50 - 5 at once - 5 charged ahead
+    // Half way: 5 refilled, 2.5 of the old pace given back, 5 at once and 5 charged again.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 5 });
+    expect(await remaining(500)).toBe(37); // 40 + 5 + 2.5 - 10, whole tokens
+    // Again at once: the pace just granted is given back whole (5), no more.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 5 });
+    expect(await remaining(500)).toBe(32); // 37.5 + 5 - 10
   });
 
   it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
     await pace('a', 0, 5);
-    expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({ rate: 0, ms: 0 });
-    expect(await remaining(500)).toBe(55); // 45 + 5 refilled + 2.5 not due + 3 held, whole tokens
+    expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({ rate: 0, ms: 0, lump: 0 });
+    expect(await remaining(500)).toBe(50); // 40 + 5 refilled + 2.5 not due + 3 held, whole tokens
     expect(await paces(500)).toEqual({});
   });
 });

@@ -70,6 +70,7 @@ const leaseReply = (n: number, fleet: boolean) => [
         ...Array<string>(n).fill('2.5'),
         ...Array<string>(n).fill('0'),
         ...Array<number>(n).fill(0),
+        ...Array<number>(n).fill(0),
       ]
     : []),
 ];

@@ -156,9 +156,10 @@ export class PaceBook {
    * took `elapsedMs`: granted (`rate` tokens per second for `ms`), its
    * tokens come due until `now + ms`, from `now` when Redis charged them from
    * that very time (`time: 'client'`), else from `now + elapsedMs` (no
-   * earlier than Redis' own clock read them, whatever the latency); refused,
-   * the key waits `ms` (until another instance's pace ends and shares may
-   * free up) before asking again.
+   * earlier than Redis' own clock read them, whatever the latency), and the
+   * `lump` of the bucket's own tokens granted with it at once; refused, the
+   * key waits `ms` (until another instance's pace ends and shares may free
+   * up) before asking again.
    */
   apply(
     check: TokenBucketCheck,
@@ -167,6 +168,7 @@ export class PaceBook {
     ms: number,
     now: number,
     elapsedMs: number,
+    lump = 0,
   ): void {
     if (!(rate > 0 && ms > 0)) {
       if (ms > 0) this.denials.holdAfterDenial(check, state, now, ms);
@@ -176,10 +178,11 @@ export class PaceBook {
     state.paceRate = rate;
     state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
     state.paceUntil = now + ms;
-    state.paceDue = 0;
+    // The bucket's own tokens granted with it are due at once.
+    state.paceDue = -lump;
     const untilOnClock = this.clock.now() + Math.max(0, ms - elapsedMs);
     state.leaseExpiresAt = Math.max(state.leaseExpiresAt, untilOnClock + this.leaseTtlMs);
     this.keys.leased.add(key);
-    this.events.granted(dueTokens(rate, state.paceFrom, state.paceUntil, state.paceUntil));
+    this.events.granted(lump + dueTokens(rate, state.paceFrom, state.paceUntil, state.paceUntil));
   }
 }

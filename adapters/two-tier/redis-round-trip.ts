@@ -79,6 +79,7 @@ export class RedisRoundTrip {
             result.paceMs?.[0] ?? 0,
             now,
             performance.now() - sentAt,
+            result.paceLumps?.[0],
           );
           return true;
         },
@@ -316,6 +317,7 @@ export class RedisRoundTrip {
           result.paceMs?.[j] ?? 0,
           now,
           performance.now() - sentAt,
+          result.paceLumps?.[j],
         );
     });
     if (allowed) {

@@ -73,11 +73,12 @@ end
 -- are unknown: they are taken to hold the whole rate but the caller's (held, its last pace's
 -- rate), for twice its last pace's length (held_ms), a '^<rate>' member charged as a pace;
 -- each instance telling the pace it held takes its part back from it (never over: what no
--- instance claims stays unused until then). A pace is long only when its share is sure: the fleet is over
--- the rate and every instance configured (configured) is counted (count); else it lasts at
--- most sure_ms, and its holder asks again knowing more. Answers the TAT with all that charged, the pace's rate (0:
--- none) and how long it lasts (ms), or with none, how long until another pace ends.
-local function fleet_pace(key, id, tat, rate, p, lost, count, load, weight)
+-- instance claims stays unused until then). A pace is long only when its share is sure: the
+-- fleet is over the rate and every instance configured (configured) is counted (count); else
+-- it lasts at most sure_ms, and its holder asks again knowing more. Answers the TAT with all
+-- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
+-- another pace ends), and the bucket's own tokens granted with it at once.
+local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight)
   local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms =
     p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
   local interval = 1000 / rate
@@ -152,18 +153,22 @@ local function fleet_pace(key, id, tat, rate, p, lost, count, load, weight)
       grant_ms = math.min(grant_ms, math.max(min_ms, first_end - at, 1000 / g))
     end
   end
-  if phantom_end <= at then phantom = 0 end
   if g * grant_ms / 1000 < 1 then
-    if first_end then return current, 0, first_end - at end
-    return current, 0, 0
+    if first_end then return current, 0, first_end - at, 0 end
+    return current, 0, 0, 0
   end
-  current = current + g * grant_ms / 1000 * interval
+  -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to its
+  -- tokens and a sure_ms of the caller's demand): charged ahead of the pace, they would only
+  -- come due at its rate, and a fleet whose paces add up to the rate would never spend its burst.
+  local lump = (now + burst * interval - current) / interval
+  lump = math.floor(math.max(0, math.min(lump, tokens, ask * sure_ms / 1000)))
+  current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms
   redis.call('ZADD', key, string.format('%.17g', ends), '!' .. string.format('%.17g', g) .. ':' .. id)
   -- The instance counts, with its weight, while its pace lasts.
   local w = math.max(0, weight)
   redis.call('ZADD', key, string.format('%.17g', math.floor(ends) + w / (1 + w)), id)
   if redis.call('PTTL', key) < 2 * grant_ms then redis.call('PEXPIRE', key, math.ceil(2 * grant_ms)) end
-  return current, g, grant_ms
+  return current, g, grant_ms, lump
 end
 `;

@@ -58,7 +58,8 @@ export const LEASE_LUA = `--[[
     took no part: asked no lease, no join), its epoch ('' for none), and
     the sum of the counted instances' demand weights (text), and two more:
     the pace granted (tokens/s, text; 0 for none) and for how long (ms;
-    with none, how long until another instance's pace ends).
+    with none, how long until another instance's pace ends), and the whole
+    tokens the bucket gave at once with the pace.
 ]]
 ${FRAME}${READ}${WRITE}${GCRA}${EXTRAS}${FLEET}
 local receipts = ARGV[3] == '1'
@@ -139,7 +140,7 @@ if fleet then
     -- Only instances taking leases, or asking to join, take part; a loss is recorded at once
     -- (one reset, not one per instance).
     local a = 6 + 4 * n + 4 * (i - 1)
-    local pace, pace_ms = 0, 0
+    local pace, pace_ms, lump = 0, 0, 0
     local asked = ARGV[a + 3] ~= ''
     local weight = tonumber(ARGV[a + 2])
     if b.max_extra > 0 or b.joins or b.lost or asked then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
@@ -147,7 +148,7 @@ if fleet then
       local p = {}
       for x in string.gmatch(ARGV[a + 3], '[^:]+') do p[#p + 1] = tonumber(x) end
       local tat
-      tat, pace, pace_ms = fleet_pace(KEYS[n + i], id, b.final, b.rate, p, b.lost, count, load, weight)
+      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, p, b.lost, count, load, weight)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
@@ -157,6 +158,7 @@ if fleet then
     reply[1 + width * n + 4 * n + i] = string.format('%.17g', pace)
     reply[1 + width * n + 5 * n + i] = pace_ms
     ${replyNumber('pace_ms', 'reply[1 + width * n + 5 * n + i]')}
+    reply[1 + width * n + 6 * n + i] = lump
   end
 end
 return reply
