@@ -157,11 +157,11 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     if first_end then return current, 0, first_end - at, 0 end
     return current, 0, 0, 0
   end
-  -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to its
-  -- tokens and a sure_ms of the caller's demand): charged ahead of the pace, they would only
-  -- come due at its rate, and a fleet whose paces add up to the rate would never spend its burst.
+  -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
+  -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
+  -- fleet whose paces add up to the rate would never spend its burst.
   local lump = (now + burst * interval - current) / interval
-  lump = math.floor(math.max(0, math.min(lump, tokens, ask * sure_ms / 1000)))
+  lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
   current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms
   redis.call('ZADD', key, string.format('%.17g', ends), '!' .. string.format('%.17g', g) .. ':' .. id)
