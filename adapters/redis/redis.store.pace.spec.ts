@@ -10,7 +10,7 @@ import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { RedisStore, type LeaseCheck } from './index.js';
 import type { PaceAsk } from './lease.interface.js';
 import { redisKey } from './redis-keys.js';
-import { bucket, check } from '../../test/utils/checks.js';
+import { check } from '../../test/utils/checks.js';
 
 const RATE = 10;
 const BURST = 100;
@@ -47,8 +47,15 @@ describe('RedisStore paces (standalone)', () => {
     });
     return { rate: result.paces![0]!, ms: result.paceMs![0]!, lump: result.paceLumps![0]! };
   };
-  const remaining = async (now: number) =>
-    (await store.peek({ checks: [bucket('hot', RATE, BURST)], now })).decisions[0]!.remaining;
+  /**
+   * Tokens in the bucket at `now`, negative when paces are charged ahead of it (a request for
+   * the whole burst, denied, tells how far the bucket is from full, and changes nothing).
+   */
+  const level = async (now: number) => {
+    const answer = await store.consume({ checks: [check('hot', RATE, BURST, BURST)], now });
+    expect(answer.allowed).toBe(false);
+    return BURST - answer.decisions[0]!.retryAfterMs / (1000 / RATE);
+  };
   /** The live paces' rates in the bucket's fleet set, by instance. */
   const paces = async (now: number) => {
     const members = await client.zrange(
@@ -68,9 +75,9 @@ describe('RedisStore paces (standalone)', () => {
 
   it('grants its demand while the fleet is under the rate, charged to the bucket in advance', async () => {
     // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens (unsure,
-    // 1 of 2 instances counted: 1 s at most), and at once a second of its demand from the bucket.
-    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 4 });
-    expect(await remaining(0)).toBe(BURST - 4 - 4);
+    // 1 of 2 instances counted: 1 s at most), and at once up to twice that from the bucket.
+    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 20 });
+    expect(await level(0)).toBeCloseTo(BURST - 20 - 4);
     expect(await paces(0)).toEqual({ a: 4 });
   });
 
@@ -96,21 +103,21 @@ describe('RedisStore paces (standalone)', () => {
 
   it('gives back the part of the pace it replaces that is not due yet, once', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
-    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 5 });
-    expect(await remaining(0)).toBe(40); // 50 - 5 at once - 5 charged ahead
-    // Half way: 5 refilled, 2.5 of the old pace given back, 5 at once and 5 charged again.
-    expect(await pace('a', 500, 5)).toMatchObject({ lump: 5 });
-    expect(await remaining(500)).toBe(37); // 40 + 5 + 2.5 - 10, whole tokens
-    // Again at once: the pace just granted is given back whole (5), no more.
-    expect(await pace('a', 500, 5)).toMatchObject({ lump: 5 });
-    expect(await remaining(500)).toBe(32); // 37.5 + 5 - 10
+    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 20 });
+    expect(await level(0)).toBeCloseTo(25); // 50 - 20 at once - 5 charged ahead
+    // Half way: 5 refilled, 2.5 of the old pace given back, 20 at once and 5 charged again.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 20 });
+    expect(await level(500)).toBeCloseTo(7.5);
+    // Again at once: the pace just granted is given back whole (5), no more; 12 at once.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 12 });
+    expect(await level(500)).toBeCloseTo(-4.5); // 7.5 + 5 - 12 - 5
   });
 
   it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
     await pace('a', 0, 5);
     expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({ rate: 0, ms: 0, lump: 0 });
-    expect(await remaining(500)).toBe(50); // 40 + 5 refilled + 2.5 not due + 3 held, whole tokens
+    expect(await level(500)).toBeCloseTo(35.5); // 25 + 5 refilled + 2.5 not due + 3 held
     expect(await paces(500)).toEqual({});
   });
 });

@@ -136,20 +136,21 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   if phantom_end > at then others = others + phantom end
   local share = ask
   if load > 1 then share = math.min(share, rate * weight / load) end
-  -- Up to the caller's demand from what no pace holds and no other instance's share lacks
-  -- (weights measured early can overstate the load), at least its share where free.
-  local free = rate - others - lacking
-  local g = math.min(ask, rate - others, math.max(share, free))
+  -- Its share, once sure; before (weights measured early can overstate the load), up to its
+  -- demand from what no pace holds and no other instance's share lacks, for sure_ms at most.
+  local sure = load > 1 and count >= configured
+  local g = math.min(ask, rate - others, share)
+  if not sure then g = math.min(ask, rate - others, math.max(share, rate - others - lacking)) end
   local grant_ms = 0
   if g > 0 then
     -- As long as the caller's share takes to bring the tokens: a caller granted less than its
     -- share (the others' paces hold the rest) asks again as soon as a whole share would.
     grant_ms = math.min(max_ms, math.max(min_ms, tokens * 1000 / share))
-    if load <= 1 or count < configured then grant_ms = math.min(grant_ms, math.max(min_ms, sure_ms)) end
+    if not sure then grant_ms = math.min(grant_ms, math.max(min_ms, sure_ms)) end
     -- Granted less than its share (the others' paces hold the rest): asks again when the
     -- first of them ends, by which time its holder has renewed it at its own share.
     -- (At least a token's worth: a pace that brings none is no pace.)
-    if g < 0.9 * share and first_end then
+    if g < 0.5 * share and first_end then
       grant_ms = math.min(grant_ms, math.max(min_ms, first_end - at, 1000 / g))
     end
   end
