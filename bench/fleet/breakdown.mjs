@@ -7,8 +7,10 @@
 // fleet granted it a join), `join` a tracked key asking the fleet's join
 // (its own demand not hot yet), `lease` a demand-sized lease, `plain` a
 // tracked key asking no lease; each `:granted` (all asked), `:short` (some),
-// `:denied`, or `:ok` (admitted, nothing asked); `give-back` refunds (in the
-// run, or `close`), `other` anything else (peeks, probes).
+// `:denied`, or `:ok` (admitted, nothing asked); a pace asked (issue 29) adds
+// `+pace` (granted), `+wait` (refused, with a wait) or `+none`, and a pace
+// renewed on its own is `renew`; `release` a pace given back (at close);
+// `give-back` refunds (in the run, or `close`), `other` anything else.
 
 /** Wraps `store.redisStore` (the calls the store makes) with counters; answers a reader. */
 export function countCalls(store, startAt) {
@@ -36,7 +38,6 @@ export function countCalls(store, startAt) {
           : 'plain';
     answer.then(
       (result) => {
-        if (process.env.PACE_DEBUG && countCalls.debug) console.error(countCalls.debug, Date.now() - startAt, 'cost', check?.cost, 'ask', check?.pace?.ask?.toFixed(1), 'w', check?.weight?.toFixed(3), 'join', check?.joinExtra, '->', result.allowed, 'n', result.instances?.[0], 'load', result.loads?.[0], 'pace', result.paces?.[0]?.toFixed?.(2), 'ms', Math.round(result.paceMs?.[0] ?? 0));
         const extra = result.extras?.[0] ?? 0;
         const outcome = !result.allowed
           ? 'denied'

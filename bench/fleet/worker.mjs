@@ -42,7 +42,6 @@ function buildStore(run) {
 }
 
 async function runOnce(run, store) {
-  countCalls.debug = [0, 5].includes(run.index) ? `#${run.index}` : undefined;
   const calls = store instanceof TwoTierStore ? countCalls(store, run.startAt) : undefined;
   const hot = {
     key: 'hot',
