@@ -40,6 +40,37 @@ export interface LeaseCheck extends RateLimitCheck {
    * failover) and the bucket as empty.
    */
   readonly epoch?: string;
+  /**
+   * With {@link LeaseRequest.fleet}: a pace asked for the bucket (issue 29,
+   * `scripts/fleet.lua.ts`): up to `ask` tokens per second, for as long as
+   * it takes to bring `tokens`, charged to the bucket at once and spent as
+   * they come due, within the share of the fleet's load that `weight` gives.
+   * Replaces this instance's last pace on the bucket (its part not yet due is
+   * given back). Answered in {@link LeaseResult.paces}.
+   */
+  readonly pace?: PaceAsk;
+}
+
+/** A pace asked (see {@link LeaseCheck.pace}). */
+export interface PaceAsk {
+  /** Tokens per second wanted (this instance's demand); 0 ends this instance's pace. */
+  readonly ask: number;
+  /** Tokens the pace brings: it lasts `tokens / rate`, within [`minMs`, `maxMs`]. */
+  readonly tokens: number;
+  readonly minMs: number;
+  readonly maxMs: number;
+  /**
+   * Longest pace while its share is unsure: the fleet's load under the rate,
+   * or fewer than `instances` instances counted.
+   */
+  readonly sureMs: number;
+  /** The instances configured to share the bucket (the `instances` option). */
+  readonly instances: number;
+  /** Tokens this instance held and gives back to the bucket in the same call. */
+  readonly giveBack?: number;
+  /** The pace this instance held until this call (rate, and how long it lasted): 0 for none. */
+  readonly held?: number;
+  readonly heldMs?: number;
 }
 
 /** What `RedisStore.lease` is asked. */
@@ -76,4 +107,14 @@ export interface LeaseResult extends ConsumeResult {
   readonly epochs?: readonly string[];
   /** With {@link LeaseRequest.fleet}: per check, the sum of the counted instances' `weight` (0 when not counted). */
   readonly loads?: readonly number[];
+  /** With {@link LeaseRequest.fleet}: per check, the pace granted (tokens per second; 0 for none). */
+  readonly paces?: readonly number[];
+  /**
+   * With {@link LeaseRequest.fleet}: per check, how long the pace granted
+   * lasts (ms); with none granted, how long until another instance's pace
+   * ends (when a share may free up), or 0.
+   */
+  readonly paceMs?: readonly number[];
+  /** With {@link LeaseRequest.fleet}: per check, the bucket's own whole tokens granted at once with the pace. */
+  readonly paceLumps?: readonly number[];
 }

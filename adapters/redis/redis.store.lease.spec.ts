@@ -162,12 +162,16 @@ describe('RedisStore leases (standalone)', () => {
         now: 0,
         fleet: fleet('a'),
       });
-      expect({ ...counted, instances: undefined, epochs: undefined, loads: undefined }).toEqual({
-        ...plain,
+      const fleetParts = {
         instances: undefined,
         epochs: undefined,
         loads: undefined,
-      });
+        paces: undefined,
+        paceMs: undefined,
+        paceLumps: undefined,
+      };
+      expect({ ...counted, ...fleetParts }).toEqual({ ...plain, ...fleetParts });
+      expect(counted).toMatchObject({ paces: [0], paceMs: [0], paceLumps: [0] });
       expect(plain.instances).toBeUndefined();
     });
 

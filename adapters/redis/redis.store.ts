@@ -15,7 +15,7 @@ import type {
 } from '../../lib/store/rate-limit-store.interface.js';
 import { chargeAcrossSlots, eachSlot } from './cross-slot.js';
 import { GuardedCalls } from './guarded-call.js';
-import type { LeaseRequest, LeaseResult } from './lease.interface.js';
+import type { LeaseRequest, LeaseResult, PaceAsk } from './lease.interface.js';
 import type { RedisClient } from './redis-client.interface.js';
 import { redisKey } from './redis-keys.js';
 import { resolveRedisStoreOptions, type RedisStoreOptions } from './redis-store-options.js';
@@ -100,6 +100,8 @@ export class RedisStore implements RateLimitStore {
   readonly timeoutMs: number;
   /** Slots of `concurrency` limits: a sorted set per key, leases on Redis server time (`redis-slots.ts`). */
   readonly slots: RedisSlots;
+  /** True when the scripts work in each request's own `now` (`time: 'client'`), else in Redis `TIME`. */
+  readonly clientTime: boolean;
 
   constructor(options: RedisStoreOptions) {
     const resolved = resolveRedisStoreOptions(options);
@@ -107,6 +109,7 @@ export class RedisStore implements RateLimitStore {
     this.keyPrefix = resolved.keyPrefix;
     this.cluster = resolved.cluster;
     this.timeoutMs = resolved.timeoutMs;
+    this.clientTime = resolved.clientTime;
     this.guard = new GuardedCalls(resolved.client, resolved.timeoutMs);
     this.scripts = new ScriptRunner(resolved.client, resolved.clientTime, resolved.paddingArg);
     this.slots = new RedisSlots(resolved.client, resolved.keyPrefix, this.guard);
@@ -185,6 +188,7 @@ export class RedisStore implements RateLimitStore {
             joinCounts: check.joinCounts,
             epoch: check.epoch,
             weight: Number.isFinite(check.weight) ? Math.max(0, check.weight!) : 0,
+            pace: paceArg(check.pace),
           };
         });
         return this.charge('lease', buckets, now, request.fleet).then(toLeaseResult);
@@ -355,4 +359,17 @@ export class RedisStore implements RateLimitStore {
 
 function keyOf(bucket: Bucket): string {
   return bucket.redisKey;
+}
+
+/** A pace asked, as the lease script reads it (`scripts/lease.lua.ts`): '' for none; an `ask` of 0 gives the caller's pace back. */
+function paceArg(pace: PaceAsk | undefined): string {
+  if (pace === undefined) return '';
+  const { ask, tokens, minMs, maxMs, sureMs, instances } = pace;
+  const { giveBack = 0, held = 0, heldMs = 0 } = pace;
+  const numbers = [ask, tokens, minMs, maxMs, sureMs, instances, giveBack, held, heldMs];
+  const valid = numbers.every((x) => Number.isFinite(x) && x >= 0);
+  if (!valid || !(tokens > 0 && minMs >= 1 && maxMs >= minMs && instances >= 1)) return '';
+  const ms = [minMs, maxMs, sureMs].map((x) => Math.ceil(x)).join(':');
+  const told = `${giveBack}:${held}:${Math.ceil(heldMs)}`;
+  return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${told}`;
 }

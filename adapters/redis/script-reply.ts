@@ -34,7 +34,7 @@ export function parseReply(
   const width = withReceipts ? 6 : 4;
   if (
     !Array.isArray(reply) ||
-    reply.length !== 1 + width * count + (lease || windows ? count : 0) + (fleet ? 3 * count : 0)
+    reply.length !== 1 + width * count + (lease || windows ? count : 0) + (fleet ? 6 * count : 0)
   ) {
     throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
   }
@@ -71,12 +71,18 @@ export function parseReply(
   const instances: number[] = new Array<number>(count);
   const epochs: string[] = new Array<string>(count);
   const loads: number[] = new Array<number>(count);
+  const paces: number[] = new Array<number>(count);
+  const paceMs: number[] = new Array<number>(count);
+  const paceLumps: number[] = new Array<number>(count);
   for (let i = 0; i < count; i++) {
     instances[i] = parseNumber(reply[1 + width * count + count + i]);
     epochs[i] = String(reply[1 + width * count + 2 * count + i]);
     loads[i] = parseNumber(reply[1 + width * count + 3 * count + i]);
+    paces[i] = parseNumber(reply[1 + width * count + 4 * count + i]);
+    paceMs[i] = parseNumber(reply[1 + width * count + 5 * count + i]);
+    paceLumps[i] = parseNumber(reply[1 + width * count + 6 * count + i]);
   }
-  return { ...answer, instances, epochs, loads };
+  return { ...answer, instances, epochs, loads, paces, paceMs, paceLumps };
 }
 
 /** A number of the reply: an integer reply (a number, or its text for clients set to return text), or text. */
@@ -102,7 +108,18 @@ export function toConsumeResult(answer: ScriptAnswer): ConsumeResult {
 /** An answer as `lease` gives it. */
 export function toLeaseResult(answer: ScriptAnswer): LeaseResult {
   const { allowed, decisions, extras, instances, epochs, loads } = answer;
+  const { paces, paceMs, paceLumps } = answer;
   return instances === undefined
     ? { allowed, decisions, extras }
-    : { allowed, decisions, extras, instances, epochs: epochs ?? [], loads: loads ?? [] };
+    : {
+        allowed,
+        decisions,
+        extras,
+        instances,
+        epochs: epochs ?? [],
+        loads: loads ?? [],
+        paces: paces ?? [],
+        paceMs: paceMs ?? [],
+        paceLumps: paceLumps ?? [],
+      };
 }

@@ -64,7 +64,14 @@ const leaseReply = (n: number, fleet: boolean) => [
   ...Array.from({ length: n }, () => [1, 4, 0, 600]).flat(),
   ...Array<number>(n).fill(5),
   ...(fleet
-    ? [...Array<number>(n).fill(3), ...Array<string>(n).fill('~7'), ...Array<string>(n).fill('2.5')]
+    ? [
+        ...Array<number>(n).fill(3),
+        ...Array<string>(n).fill('~7'),
+        ...Array<string>(n).fill('2.5'),
+        ...Array<string>(n).fill('0'),
+        ...Array<number>(n).fill(0),
+        ...Array<number>(n).fill(0),
+      ]
     : []),
 ];
 
@@ -82,9 +89,10 @@ describe('ScriptRunner: keys declared, one hash tag per bucket, NOSCRIPT by its 
     expect(keys).toEqual([redisKey('p:', 'k'), `${redisKey('p:', 'k')}:fleet`]);
     expect(new Set(keys.map(tagOf)).size).toBe(1);
     // 'f' in the receipts' place; the instance id and the window follow the per-key
-    // arguments, then each bucket's join, the epoch it was last told (none yet) and its weight.
+    // arguments, then each bucket's join, the epoch it was last told (none yet), its weight and
+    // the pace it asks (none).
     expect(args[numkeys + 2]).toBe('f');
-    expect(args.slice(-5)).toEqual(['i1', '2000', '0', '', '0']);
+    expect(args.slice(-6)).toEqual(['i1', '2000', '0', '', '0', '']);
   });
 
   it("declares the block mark of each anchored window it blocks in KEYS, with the window key's hash tag", async () => {

@@ -26,6 +26,8 @@ export interface Bucket {
   readonly epoch?: string;
   /** Lease with a fleet count only: the caller's demand over the bucket's rate. */
   readonly weight?: number;
+  /** Lease with a fleet count only: a pace asked, `<tokens/s>:<ms>:<instances>` ('' or absent: none). */
+  readonly pace?: string;
 }
 
 /** Who asks a lease, for the fleet count (`scripts/fleet.lua.ts`): an instance id, and the count's window. */
@@ -186,6 +188,7 @@ export class ScriptRunner {
               String(b.joinCounts === false ? -join : join),
               b.epoch ?? '',
               String(b.weight ?? 0),
+              b.pace ?? '',
             );
           }
         }

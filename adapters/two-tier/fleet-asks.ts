@@ -2,6 +2,7 @@ import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interfac
 import type { LeaseCheck } from '../redis/index.js';
 import { EPOCH_MEMORY_SHARE } from './fleet-share.js';
 import type { KeyState } from './key-table.js';
+import { demandPerSecond } from './pace.js';
 
 /**
  * The fleet's part of a lease call (issue 29, `scripts/fleet.lua.ts`): what
@@ -33,7 +34,8 @@ export function leaseAsk(
     limit: check.limit,
     cost: check.cost,
     maxExtra: state.target,
-    weight: (state.score * 1000) / leaseTtlMs / check.limit.rate,
+    weight:
+      demandPerSecond(state.score, state.seenAt - state.firstSeen, leaseTtlMs) / check.limit.rate,
   };
   const epoch =
     state.epoch !== '' && clockNow - state.epochAt < EPOCH_MEMORY_SHARE * leaseTtlMs

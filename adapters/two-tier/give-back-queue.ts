@@ -92,6 +92,16 @@ export class GiveBackQueue {
     }
   }
 
+  /** Counts a give-back made another way (a pace given back with its tokens: `RedisRoundTrip.releasePace`). */
+  count(tokens: number, returned: boolean): void {
+    if (!returned) {
+      this.lostTokens += tokens;
+      return;
+    }
+    this.returned++;
+    this.returnedTokens += tokens;
+  }
+
   /** Counts what is queued as lost: Redis stopped answering (give-backs to it would be lost anyway). */
   loseQueued(): void {
     for (const item of this.queued) this.lostTokens += item.tokens;

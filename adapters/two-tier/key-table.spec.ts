@@ -37,6 +37,10 @@ describe('KeyTable', () => {
       epoch: '',
       epochAt: 0,
       fleetLoad: 0,
+      paceRate: 0,
+      paceFrom: 0,
+      paceUntil: 0,
+      paceDue: 0,
       pending: undefined,
       pendingDeadline: 0,
     });

@@ -65,6 +65,15 @@ export interface KeyState {
    * waits for after a short call, so that shares follow demand; 0 unknown.
    */
   fleetLoad: number;
+  /**
+   * The key's pace (`pace.ts`): tokens per second (0: none), due from
+   * `paceFrom` to `paceUntil` (store clock), `paceDue` of them already
+   * credited to the lease (`leaseMs`).
+   */
+  paceRate: number;
+  paceFrom: number;
+  paceUntil: number;
+  paceDue: number;
   /** Settles when this key's Redis call in flight is answered: true if Redis answered, false if the call failed. Never rejects. */
   pending: Promise<boolean> | undefined;
   /** When that call gives up at the latest (`performance.now()` ms). */
@@ -90,6 +99,10 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     epoch: '',
     epochAt: 0,
     fleetLoad: 0,
+    paceRate: 0,
+    paceFrom: 0,
+    paceUntil: 0,
+    paceDue: 0,
     pending: undefined,
     pendingDeadline: 0,
   };
@@ -119,6 +132,11 @@ const SWEEP_STEP = 2;
 export class KeyTable extends SweptMap<string, KeyState> {
   /** Keys holding a lease (what the lease expiry timer scans). */
   readonly leased = new Set<string>();
+  /**
+   * Gives back the part of a key's pace not yet due (`pace.ts`), when the key
+   * is dropped or the store closes: set by the store (a Redis call).
+   */
+  releasePace: ((key: string, state: KeyState) => void) | undefined;
   /** Keys seen once, recently, without a state (at most `maxKeys` slots). */
   private readonly sightings: Sightings;
 
@@ -230,8 +248,16 @@ export class KeyTable extends SweptMap<string, KeyState> {
   releaseAll(): void {
     for (const key of [...this.leased]) {
       const state = this.entries.get(key);
-      if (state) this.release(key, state);
+      if (!state) continue;
+      this.dropPace(key, state);
+      if (state.leaseMs > 0) this.release(key, state);
     }
+  }
+
+  /** A key leaving with a live pace gives back its part not yet due. */
+  private dropPace(key: string, state: KeyState): void {
+    if (state.paceRate > 0) this.releasePace?.(key, state);
+    state.paceRate = 0;
   }
 
   /** Drops a key and its lease without giving it back (its Redis bucket is being reset). */
@@ -271,6 +297,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
     const key = this.oldest();
     if (key === undefined) return;
     const state = this.entries.get(key);
+    if (state) this.dropPace(key, state);
     if (state && state.leaseMs > 0) this.release(key, state);
     this.entries.delete(key);
     this.leased.delete(key);

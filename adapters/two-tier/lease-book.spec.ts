@@ -18,7 +18,8 @@ function book({
   leaseTtlMs = 1_000,
   maxLeaseShare = 0.25,
   draws = [] as number[],
-}: { leaseTtlMs?: number; maxLeaseShare?: number; draws?: number[] } = {}) {
+  instances = 1,
+}: { leaseTtlMs?: number; maxLeaseShare?: number; draws?: number[]; instances?: number } = {}) {
   const givenBack: GivenBack[] = [];
   const flushes = { count: 0 };
   const giveBacks = {
@@ -30,7 +31,18 @@ function book({
   const denials = new DenyCache();
   // Draws for the fleet holds, in order (0.5, the mean, once they run out).
   const random = () => draws.shift() ?? 0.5;
-  const leases = new LeaseBook(leaseTtlMs, maxLeaseShare, clock, keys, giveBacks, denials, random);
+  const leases = new LeaseBook(
+    leaseTtlMs,
+    maxLeaseShare,
+    clock,
+    keys,
+    giveBacks,
+    denials,
+    random,
+    instances > 1,
+    instances,
+    true,
+  );
   return { leases, keys, denials, clock, givenBack, flushes };
 }
 
@@ -81,18 +93,62 @@ describe('LeaseBook', () => {
     });
   });
 
+  describe('paces (instances sharing the buckets)', () => {
+    it('asks a pace for a hot key, with its demand, and none when the store is alone', () => {
+      for (const instances of [1, 2]) {
+        const { leases, keys } = make({ instances });
+        const state = keys.stateOf(c, 0);
+        Object.assign(state, { target: 7, score: 10, seenAt: 100_000 });
+        const [asked] = leases.ask([c], [0], [state], 100_000);
+        if (instances === 1) expect(asked!.pace).toBeUndefined();
+        else
+          expect(asked!.pace).toMatchObject({ ask: expect.closeTo(10, 5), tokens: 32, instances });
+      }
+    });
+
+    it('spends its tokens as they come due, and holds the key without a call until they cover a request', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 100, 1_000, 0, 3); // 1 token every 10 ms, from 0 (client time)
+      expect(leases.covers(c, state, 5)).toBe(false);
+      expect(leases.paces.hold(c, state, 5)).toBe(true);
+      expect(state.denyUntil).toBeCloseTo(10); // the half token missing
+      expect(leases.covers(c, state, 10)).toBe(true);
+      leases.spend(c, state, 10);
+      expect(leases.covers(c, state, 19)).toBe(false);
+      expect(leases.covers({ ...c, cost: 2 }, state, 30)).toBe(true);
+      // Past its end: its 100 tokens came due (1 spent), no more, and no hold.
+      expect(leases.covers({ ...c, cost: 99 }, state, 2_000)).toBe(true);
+      expect(leases.covers({ ...c, cost: 100 }, state, 2_000)).toBe(false);
+      expect(leases.paces.hold(c, state, 2_000)).toBe(false);
+    });
+
+    it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      Object.assign(state, { target: 7, score: 10 });
+      leases.paces.apply(c, state, 100, 1_000, 0, 0);
+      expect(leases.paces.renewalDue(state, 899)).toBe(false);
+      expect(leases.paces.renewalDue(state, 900)).toBe(true);
+      const renewal = leases.paces.renewal(c, state, 900);
+      expect(renewal).toMatchObject({ cost: 0, pace: { held: 100, heldMs: 1_000 } });
+      expect(state.paceRate).toBe(0);
+      expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, 10 ms each
+    });
+  });
+
   describe('spending', () => {
     it('covers a request from a live lease, and gives an expired one back instead', () => {
       const { leases, keys, clock, givenBack } = make();
       const state = keys.stateOf(c, 0);
-      expect(leases.covers(c, state)).toBe(false);
+      expect(leases.covers(c, state, 0)).toBe(false);
       state.leaseMs = 20; // 2 tokens
       state.leaseExpiresAt = 1_000;
       keys.leased.add('k');
-      expect(leases.covers({ ...c, cost: 2 }, state)).toBe(true);
-      expect(leases.covers({ ...c, cost: 3 }, state)).toBe(false);
+      expect(leases.covers({ ...c, cost: 2 }, state, 0)).toBe(true);
+      expect(leases.covers({ ...c, cost: 3 }, state, 0)).toBe(false);
       clock.set(1_000);
-      expect(leases.covers(c, state)).toBe(false);
+      expect(leases.covers(c, state, 0)).toBe(false);
       expect(givenBack).toEqual([['k', 100, 100, 2]]);
       expect(keys.leased.size).toBe(0);
     });
@@ -236,7 +292,7 @@ describe('LeaseBook', () => {
         expect(state.leaseMs).toBe(100);
         expect(state.denyUntil).toBeCloseTo((44 * S - 2) * 10, 9);
         // The lease still serves meanwhile: holds only apply once it is spent.
-        expect(leases.covers(c, state)).toBe(true);
+        expect(leases.covers(c, state, 0)).toBe(true);
         expect(denials.active(c, state, 100)).toBe(true);
       });
 
@@ -324,9 +380,16 @@ describe('LeaseBook', () => {
       { key: 'k', limit: c.limit, cost: 1, maxExtra: 7, weight: 0 },
       { key: 'other', limit: other.limit, cost: 2, maxExtra: 0, weight: 0 },
     ]);
-    // The weight the fleet sums: demand per second (the score spans one leaseTtlMs) over the rate.
+    // The weight the fleet sums: demand per second over the rate. The score spans one
+    // leaseTtlMs for a key tracked that long; a young key's, its requests after the first over
+    // its age (`demandPerSecond`).
     b.score = 4;
+    b.seenAt = 100_000;
     expect(leases.ask([other], [0], [b])[0]!.weight).toBeCloseTo((4 * 1000) / 1_000 / 10);
+    b.firstSeen = b.seenAt - 100;
+    expect(leases.ask([other], [0], [b])[0]!.weight).toBeCloseTo(
+      ((4 - Math.exp(-0.1)) * 1000) / (1_000 * (1 - Math.exp(-0.1))) / 10,
+    );
     expect(givenBack).toEqual([['k', 100, 100, 0.5]]);
   });
 

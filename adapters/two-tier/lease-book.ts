@@ -27,6 +27,7 @@ import {
   leaseTarget,
   relaxed,
 } from './lease-sizing.js';
+import { PaceBook } from './pace-book.js';
 
 /** A lease spent ahead of a Redis call, put back if the request is denied. */
 export interface Reservation {
@@ -55,9 +56,9 @@ export interface Reservation {
  * @internal
  */
 export class LeaseBook {
-  /** Redis answers that granted extra tokens. */
+  /** Redis answers that granted extra tokens, or a pace. */
   taken = 0;
-  /** Extra tokens leased from Redis. */
+  /** Extra tokens leased from Redis, paces' tokens included. */
   takenTokens = 0;
 
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -72,7 +73,9 @@ export class LeaseBook {
    * @param denials where hot keys are held
    * @param random uniform draws in [0, 1) that spread the holds of a fleet (`fleet-share.ts`)
    * @param join true when several instances share the buckets (the `instances` option): keys ask to
-   *   join a fleet already leasing them (`joinExtra`, `fleet-share.ts`)
+   *   join a fleet already leasing them (`joinExtra`, `fleet-share.ts`), and hot keys ask paces (`pace.ts`)
+   * @param instances the `instances` option
+   * @param chargedFromNow Redis charges a pace from the request's own `now` (`time: 'client'`)
    */
   constructor(
     private readonly leaseTtlMs: number,
@@ -83,7 +86,20 @@ export class LeaseBook {
     private readonly denials: DenyCache,
     private readonly random: () => number = Math.random,
     readonly join = false,
-  ) {}
+    instances = 1,
+    chargedFromNow = false,
+  ) {
+    this.paces = new PaceBook(leaseTtlMs, clock, keys, denials, join, instances, chargedFromNow, {
+      granted: (tokens) => {
+        this.taken++;
+        this.takenTokens += tokens;
+        this.startTimer();
+      },
+    });
+  }
+
+  /** Hot keys' paces when instances share the buckets (`pace-book.ts`). */
+  readonly paces: PaceBook;
 
   /**
    * The window of the fleet count asked with a lease call for `asked`: the
@@ -94,7 +110,8 @@ export class LeaseBook {
     let windowMs = 0;
     asked.forEach((check, j) => {
       const lease = Math.max(check.maxExtra, check.joinExtra ?? 0);
-      if (lease <= 0 && check.epoch === undefined) return;
+      // A pace asked, renewed or given back counts too (and must not trim the others early).
+      if (lease <= 0 && check.epoch === undefined && check.pace === undefined) return;
       const instances = fleetSize(states[j]);
       const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
       windowMs = Math.max(
@@ -127,7 +144,8 @@ export class LeaseBook {
   }
 
   /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
-  covers(check: TokenBucketCheck, state: KeyState): boolean {
+  covers(check: TokenBucketCheck, state: KeyState, now: number): boolean {
+    if (state.paceRate > 0) this.paces.credit(check, state, now);
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
       this.keys.release(check.key, state);
@@ -148,11 +166,15 @@ export class LeaseBook {
     checks: readonly TokenBucketCheck[],
     indices: readonly number[],
     states: readonly KeyState[],
+    now = 0,
   ): LeaseCheck[] {
     const clockNow = this.clock.now();
     const asked = indices.map((i, j): LeaseCheck => {
       const check = checks[i]!;
-      return leaseAsk(check, states[j]!, this.joinOf(check), clockNow, this.leaseTtlMs);
+      const state = states[j]!;
+      const ask = leaseAsk(check, state, this.joinOf(check), clockNow, this.leaseTtlMs);
+      const pace = this.paces.ask(check, state, ask, now);
+      return pace === undefined ? ask : { ...ask, pace };
     });
     indices.forEach((i, j) => {
       if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);
@@ -228,13 +250,18 @@ export class LeaseBook {
       this.keys.leased.add(reservation.key);
   }
 
+  /** A pace renewal (`renewal`) also took `extra` of the bucket's own tokens: held as a lease. */
+  takeExtra(check: TokenBucketCheck, state: KeyState, extra: number): void {
+    if (extra > 0) this.grant(check.key, state, extra, emissionIntervalMs(check.limit));
+  }
+
   /**
    * Redis granted `extra` tokens for `check`'s key (each `intervalMs` of bucket
    * time): held until `leaseTtlMs` from now.
    */
   private grant(key: string, state: KeyState, extra: number, intervalMs: number): void {
     state.leaseMs += extra * intervalMs;
-    state.leaseExpiresAt = this.clock.now() + this.leaseTtlMs;
+    state.leaseExpiresAt = Math.max(state.leaseExpiresAt, this.clock.now() + this.leaseTtlMs);
     this.keys.leased.add(key);
     this.taken++;
     this.takenTokens += extra;

@@ -46,11 +46,11 @@ export function sortChecks(
     const state = (states[i] = keys.stateOf(check, now));
     if (check.cost > check.limit.burst + TOKEN_EPSILON) {
       denied = true;
-    } else if (leases.covers(check, state)) {
+    } else if (leases.covers(check, state, now)) {
       if (gcraConsume(state.shadowTat, now, check.limit, check.cost).decision.allowed)
         (leased ??= []).push(i);
       else denied = true;
-    } else if (denials.active(check, state, now)) {
+    } else if (leases.paces.hold(check, state, now) || denials.active(check, state, now)) {
       denied = true;
       denyHit = true;
     } else {
@@ -74,7 +74,7 @@ export function localDecision(
 ): RateLimitDecision {
   const held =
     check.cost <= check.limit.burst + TOKEN_EPSILON &&
-    !leases.covers(check, state) &&
+    !leases.covers(check, state, now) &&
     denials.active(check, state, now);
   if (held) return denials.decision(check, state, now);
   const { decision } = gcraConsume(state.shadowTat, now, check.limit, check.cost);

@@ -3,6 +3,7 @@ import { RateLimitStoreError, toStoreError } from '../../lib/errors/rate-limit-s
 import type {
   ConsumeRequest,
   ConsumeResult,
+  TokenBucketCheck,
   TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck, LeaseResult, RedisStore } from '../redis/index.js';
@@ -10,6 +11,7 @@ import type { Fallback } from './fallback.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
 import type { LeaseBook, Reservation } from './lease-book.js';
+import { heldPace } from './pace.js';
 
 /** The checks of one request that a Redis call decides, and the state they were classified with. */
 export interface RemoteChecks {
@@ -47,6 +49,87 @@ export class RedisRoundTrip {
     private readonly instanceId: string,
   ) {}
 
+  /**
+   * Renews a key's pace (`pace.ts`) with a call of its own, costing nothing:
+   * the request that found it due, and those after it, wait for its answer
+   * as for any call in flight on the key (the pace held stops when it is sent).
+   */
+  renewPace(check: TokenBucketCheck, state: KeyState, now: number, requestNow: number): void {
+    const ask = this.leases.paces.renewal(check, state, now);
+    const sentAt = performance.now();
+    this.calls++;
+    const windowMs = this.leases.fleetWindowMs([ask], [state]);
+    const answered = this.redis
+      .lease({ checks: [ask], now: requestNow, fleet: { id: this.instanceId, windowMs } })
+      .then(
+        (result) => {
+          this.fallback.succeeded();
+          this.leases.rememberFleet(
+            state,
+            result.epochs?.[0],
+            result.loads?.[0],
+            ask.weight,
+            result.instances?.[0] ?? 0,
+          );
+          this.leases.takeExtra(check, state, result.extras[0] ?? 0);
+          this.leases.paces.apply(
+            check,
+            state,
+            result.paces?.[0] ?? 0,
+            result.paceMs?.[0] ?? 0,
+            now,
+            performance.now() - sentAt,
+            result.paceLumps?.[0],
+          );
+          return true;
+        },
+        () => {
+          this.fallback.failed();
+          return false;
+        },
+      );
+    const settled = answered.finally(() => {
+      if (state.pending === settled) state.pending = undefined;
+    });
+    state.pending = settled;
+    state.pendingDeadline = performance.now() + this.redis.timeoutMs;
+  }
+
+  /**
+   * Gives a key's pace back (the key dropped, the store closing), with the
+   * tokens its lease holds: one call asking a pace of 0, which gives back the
+   * part not yet due (Redis knows it) and ends the pace. The tokens held are
+   * counted as given back (or lost); the part not yet due, refill to come, is not.
+   */
+  releasePace(key: string, state: KeyState, requestNow: number): void {
+    this.calls++;
+    const limit = { algorithm: 'token-bucket' as const, rate: state.rate, burst: state.burst };
+    const check = { key, limit, cost: 0 };
+    const tokens = (state.leaseMs * state.rate) / 1000;
+    state.leaseMs = 0;
+    this.keys.leased.delete(key);
+    const pace = this.leases.paces.of(check, state, 0, tokens);
+    const held = heldPace(state);
+    state.paceRate = 0;
+    const ask: LeaseCheck = { ...check, maxExtra: 0, pace: { ...pace, ...held } };
+    const windowMs = this.leases.fleetWindowMs([ask], [state]);
+    const sent: Promise<unknown> = this.redis
+      .lease({ checks: [ask], now: requestNow, fleet: { id: this.instanceId, windowMs } })
+      .then(
+        () => this.giveBacks.count(tokens, true),
+        () => this.giveBacks.count(tokens, false),
+      )
+      .finally(() => this.releases.delete(sent));
+    this.releases.add(sent);
+  }
+
+  /** Settles when every pace given back so far is answered (or failed). */
+  paceReleases(): Promise<unknown> {
+    return Promise.allSettled([...this.releases]);
+  }
+
+  private readonly releases = new Set<Promise<unknown>>();
+
   /** A request whose deadline passed (or whose key's call in flight failed): rejected, for the module's `failMode`. */
   timedOut(request: ConsumeRequest, callFailed = false): Promise<never> {
     this.failed.add(request);
@@ -74,7 +157,8 @@ export class RedisRoundTrip {
       this.leases.reserve(index, request.checks[index]!, all[index]!, now),
     );
     const states = remote.map((i) => all[i]!);
-    const asked = this.leases.ask(request.checks, remote as number[], states);
+    const sentAt = performance.now();
+    const asked = this.leases.ask(request.checks, remote as number[], states, now);
     // Tokens due back go first: Redis must not count them as taken when it decides.
     this.giveBacks.flush();
     this.calls++;
@@ -93,7 +177,7 @@ export class RedisRoundTrip {
         settle();
         // A write reached Redis: towards the end of a fallback.
         this.fallback.succeeded();
-        return this.applyAnswer(request, now, remote, states, reservations, result, asked);
+        return this.applyAnswer(request, now, remote, states, reservations, result, asked, sentAt);
       },
       (error: unknown) => {
         settle();
@@ -202,6 +286,7 @@ export class RedisRoundTrip {
     reservations: Reservation[],
     result: LeaseResult,
     asked: readonly LeaseCheck[],
+    sentAt = 0,
   ): ConsumeResult {
     const { checks } = request;
     const decisions: RateLimitDecision[] = new Array(checks.length);
@@ -224,6 +309,16 @@ export class RedisRoundTrip {
         joinExtra > maxExtra && (extra > 0 || !allowed) ? joinExtra : maxExtra,
         instances,
       );
+      if (asked[j]!.pace !== undefined)
+        this.leases.paces.apply(
+          check,
+          state,
+          result.paces?.[j] ?? 0,
+          result.paceMs?.[j] ?? 0,
+          now,
+          performance.now() - sentAt,
+          result.paceLumps?.[j],
+        );
     });
     if (allowed) {
       for (const reservation of reservations)

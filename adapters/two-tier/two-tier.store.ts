@@ -149,6 +149,8 @@ export class TwoTierStore implements RateLimitStore {
       this.denials,
       Math.random,
       settings.instances > 1,
+      settings.instances,
+      this.redis.clientTime,
     );
     this.roundTrip = new RedisRoundTrip(
       this.redis,
@@ -159,6 +161,11 @@ export class TwoTierStore implements RateLimitStore {
       this.failed,
       newInstanceId(),
     );
+    // A pace past its end has nothing left to give back.
+    this.keys.releasePace = (key, state) => {
+      const now = this.time.relative(this.time.lastNow);
+      if (state.paceUntil > now) this.roundTrip.releasePace(key, state, this.time.lastNow);
+    };
     this.decider = new Decider(
       this.keys,
       this.leases,
@@ -231,8 +238,12 @@ export class TwoTierStore implements RateLimitStore {
     // Keys new here: RedisStore's call, and nothing kept unless denied (see KeyTable.firstSighting).
     if (this.keys.firstSighting(request.checks, now))
       return this.roundTrip.firstSighting(request as TokenBucketRequest, now);
-    for (const check of request.checks)
-      this.leases.observe(check, this.keys.stateOf(check, now), now);
+    for (const check of request.checks) {
+      const state = this.keys.stateOf(check, now);
+      this.leases.observe(check, state, now);
+      if (this.leases.paces.renewalDue(state, now))
+        this.roundTrip.renewPace(check, state, now, request.now);
+    }
     return this.decider.decide(request as TokenBucketRequest, now, 0, 0);
   }
 
@@ -341,7 +352,7 @@ export class TwoTierStore implements RateLimitStore {
     this.fallback.close();
     this.leases.close();
     this.giveBacks.flush();
-    await this.giveBacks.settled();
+    await Promise.all([this.giveBacks.settled(), this.roundTrip.paceReleases()]);
     this.keys.clear();
     if (this.ownsRedis) this.redis.close();
   }

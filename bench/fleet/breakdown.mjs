@@ -7,8 +7,10 @@
 // fleet granted it a join), `join` a tracked key asking the fleet's join
 // (its own demand not hot yet), `lease` a demand-sized lease, `plain` a
 // tracked key asking no lease; each `:granted` (all asked), `:short` (some),
-// `:denied`, or `:ok` (admitted, nothing asked); `give-back` refunds (in the
-// run, or `close`), `other` anything else (peeks, probes).
+// `:denied`, or `:ok` (admitted, nothing asked); a pace asked (issue 29) adds
+// `+pace` (granted), `+wait` (refused, with a wait) or `+none`, and a pace
+// renewed on its own is `renew`; `release` a pace given back (at close);
+// `give-back` refunds (in the run, or `close`), `other` anything else.
 
 /** Wraps `store.redisStore` (the calls the store makes) with counters; answers a reader. */
 export function countCalls(store, startAt) {
@@ -48,7 +50,15 @@ export function countCalls(store, startAt) {
               : extra >= Math.min(wanted, check.maxExtra > 0 ? check.maxExtra : wanted)
                 ? 'granted'
                 : 'short';
-        bump(`${kind}:${outcome}`);
+        // A pace asked (issue 29): `renew` (a call of its own), else on the call's kind;
+        // `+pace` granted, `+wait` refused with a wait, `+none` refused; `release` at close.
+        const pace = check?.pace;
+        if (pace === undefined) bump(`${kind}:${outcome}`);
+        else if (pace.ask === 0) bump('release');
+        else {
+          const got = result.paces?.[0] > 0 ? 'pace' : result.paceMs?.[0] > 0 ? 'wait' : 'none';
+          bump(`${check.cost === 0 ? 'renew' : `${kind}:${outcome}`}+${got}`);
+        }
       },
       () => bump(`${kind}:error`),
     );

@@ -43,13 +43,133 @@ local function fleet_count(key, id, window_ms, epoch, weight)
     redis.call('ZADD', key, '+inf', epoch)
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (frame - window_ms))
-  redis.call('PEXPIRE', key, window_ms)
+  -- Never shorter than a live pace needs (fleet_pace).
+  if redis.call('PTTL', key) < window_ms then redis.call('PEXPIRE', key, window_ms) end
   local scores = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
-  local total = 0
+  local total, count = 0, 0
   for j = 2, #scores, 2 do
-    local f = tonumber(scores[j]) % 1
-    total = total + f / (1 - f)
+    -- Paces ('!<rate>:<id>') and what a lost state's paces are taken to hold ('^<rate>',
+    -- fleet_pace) are not instances.
+    local first = string.byte(scores[j - 1], 1)
+    if first ~= 33 and first ~= 94 then
+      local f = tonumber(scores[j]) % 1
+      total = total + f / (1 - f)
+      count = count + 1
+    end
   end
-  return #scores / 2, epoch, total
+  return count, epoch, total
+end
+
+-- Pace (issue 29): a share of the bucket's rate, for instance id, for as long as it takes to
+-- bring its tokens (within [min_ms, max_ms]): calls per token stay the same whatever the
+-- share. Its tokens are charged to the bucket at once, into its future refill, and the
+-- instance spends them only as they come due, at that rate: the fleet holds no batch of
+-- tokens ahead of its spending. The live paces ('!<rate>:<id>', scored by the absolute ms
+-- they end) add up to the bucket's rate at most. The caller's own pace is replaced: its
+-- part not yet due is given back first (known here, so given back once), and give_back
+-- tokens it held are put back. The share: the caller's demand (ask, tokens/s) while the
+-- fleet's load is under the rate, else its weight's share of the load; never more than the
+-- rate the other paces leave. After a loss of the state (lost), the paces instances still hold
+-- are unknown: they are taken to hold the whole rate but the caller's (held, its last pace's
+-- rate), for twice its last pace's length (held_ms), a '^<rate>' member charged as a pace;
+-- each instance telling the pace it held takes its part back from it (never over: what no
+-- instance claims stays unused until then). A pace is long only when its share is sure: the
+-- fleet is over the rate and every instance configured (configured) is counted (count); else
+-- it lasts at most sure_ms, and its holder asks again knowing more. Answers the TAT with all
+-- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
+-- another pace ends), and the bucket's own tokens granted with it at once.
+local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight)
+  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms =
+    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
+  local interval = 1000 / rate
+  local at = frame + now
+  local others, own, own_rate, own_until, first_end = 0, nil, 0, 0, nil
+  local paced, weights = {}, {}
+  local phantom, phantom_end, phantom_member = 0, 0, nil
+  local members = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
+  for j = 1, #members, 2 do
+    local m = members[j]
+    if string.byte(m, 1) == 33 then
+      local sep = string.find(m, ':', 2, true)
+      local g, ends, holder = tonumber(string.sub(m, 2, sep - 1)), tonumber(members[j + 1]), string.sub(m, sep + 1)
+      if holder == id then
+        own, own_rate, own_until = m, g, ends
+      elseif ends > at then
+        others = others + g
+        paced[holder] = g
+        if not first_end or ends < first_end then first_end = ends end
+      end
+    elseif string.byte(m, 1) == 94 then
+      phantom_member, phantom, phantom_end = m, tonumber(string.sub(m, 2)), tonumber(members[j + 1])
+    elseif m ~= id then
+      local f = tonumber(members[j + 1]) % 1
+      weights[m] = f / (1 - f)
+    end
+  end
+  -- What the other instances counted lack of their shares (all of it without a pace yet) is
+  -- kept for them.
+  local lacking = 0
+  for holder, w in pairs(weights) do
+    lacking = lacking + math.max(0, rate * w / math.max(load, 1) - (paced[holder] or 0))
+  end
+  local current = tat
+  if current == nil or current < now then current = now end
+  current = current - give_back * interval
+  if own then
+    redis.call('ZREM', key, own)
+    if own_until > at then current = current - own_rate * (own_until - at) / 1000 * interval end
+  end
+  if lost then
+    phantom = math.max(0, rate - held)
+    phantom_end = at + math.min(max_ms, math.max(min_ms, 2 * held_ms))
+    if phantom > 0 then
+      current = current + phantom * (phantom_end - at) / 1000 * interval
+      redis.call('ZADD', key, string.format('%.17g', phantom_end), '^' .. string.format('%.17g', phantom))
+    end
+  elseif phantom_member and phantom_end > at and held > 0 and not own then
+    local left = math.max(0, phantom - held)
+    current = current - (phantom - left) * (phantom_end - at) / 1000 * interval
+    redis.call('ZREM', key, phantom_member)
+    if left > 0 then redis.call('ZADD', key, string.format('%.17g', phantom_end), '^' .. string.format('%.17g', left)) end
+    phantom = left
+  end
+  if phantom_end > at then others = others + phantom end
+  local share = ask
+  if load > 1 then share = math.min(share, rate * weight / load) end
+  -- Its share, once sure; before (weights measured early can overstate the load), up to its
+  -- demand from what no pace holds and no other instance's share lacks, for sure_ms at most.
+  local sure = load > 1 and count >= configured
+  local g = math.min(ask, rate - others, share)
+  if not sure then g = math.min(ask, rate - others, math.max(share, rate - others - lacking)) end
+  local grant_ms = 0
+  if g > 0 then
+    -- As long as the caller's share takes to bring the tokens: a caller granted less than its
+    -- share (the others' paces hold the rest) asks again as soon as a whole share would.
+    grant_ms = math.min(max_ms, math.max(min_ms, tokens * 1000 / share))
+    if not sure then grant_ms = math.min(grant_ms, math.max(min_ms, sure_ms)) end
+    -- Granted less than its share (the others' paces hold the rest): asks again when the
+    -- first of them ends, by which time its holder has renewed it at its own share.
+    -- (At least a token's worth: a pace that brings none is no pace.)
+    if g < 0.5 * share and first_end then
+      grant_ms = math.min(grant_ms, math.max(min_ms, first_end - at, 1000 / g))
+    end
+  end
+  if g * grant_ms / 1000 < 1 then
+    if first_end then return current, 0, first_end - at, 0 end
+    return current, 0, 0, 0
+  end
+  -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
+  -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
+  -- fleet whose paces add up to the rate would never spend its burst.
+  local lump = (now + burst * interval - current) / interval
+  lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
+  current = current + (lump + g * grant_ms / 1000) * interval
+  local ends = at + grant_ms
+  redis.call('ZADD', key, string.format('%.17g', ends), '!' .. string.format('%.17g', g) .. ':' .. id)
+  -- The instance counts, with its weight, while its pace lasts.
+  local w = math.max(0, weight)
+  redis.call('ZADD', key, string.format('%.17g', math.floor(ends) + w / (1 + w)), id)
+  if redis.call('PTTL', key) < 2 * grant_ms then redis.call('PEXPIRE', key, math.ceil(2 * grant_ms)) end
+  return current, g, grant_ms, lump
 end
 `;

@@ -32,17 +32,21 @@ export const LEASE_LUA = `--[[
     KEYS[n + i]    bucket i's fleet set, same hash tag
     ARGV[4 + 4 n]  the caller's instance id
     ARGV[5 + 4 n]  window (ms) of the count
-    ARGV[6 + 4 n + 3 (i - 1)]  join: whole tokens bucket i gives (when it
+    ARGV[6 + 4 n + 4 (i - 1)]  join: whole tokens bucket i gives (when it
               holds them) if other instances lease it already, or asked
               to join it, and maxExtra is less: a key hot across the fleet
               is leased from an instance's first calls. Positive: the
               caller counts as asking (its demand repeats); negative
               (-join): it does not (a first sighting)
-    ARGV[7 + 4 n + 3 (i - 1)]  the epoch the caller last saw for bucket i,
+    ARGV[7 + 4 n + 4 (i - 1)]  the epoch the caller last saw for bucket i,
               or '': told an epoch while the set has none, the bucket's
               state was lost (restart, failover) and is taken to be empty
-    ARGV[8 + 4 n + 3 (i - 1)]  the caller's demand weight for bucket i
+    ARGV[8 + 4 n + 4 (i - 1)]  the caller's demand weight for bucket i
               (its demand over the rate), summed over the fleet
+    ARGV[9 + 4 n + 4 (i - 1)]  a pace asked for bucket i ('' for none):
+              '<tokens/s>:<tokens>:<min ms>:<max ms>:<sure ms>:<instances>:<tokens
+              given back>:<rate of the pace it held>:<that pace's ms>'
+              (fleet_pace)
   n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
   Output: as consume ({ allowed, then per key: state, remaining,
@@ -52,7 +56,10 @@ export const LEASE_LUA = `--[[
     written is the value stored, extras included. With a fleet count, three
     more fields per key: the instances counted for its bucket (0 when it
     took no part: asked no lease, no join), its epoch ('' for none), and
-    the sum of the counted instances' demand weights (text).
+    the sum of the counted instances' demand weights (text), and two more:
+    the pace granted (tokens/s, text; 0 for none) and for how long (ms;
+    with none, how long until another instance's pace ends), and the whole
+    tokens the bucket gave at once with the pace.
 ]]
 ${FRAME}${READ}${WRITE}${GCRA}${EXTRAS}${FLEET}
 local receipts = ARGV[3] == '1'
@@ -79,7 +86,7 @@ if fleet then
   window_ms = math.max(1, math.floor(tonumber(ARGV[5 + 4 * n])))
   for i = 1, n do
     local b = buckets[i]
-    local a = 6 + 4 * n + 3 * (i - 1)
+    local a = 6 + 4 * n + 4 * (i - 1)
     b.epoch = fleet_epoch(KEYS[n + i])
     if not b.epoch and ARGV[a + 1] ~= '' then
       -- State lost while the caller leased against it: the bucket is taken to be
@@ -104,6 +111,7 @@ if allowed then
     local tat = b.charged
     if b.max_extra > 0 then tat, b.extra = extras(tat, b.rate, b.burst, b.max_extra) end
     b.written = write(b.key, tat)
+    b.final = tat
   end
 else
   ${RESTATE}
@@ -112,6 +120,7 @@ else
   for i = 1, n do
     local b = buckets[i]
     if b.lost then write(b.key, b.tat) end
+    b.final = b.tat
   end
 end
 ${ENCODE}
@@ -130,10 +139,26 @@ if fleet then
     local count, epoch, load = 0, b.epoch, 0
     -- Only instances taking leases, or asking to join, take part; a loss is recorded at once
     -- (one reset, not one per instance).
-    if b.max_extra > 0 or b.joins or b.lost then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, tonumber(ARGV[8 + 4 * n + 3 * (i - 1)])) end
+    local a = 6 + 4 * n + 4 * (i - 1)
+    local pace, pace_ms, lump = 0, 0, 0
+    local asked = ARGV[a + 3] ~= ''
+    local weight = tonumber(ARGV[a + 2])
+    if b.max_extra > 0 or b.joins or b.lost or asked then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
+    if asked then
+      local p = {}
+      for x in string.gmatch(ARGV[a + 3], '[^:]+') do p[#p + 1] = tonumber(x) end
+      local tat
+      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, p, b.lost, count, load, weight)
+      -- Written when a pace was charged or anything given back.
+      if tat ~= (b.final or tat - 1) then write(b.key, tat) end
+    end
     reply[1 + width * n + n + i] = count
     reply[1 + width * n + 2 * n + i] = epoch or ''
     reply[1 + width * n + 3 * n + i] = string.format('%.6g', load)
+    reply[1 + width * n + 4 * n + i] = string.format('%.17g', pace)
+    reply[1 + width * n + 5 * n + i] = pace_ms
+    ${replyNumber('pace_ms', 'reply[1 + width * n + 5 * n + i]')}
+    reply[1 + width * n + 6 * n + i] = lump
   end
 end
 return reply

@@ -1,0 +1,123 @@
+/**
+ * Paces (issue 29, `scripts/fleet.lua.ts`): a share of a bucket's rate that
+ * `RedisStore.lease` grants an instance of a fleet, charged to the bucket in
+ * advance and spent by the instance as it comes due. On a standalone Redis,
+ * in client time: each call's `now` is the time the script works in.
+ */
+import type { Redis } from 'ioredis';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { connectSharedClient } from '../../test/utils/redis-client.js';
+import { RedisStore, type LeaseCheck } from './index.js';
+import type { PaceAsk } from './lease.interface.js';
+import { redisKey } from './redis-keys.js';
+import { check } from '../../test/utils/checks.js';
+
+const RATE = 10;
+const BURST = 100;
+
+describe('RedisStore paces (standalone)', () => {
+  let client: Redis;
+  let prefix: string;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    client = await connectSharedClient();
+  });
+  afterAll(async () => {
+    await client.quit();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix('pace');
+    store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
+  });
+  afterEach(() => store.close());
+
+  /** What instance `id` asks at `now`: `ask` tokens/s (its weight: ask / RATE), no cost. */
+  const pace = async (id: string, now: number, ask: number, told: Partial<PaceAsk> = {}) => {
+    const asked: LeaseCheck = {
+      ...check('hot', RATE, BURST, 0),
+      maxExtra: 0,
+      weight: ask / RATE,
+      pace: { ask, tokens: 10, minMs: 100, maxMs: 30_000, sureMs: 1_000, instances: 2, ...told },
+    };
+    const result = await store.lease({
+      checks: [asked],
+      now,
+      fleet: { id, windowMs: 10_000 },
+    });
+    return { rate: result.paces![0]!, ms: result.paceMs![0]!, lump: result.paceLumps![0]! };
+  };
+  /**
+   * Tokens in the bucket at `now`, negative when paces are charged ahead of it (a request for
+   * the whole burst, denied, tells how far the bucket is from full, and changes nothing).
+   */
+  const level = async (now: number) => {
+    const answer = await store.consume({ checks: [check('hot', RATE, BURST, BURST)], now });
+    expect(answer.allowed).toBe(false);
+    return BURST - answer.decisions[0]!.retryAfterMs / (1000 / RATE);
+  };
+  /** The live paces' rates in the bucket's fleet set, by instance. */
+  const paces = async (now: number) => {
+    const members = await client.zrange(
+      `${redisKey(prefix, 'hot')}:fleet`,
+      '0',
+      '-1',
+      'WITHSCORES',
+    );
+    const live: Record<string, number> = {};
+    for (let i = 0; i < members.length; i += 2) {
+      const [rate, id] = members[i]!.slice(1).split(':');
+      if (members[i]!.startsWith('!') && Number(members[i + 1]) > now) live[id!] = Number(rate);
+    }
+    return live;
+  };
+  const sum = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
+
+  it('grants its demand while the fleet is under the rate, charged to the bucket in advance', async () => {
+    // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens (unsure,
+    // 1 of 2 instances counted: 1 s at most), and at once up to twice that from the bucket.
+    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 20 });
+    expect(await level(0)).toBeCloseTo(BURST - 20 - 4);
+    expect(await paces(0)).toEqual({ a: 4 });
+  });
+
+  it('shares the rate by demand once over it, and the live paces never add up to more', async () => {
+    const first = await pace('a', 0, 8);
+    expect(first.rate).toBe(8); // alone: its demand
+    // b asks as much: over the rate now, but a holds 8 of 10 for its pace.
+    const second = await pace('b', 10, 8);
+    expect(second.rate).toBe(2);
+    expect(sum(await paces(10))).toBeLessThanOrEqual(RATE);
+    // a renews (the fleet known now): half the rate; b, next, takes the half a left.
+    expect((await pace('a', first.ms - 50, 8)).rate).toBeCloseTo(5);
+    expect((await pace('b', first.ms - 40, 8)).rate).toBeCloseTo(5);
+    expect(sum(await paces(first.ms - 40))).toBeLessThanOrEqual(RATE + 1e-9);
+  });
+
+  it('answers a wait, not a pace, while the others hold the rate: until the first of theirs ends', async () => {
+    const held = await pace('a', 0, 20);
+    expect(held.rate).toBe(RATE);
+    expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100, lump: 0 });
+    expect(await paces(100)).toEqual({ a: RATE });
+  });
+
+  it('gives back the part of the pace it replaces that is not due yet, once', async () => {
+    await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
+    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 20 });
+    expect(await level(0)).toBeCloseTo(25); // 50 - 20 at once - 5 charged ahead
+    // Half way: 5 refilled, 2.5 of the old pace given back, 20 at once and 5 charged again.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 20 });
+    expect(await level(500)).toBeCloseTo(7.5);
+    // Again at once: the pace just granted is given back whole (5), no more; 12 at once.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 12 });
+    expect(await level(500)).toBeCloseTo(-4.5); // 7.5 + 5 - 12 - 5
+  });
+
+  it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {
+    await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
+    await pace('a', 0, 5);
+    expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({ rate: 0, ms: 0, lump: 0 });
+    expect(await level(500)).toBeCloseTo(35.5); // 25 + 5 refilled + 2.5 not due + 3 held
+    expect(await paces(500)).toEqual({});
+  });
+});

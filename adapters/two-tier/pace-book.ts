@@ -1,0 +1,188 @@
+import { emissionIntervalMs } from '../../lib/algorithms/gcra.js';
+import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interface.js';
+import type { LeaseCheck } from '../redis/index.js';
+import type { PaceAsk } from '../redis/lease.interface.js';
+import type { DenyCache } from './deny-cache.js';
+import { leaseAsk } from './fleet-asks.js';
+import type { KeyState, KeyTable } from './key-table.js';
+import { isHot } from './lease-sizing.js';
+import {
+  demandPerSecond,
+  dueTokens,
+  heldPace,
+  MAX_PACE_MS,
+  MIN_PACE_LEASE_TTLS,
+  PACE_TOKENS,
+  renewalDue,
+  waitForTokens,
+} from './pace.js';
+
+/**
+ * The paces of this instance's hot keys (issue 29, `pace.ts`), kept in each
+ * key's {@link KeyState} (`paceRate`, `paceFrom`, `paceUntil`, `paceDue`):
+ * what a lease call asks, Redis' answer, the tokens credited to the key's
+ * lease as they come due, the hold while they do not cover a request, and
+ * the renewal. Owned by the {@link LeaseBook}, whose leases the due tokens
+ * join. Times are the requests' `now` (the store's relative frame), but for
+ * lease expiry (the store clock).
+ *
+ * @internal
+ */
+export class PaceBook {
+  /**
+   * @param leaseTtlMs sizes the shortest pace and the demand's time constant
+   * @param clock the store clock, which times lease expiry
+   * @param keys the key table (`leased` index)
+   * @param denials where a key waiting for its pace is held
+   * @param join true when several instances share the buckets: hot keys ask paces
+   * @param instances the `instances` option (told to Redis: when a share is sure)
+   * @param chargedFromNow Redis charges a pace from the request's own `now` (`time: 'client'`)
+   * @param events `granted(tokens)`: a pace was granted (the lease book counts it, starts its timer)
+   */
+  constructor(
+    private readonly leaseTtlMs: number,
+    private readonly clock: { now(): number },
+    private readonly keys: KeyTable,
+    private readonly denials: DenyCache,
+    private readonly join: boolean,
+    private readonly instances: number,
+    private readonly chargedFromNow: boolean,
+    private readonly events: { granted(tokens: number): void },
+  ) {}
+
+  /**
+   * Credits the pace's tokens due by `now` to the key's lease (at most a
+   * pace's tokens wait there: what one call brings), and the key's view
+   * becomes what it holds; a pace past its end stops.
+   */
+  credit(check: TokenBucketCheck, state: KeyState, now: number): void {
+    const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
+    const interval = emissionIntervalMs(check.limit);
+    const credit = (due - state.paceDue) * interval;
+    state.paceDue = due;
+    if (credit > 0) {
+      state.leaseMs += credit;
+      this.keys.leased.add(check.key);
+    }
+    // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
+    // or below, and this instance may spend what came due to it.
+    state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
+    if (now >= state.paceUntil) state.paceRate = 0;
+  }
+
+  /** The key's pace stops at `now` (a new one is being asked): what is due by then stays credited. */
+  private stop(check: TokenBucketCheck, state: KeyState, now: number): void {
+    if (state.paceRate <= 0) return;
+    this.credit(check, state, now);
+    state.paceRate = 0;
+  }
+
+  /**
+   * A live pace that does not cover `check` yet: the key is held until it
+   * does (no Redis call: the fleet's shares add up to the rate). True when held.
+   */
+  hold(check: TokenBucketCheck, state: KeyState, now: number): boolean {
+    if (state.paceRate <= 0) return false;
+    const missing = check.cost - state.leaseMs / emissionIntervalMs(check.limit);
+    const waitMs = Math.min(
+      waitForTokens(state.paceRate, missing),
+      Math.max(0, state.paceUntil - now),
+    );
+    this.denials.holdAfterDenial(check, state, now, Math.max(waitMs, 0.001));
+    return true;
+  }
+
+  /**
+   * The pace a lease call (`asked`, sent at `now`) asks when instances share
+   * the buckets: for a hot key, or one asking to join a fleet; `undefined` for
+   * none. The pace the key held stops.
+   */
+  ask(
+    check: TokenBucketCheck,
+    state: KeyState,
+    asked: LeaseCheck,
+    now: number,
+  ): PaceAsk | undefined {
+    if (!this.join || !(isHot(state.target) || (asked.joinExtra ?? 0) > 0)) return undefined;
+    // The pace held so far stops here: Redis gives back its part not yet due when it answers.
+    return this.replacing(check, state, this.of(check, state), now);
+  }
+
+  /** A pace of this instance's demand for `check`'s bucket; `giveBack` tokens it held go back with it. */
+  of(check: TokenBucketCheck, state: KeyState, ask?: number, giveBack = 0): PaceAsk {
+    const demand =
+      ask ?? demandPerSecond(state.score, state.seenAt - state.firstSeen, this.leaseTtlMs);
+    return {
+      ask: demand,
+      tokens: Math.min(PACE_TOKENS, check.limit.burst),
+      minMs: MIN_PACE_LEASE_TTLS * this.leaseTtlMs,
+      maxMs: MAX_PACE_MS,
+      sureMs: this.leaseTtlMs,
+      instances: this.instances,
+      giveBack,
+    };
+  }
+
+  /** True when the key's pace should be renewed at `now` (by a call of its own, {@link renewal}). */
+  renewalDue(state: KeyState, now: number): boolean {
+    return (
+      state.paceRate > 0 &&
+      state.pending === undefined &&
+      renewalDue(state.paceUntil, state.paceUntil - state.paceFrom, now)
+    );
+  }
+
+  /**
+   * The call that renews the key's pace at `now`: no cost, the pace asked;
+   * the pace held stops now.
+   */
+  renewal(check: TokenBucketCheck, state: KeyState, now: number): LeaseCheck {
+    const ask = leaseAsk(check, state, 0, this.clock.now(), this.leaseTtlMs);
+    const pace = this.replacing(check, state, this.of(check, state), now);
+    // The bucket's own tokens (its burst) come along as a lease when it has them.
+    return { ...ask, cost: 0, pace };
+  }
+
+  /** `pace`, asked at `now` to replace the key's pace: that one stops, and `pace` tells what it was. */
+  private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
+    if (state.paceRate <= 0) return pace;
+    const held = heldPace(state);
+    this.stop(check, state, now);
+    return { ...pace, ...held };
+  }
+
+  /**
+   * Redis answered a pace asked for `check` by a call stamped `now` that
+   * took `elapsedMs`: granted (`rate` tokens per second for `ms`), its
+   * tokens come due until `now + ms`, from `now` when Redis charged them from
+   * that very time (`time: 'client'`), else from `now + elapsedMs` (no
+   * earlier than Redis' own clock read them, whatever the latency), and the
+   * `lump` of the bucket's own tokens granted with it at once; refused, the
+   * key waits `ms` (until another instance's pace ends and shares may free
+   * up) before asking again.
+   */
+  apply(
+    check: TokenBucketCheck,
+    state: KeyState,
+    rate: number,
+    ms: number,
+    now: number,
+    elapsedMs: number,
+    lump = 0,
+  ): void {
+    if (!(rate > 0 && ms > 0)) {
+      if (ms > 0) this.denials.holdAfterDenial(check, state, now, ms);
+      return;
+    }
+    const key = check.key;
+    state.paceRate = rate;
+    state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
+    state.paceUntil = now + ms;
+    // The bucket's own tokens granted with it are due at once.
+    state.paceDue = -lump;
+    const untilOnClock = this.clock.now() + Math.max(0, ms - elapsedMs);
+    state.leaseExpiresAt = Math.max(state.leaseExpiresAt, untilOnClock + this.leaseTtlMs);
+    this.keys.leased.add(key);
+    this.events.granted(lump + dueTokens(rate, state.paceFrom, state.paceUntil, state.paceUntil));
+  }
+}

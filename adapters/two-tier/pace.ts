@@ -1,0 +1,83 @@
+/**
+ * Paces (issue 29): a hot key's share of the rate, held for a while. Pure
+ * functions of a pace's rate (tokens per second), the moment its tokens
+ * start coming due (`from`), the moment it ends (`until`) and the store
+ * clock's `at`, all in milliseconds. No state, no I/O.
+ *
+ * Why. A lease of tokens is charged to the Redis bucket when granted and
+ * spent at the instance's demand: tokens leased and not spent yet are
+ * neither in the bucket nor admitted, and a fleet paced at `c` calls per
+ * admitted request holds `r / (2 d c)` of them (`docs/fleet.md`). A pace is
+ * charged to the bucket in advance too (`scripts/fleet.lua.ts`: into its
+ * future refill, which the bucket lends because the live paces add up to
+ * its rate at most), but its tokens come due at the pace's rate: an
+ * instance whose demand exceeds its share spends each token as it comes due
+ * and holds none. Calls: one per pace, whatever the traffic.
+ *
+ * Never over: a token is spent only once due, and the paces due at any
+ * moment add up to the bucket's rate at most, so that with the bucket's own
+ * admissions the fleet stays within `burst + rate x interval`.
+ *
+ * @internal
+ */
+import type { PaceAsk } from '../redis/lease.interface.js';
+import type { KeyState } from './key-table.js';
+
+/**
+ * Tokens a pace brings (at most the burst): it lasts as long as its share of
+ * the rate takes to bring them, so that calls per admitted request stay
+ * about `1 / PACE_TOKENS` whatever the number of instances sharing the rate.
+ */
+export const PACE_TOKENS = 32;
+
+/** Shortest pace, in `leaseTtlMs`: a hot key alone on its bucket calls no more often. */
+export const MIN_PACE_LEASE_TTLS = 0.25;
+
+/** Longest pace (ms): a share too small to bring its tokens sooner is asked again then. */
+export const MAX_PACE_MS = 30_000;
+
+/** Share of a pace's length before its end at which the next request renews it. */
+export const PACE_RENEW_SHARE = 0.1;
+
+/** Shortest age (ms) a key's demand is measured over: two requests a millisecond apart are not 1,000/s. */
+export const MIN_DEMAND_AGE_MS = 20;
+
+/**
+ * Tokens per second a key's demand `score` stands for, `ageMs` after its
+ * first request. The score decays with time constant `leaseTtlMs`
+ * (`LeaseBook.observe`) and starts with the first request's cost (1 here):
+ * a demand `d` since then adds up to `d x leaseTtlMs x (1 - e^(-age/leaseTtlMs))
+ * / 1000` on top of what is left of that first one, `e^(-age/leaseTtlMs)`.
+ * Read back, a young key's demand is its requests after the first over its
+ * age (two requests 30 ms apart: 33/s, not 67), an older key's its score
+ * over a lease TTL.
+ */
+export function demandPerSecond(score: number, ageMs: number, leaseTtlMs: number): number {
+  const age = Math.max(ageMs, MIN_DEMAND_AGE_MS);
+  const first = Math.exp(-age / leaseTtlMs);
+  return (Math.max(0, score - first) * 1000) / (leaseTtlMs * (1 - first));
+}
+
+/**
+ * What a call replacing the key's pace tells Redis of it (its rate and
+ * length): what Redis takes back from what a lost state's paces are taken
+ * to hold (`scripts/fleet.lua.ts`).
+ */
+export function heldPace(state: KeyState): Pick<PaceAsk, 'held' | 'heldMs'> {
+  return { held: state.paceRate, heldMs: state.paceUntil - state.paceFrom };
+}
+
+/** Tokens of a pace due at `at` since `from` (none after `until`). */
+export function dueTokens(rate: number, from: number, until: number, at: number): number {
+  return (rate * Math.max(0, Math.min(at, until) - from)) / 1000;
+}
+
+/** True when a pace ending at `until` and lasting `grantMs` should be renewed at `at`. */
+export function renewalDue(until: number, grantMs: number, at: number): boolean {
+  return at >= until - PACE_RENEW_SHARE * grantMs;
+}
+
+/** Milliseconds until a pace at `rate` brings `missing` tokens more. */
+export function waitForTokens(rate: number, missing: number): number {
+  return rate > 0 ? (Math.max(0, missing) * 1000) / rate : Number.POSITIVE_INFINITY;
+}
