@@ -252,6 +252,30 @@ async function main() {
     'holdup-prom': () =>
       app(holdupWith({ prometheus: { registry: new Registry() } }), [], RateLimitGuard),
   };
+  // Where the metrics cost goes (issue 27), run only when named in
+  // BENCH_GUARD_ONLY: the OpenTelemetry case with the exporter's decision
+  // listener replaced by one that does nothing (what publishing on the
+  // decision channel costs, without counting), and with all its channel
+  // listeners removed (an app configured for metrics that publishes nothing).
+  // They reach into the exporter (an internal of the built package).
+  const withOtelListeners = (change) => async () => {
+    const made = await lazy['holdup-otel']();
+    const { RateLimitMetricsExporter } =
+      await import('../../dist/esm/lib/observability/metrics/rate-limit-metrics.exporter.js');
+    const listeners = made.application.get(RateLimitMetricsExporter).subscriber.listeners;
+    for (const [channel, listener] of listeners) channel.unsubscribe(listener);
+    const kept = change(listeners);
+    for (const [channel, listener] of kept) channel.subscribe(listener);
+    listeners.splice(0, listeners.length, ...kept);
+    return made;
+  };
+  const diagnostic = {
+    'holdup-otel-noop-listener': withOtelListeners(([[decision], ...others]) => [
+      [decision, () => {}],
+      ...others,
+    ]),
+    'holdup-otel-unsubscribed': withOtelListeners(() => []),
+  };
   const clientsOf = {
     'holdup-hot': 1,
     'floor-denied': DENIED_CLIENTS,
@@ -392,6 +416,7 @@ async function main() {
   const ids = process.env.BENCH_GUARD_ONLY
     ? process.env.BENCH_GUARD_ONLY.split(',')
     : [...Object.keys(setups), ...Object.keys(lazy)];
+  for (const id of ids) if (diagnostic[id]) lazy[id] = diagnostic[id];
   for (const id of ids) await run(id, Math.min(calls, 50_000)); // warm-up
   const samples = Object.fromEntries(ids.map((id) => [id, []]));
   for (let rep = 0; rep < repetitions; rep++) {
