@@ -26,9 +26,9 @@ const DENIED = 1;
  * denial, are looked up by name and then forgotten with the event). A
  * decision therefore costs a `WeakMap` read and an increment per limit (none
  * for the last route seen). Against the target of +10 % of the guard's own
- * cost, this counting measured within the noise: the metrics cost is the
- * publish on the decision channel itself, which a listener that does nothing
- * costs as much (docs/observability.md, "Cost").
+ * cost, this counting measured within the noise; the channel's publish did
+ * not, so the module's decisions reach it directly (`listenToOwnDecisions`,
+ * docs/observability.md, "Cost").
  */
 export class DecisionCounters {
   private readonly seriesOf = new Map<string, number>();
