@@ -252,6 +252,44 @@ async function main() {
     'holdup-prom': () =>
       app(holdupWith({ prometheus: { registry: new Registry() } }), [], RateLimitGuard),
   };
+  // Where the metrics cost goes (issue 27), run only when named in
+  // BENCH_GUARD_ONLY, on the OpenTelemetry case: its decisions counted through
+  // a listener on the decision channel (owner check, then the count: the
+  // wiring before the exporter was handed them directly); counted directly
+  // with a listener that does nothing on the channel besides (what another
+  // subscriber, such as RateLimitEvents, adds); and nothing counted at all
+  // (an app configured for metrics that publishes nothing). They reach into
+  // the exporter (an internal of the built package).
+  const withOtelSubscriber = (change) => async () => {
+    const made = await lazy['holdup-otel']();
+    const { RateLimitMetricsExporter } =
+      await import('../../dist/esm/lib/observability/metrics/rate-limit-metrics.exporter.js');
+    const { rateLimitChannels } =
+      await import('../../dist/esm/lib/observability/rate-limit-channels.js');
+    change(made.application.get(RateLimitMetricsExporter).subscriber, rateLimitChannels.decision);
+    return made;
+  };
+  const stopCounting = (subscriber) => {
+    subscriber.stopDecisions();
+    for (const [channel, listener] of subscriber.listeners.splice(0)) channel.unsubscribe(listener);
+  };
+  const diagnostic = {
+    'holdup-otel-via-channel': withOtelSubscriber((subscriber, decision) => {
+      subscriber.stopDecisions();
+      const { decisions, owner } = subscriber;
+      const listener = (event) => {
+        if (event.owner === owner) decisions.count(event);
+      };
+      decision.subscribe(listener);
+      subscriber.listeners.push([decision, listener]);
+    }),
+    'holdup-otel-noop-listener': withOtelSubscriber((subscriber, decision) => {
+      const listener = () => {};
+      decision.subscribe(listener);
+      subscriber.listeners.push([decision, listener]);
+    }),
+    'holdup-otel-unsubscribed': withOtelSubscriber(stopCounting),
+  };
   const clientsOf = {
     'holdup-hot': 1,
     'floor-denied': DENIED_CLIENTS,
@@ -392,6 +430,7 @@ async function main() {
   const ids = process.env.BENCH_GUARD_ONLY
     ? process.env.BENCH_GUARD_ONLY.split(',')
     : [...Object.keys(setups), ...Object.keys(lazy)];
+  for (const id of ids) if (diagnostic[id]) lazy[id] = diagnostic[id];
   for (const id of ids) await run(id, Math.min(calls, 50_000)); // warm-up
   const samples = Object.fromEntries(ids.map((id) => [id, []]));
   for (let rep = 0; rep < repetitions; rep++) {

@@ -3,7 +3,11 @@ import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import { policyHeader, type HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
-import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
+import {
+  decisionsWatched,
+  publishDecisionEvent,
+  type DecisionResult,
+} from '../observability/rate-limit-channels.js';
 import type { SlotAdmission } from '../rate-limit-call.js';
 import type { AdaptiveTicket } from './adaptive/adaptive-concurrency.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
@@ -68,11 +72,11 @@ export function publishSlotDecision(
   result: DecisionResult,
   holding: Holding | undefined,
 ): void {
-  if (!rateLimitChannels.decision.hasSubscribers) return;
+  if (!decisionsWatched()) return;
   const decided = result === 'admitted' || result === 'denied';
   const count = result === 'denied' ? holding!.decisions.length : route.concurrency.length;
   const whole = count === route.concurrency.length;
-  rateLimitChannels.decision.publish({
+  publishDecisionEvent({
     route: route.routeId,
     transport: route.transport.type,
     limits: whole ? route.concurrencyNames : route.concurrencyNames.slice(0, count),

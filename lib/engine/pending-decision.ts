@@ -3,7 +3,7 @@ import type { HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { HotKeys } from '../observability/hot-keys/hot-keys.js';
-import { rateLimitChannels, type DecisionResult } from '../observability/rate-limit-channels.js';
+import { publishDecisionEvent, type DecisionResult } from '../observability/rate-limit-channels.js';
 import type { DecisionInput } from '../policies/call-steps.js';
 import type { RateLimitCall } from '../rate-limit-call.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
@@ -86,7 +86,7 @@ export function recordDenied(
   });
 }
 
-/** The evaluation on the decision channel (callers check `hasSubscribers` first). */
+/** The evaluation on the decision channel and to the module's exporter (callers check `decisionsWatched()` first). */
 export function publishDecision(
   pending: PendingDecision,
   owner: RateLimitOwner,
@@ -95,7 +95,7 @@ export function publishDecision(
 ): void {
   const { route } = pending;
   const whole = pending.from === 0 && pending.to === route.limits.length;
-  rateLimitChannels.decision.publish({
+  publishDecisionEvent({
     route: route.routeId,
     transport: route.transport.type,
     // The whole route (the common case) publishes the arrays compiled with it; one part of a split route slices them.

@@ -7,7 +7,7 @@ import type { HeaderSource } from '../headers/write-headers.js';
 import type { FailMode } from '../interfaces/rate-limit-options.interface.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
 import { BurstLog } from '../observability/burst-log.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import { decisionsWatched } from '../observability/rate-limit-channels.js';
 import type { DecisionServices } from '../policies/call-steps.js';
 import { TokenWaits } from '../policies/delay/token-waits.js';
 import {
@@ -284,7 +284,7 @@ export class RouteEvaluation {
     const queued = wait > 0 ? this.waits.enqueue(wait, pending.waitKey) : undefined;
     if (wait > 0 && queued === undefined)
       result = this.waits.refuse(route, result, wait, chargedSoFar(pending), pending.waitKey);
-    if (rateLimitChannels.decision.hasSubscribers)
+    if (decisionsWatched())
       publishDecision(pending, this.options.owner, result.allowed ? 'admitted' : 'denied', result);
     if (split !== undefined && pending.to < route.limits.length) {
       // First of two parts: the headers wait for the second, which reports every limit.
@@ -330,7 +330,7 @@ export class RouteEvaluation {
 
   private storeFailed(pending: PendingDecision, error: unknown): MaybePromise<boolean> {
     const { route } = pending;
-    if (rateLimitChannels.decision.hasSubscribers)
+    if (decisionsWatched())
       publishDecision(
         pending,
         this.options.owner,

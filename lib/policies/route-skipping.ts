@@ -1,6 +1,6 @@
 import { Logger, type ExecutionContext } from '@nestjs/common';
 import type { AddressedRequest } from '../interfaces/request-address.interface.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import { decisionsWatched, publishDecisionEvent } from '../observability/rate-limit-channels.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import { rateLimitCall } from '../rate-limit-call.js';
 import type { ResolvedModuleOptions } from '../interfaces/resolved-module-options.interface.js';
@@ -112,8 +112,8 @@ function publishSkipped(
   limits: readonly string[],
   owner: RateLimitOwner | undefined,
 ): void {
-  if (!rateLimitChannels.decision.hasSubscribers) return;
-  rateLimitChannels.decision.publish({
+  if (!decisionsWatched()) return;
+  publishDecisionEvent({
     route: route.routeId,
     transport: route.transport.type,
     limits,

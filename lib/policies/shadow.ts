@@ -4,7 +4,7 @@ import type { RequestLike } from '../keys/key-strategy.js';
 import { costOf } from '../limits/limit-cost.js';
 import { bucketCheck } from '../store/bucket-key.js';
 import { BurstLog } from '../observability/burst-log.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import { decisionsWatched, publishDecisionEvent } from '../observability/rate-limit-channels.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { RateLimitEngine } from '../engine/rate-limit-engine.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
@@ -93,11 +93,11 @@ export class ShadowLimits {
     const denied = route.shadowLimits
       .filter((_limit, i) => result.decisions[i]?.allowed === false)
       .map((limit) => limit.name);
-    if (rateLimitChannels.decision.hasSubscribers) {
+    if (decisionsWatched()) {
       // `limits` and `decisions` stay parallel: the denied shadow limits and their decisions.
       const decisions = result.decisions.filter((decision) => !decision.allowed);
       const deniedChecks = checks.filter((_check, i) => result.decisions[i]?.allowed === false);
-      rateLimitChannels.decision.publish({
+      publishDecisionEvent({
         route: route.routeId,
         transport: route.transport.type,
         limits: denied,

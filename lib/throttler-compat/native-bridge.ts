@@ -1,7 +1,7 @@
 import type { ExecutionContext, Type } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import { publishDecisionEvent } from '../observability/rate-limit-channels.js';
 import { RATE_LIMIT_METADATA } from '../rate-limit.constants.js';
 import type { ThrottlerStorageRecord } from './throttler-storage.interface.js';
 import type { StoreAnswer } from './throttler-storage.service.js';
@@ -44,7 +44,7 @@ export function publishThrottlerDecision(
   answer: StoreAnswer | undefined,
   owner: RateLimitOwner | undefined,
 ): void {
-  rateLimitChannels.decision.publish({
+  publishDecisionEvent({
     route: `${context.getClass().name}.${context.getHandler().name}`,
     transport: context.getType(),
     limits: [name],

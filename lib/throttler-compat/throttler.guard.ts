@@ -34,7 +34,7 @@ import { checkThrottlers, compatOptions } from './compat-options.js';
 import { HookDeadline, ThrottlerHookFailure } from './hook-deadline.js';
 import { addDraftMember, draftPolicy, draftRateLimit } from './draft-headers.js';
 import { hasNativeLimits, publishThrottlerDecision } from './native-bridge.js';
-import { rateLimitChannels } from '../observability/rate-limit-channels.js';
+import { decisionsWatched } from '../observability/rate-limit-channels.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- throttler's hooks take and give untyped requests */
 
@@ -208,7 +208,7 @@ export class ThrottlerGuard implements CanActivate, OnModuleInit {
       throttler.name!,
     );
     const answer = storeAnswerOf(record);
-    if (rateLimitChannels.decision.hasSubscribers)
+    if (decisionsWatched())
       publishThrottlerDecision(
         context,
         throttler.name!,

@@ -225,6 +225,32 @@ describe('metrics: start-up', () => {
     });
   });
 
+  it('two applications in one process each count only their own decisions, handed to their exporter without the decision channel', async () => {
+    const { rateLimitChannels } = await import('../../lib/observability/rate-limit-channels.js');
+    const one = new Registry();
+    const two = new Registry();
+    const decisions = async (registry: Registry) =>
+      (await registry.getMetricsAsJSON())
+        .find((m) => m.name === 'rate_limiting_requests_total')
+        ?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
+    await withApp('express', { metrics: { prometheus: { registry: one } } }, async (first) => {
+      await withApp('express', { metrics: { prometheus: { registry: two } } }, async (second) => {
+        expect(rateLimitChannels.decision.hasSubscribers).toBe(false);
+        // Interleaved, so that each decision's module differs from the one before.
+        for (let i = 0; i < 3; i++) {
+          await request(first.getHttpServer()).get('/metered');
+          await request(second.getHttpServer()).get('/metered');
+          await request(second.getHttpServer()).get('/metered');
+        }
+        expect(await decisions(one)).toBe(3);
+        expect(await decisions(two)).toBe(6);
+      });
+      // The second one closed: the first still counts.
+      await request(first.getHttpServer()).get('/metered');
+      expect(await decisions(one)).toBe(4);
+    });
+  });
+
   it('without the metrics option nothing subscribes', async () => {
     const { rateLimitChannels } = await import('../../lib/observability/rate-limit-channels.js');
     await withApp('express', {}, async (app) => {

@@ -24,10 +24,11 @@ const DENIED = 1;
  * same array every time, so the series of each position is looked up once
  * per array (a `WeakMap`: arrays built for one event, by a skip or a shadow
  * denial, are looked up by name and then forgotten with the event). A
- * decision therefore costs a `WeakMap` read and an increment per limit. The
- * target is at most +10 % of the guard's own cost; the committed bench run
- * (docs/benchmarks.md, 2026-11-26) measured +35.9 % (OpenTelemetry) and
- * +40.5 % (prom-client), so it is not met there (docs/observability.md, "Cost").
+ * decision therefore costs a `WeakMap` read and an increment per limit (none
+ * for the last route seen). Against the target of +10 % of the guard's own
+ * cost, this counting measured within the noise; the channel's publish did
+ * not, so the module's decisions reach it directly (`listenToOwnDecisions`,
+ * docs/observability.md, "Cost").
  */
 export class DecisionCounters {
   private readonly seriesOf = new Map<string, number>();

@@ -1,6 +1,7 @@
 import type { AdaptiveRateChange } from '../../adaptive/adaptive-rate-change.interface.js';
 import type { RateLimitStoreStats } from '../../store/rate-limit-store.interface.js';
 import {
+  listenToOwnDecisions,
   rateLimitChannels,
   type ConcurrencyLimitChannelEvent,
   type DecisionEvent,
@@ -60,6 +61,7 @@ export class MetricsSubscriber {
   private readonly storeAttributes: MetricAttributes;
   private readonly listeners: [Subscribable, Listener][] = [];
   private readonly owner: RateLimitOwner | undefined;
+  private stopDecisions: (() => void) | undefined;
 
   constructor(
     private readonly backends: readonly MetricsBackend[],
@@ -95,11 +97,12 @@ export class MetricsSubscriber {
     this.recordDuration = records;
   }
 
-  /** Subscribes to every channel. */
+  /** Subscribes to every channel; the module's decisions come straight from its engine (`listenToOwnDecisions`). */
   start(): void {
-    this.listen(rateLimitChannels.decision, (event) =>
-      this.decisions.count(event as DecisionEvent),
-    );
+    const decisions = this.decisions;
+    if (this.owner === undefined)
+      this.listen(rateLimitChannels.decision, (event) => decisions.count(event as DecisionEvent));
+    else this.stopDecisions = listenToOwnDecisions(this.owner, (event) => decisions.count(event));
     this.listen(rateLimitChannels.storeCall, (event) => this.onStoreCall(event as StoreCallEvent));
     this.listen(rateLimitChannels.storeFailure, (event) =>
       this.onStoreFailure(event as StoreFailureEvent),
@@ -121,6 +124,8 @@ export class MetricsSubscriber {
 
   /** Unsubscribes and detaches the exporters' instruments. */
   stop(): void {
+    this.stopDecisions?.();
+    this.stopDecisions = undefined;
     for (const [channel, listener] of this.listeners.splice(0)) channel.unsubscribe(listener);
     for (const backend of this.backends) backend.close();
   }
