@@ -41,6 +41,7 @@ describe('KeyTable', () => {
       paceFrom: 0,
       paceUntil: 0,
       paceDue: 0,
+      paceSavedMs: 0,
       pending: undefined,
       pendingDeadline: 0,
     });

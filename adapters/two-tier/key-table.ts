@@ -74,6 +74,11 @@ export interface KeyState {
   paceFrom: number;
   paceUntil: number;
   paceDue: number;
+  /**
+   * Of the lease (`leaseMs`), what came due from the pace and is not spent
+   * yet (bucket time, ms): at most `PACE_SAVINGS_MS` of the pace (`pace.ts`).
+   */
+  paceSavedMs: number;
   /** Settles when this key's Redis call in flight is answered: true if Redis answered, false if the call failed. Never rejects. */
   pending: Promise<boolean> | undefined;
   /** When that call gives up at the latest (`performance.now()` ms). */
@@ -103,6 +108,7 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     paceFrom: 0,
     paceUntil: 0,
     paceDue: 0,
+    paceSavedMs: 0,
     pending: undefined,
     pendingDeadline: 0,
   };
@@ -240,6 +246,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
   release(key: string, state: KeyState): void {
     const tokens = (state.leaseMs * state.rate) / 1000;
     state.leaseMs = 0;
+    state.paceSavedMs = 0;
     this.leased.delete(key);
     this.giveBacks.add(key, state.rate, state.burst, tokens);
   }

@@ -117,9 +117,10 @@ describe('LeaseBook', () => {
       leases.spend(c, state, 10);
       expect(leases.covers(c, state, 19)).toBe(false);
       expect(leases.covers({ ...c, cost: 2 }, state, 30)).toBe(true);
-      // Past its end: its 100 tokens came due (1 spent), no more, and no hold.
-      expect(leases.covers({ ...c, cost: 99 }, state, 2_000)).toBe(true);
-      expect(leases.covers({ ...c, cost: 100 }, state, 2_000)).toBe(false);
+      // Unspent, they wait at most a quarter of a second of the pace (25 tokens), the rest are
+      // dropped: past its end, 25 are there, no more, and no hold.
+      expect(leases.covers({ ...c, cost: 25 }, state, 2_000)).toBe(true);
+      expect(leases.covers({ ...c, cost: 26 }, state, 2_000)).toBe(false);
       expect(leases.paces.hold(c, state, 2_000)).toBe(false);
     });
 
@@ -133,7 +134,7 @@ describe('LeaseBook', () => {
       const renewal = leases.paces.renewal(c, state, 900);
       expect(renewal).toMatchObject({ cost: 0, pace: { held: 100, heldMs: 1_000 } });
       expect(state.paceRate).toBe(0);
-      expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, 10 ms each
+      expect(state.leaseMs).toBeCloseTo(250); // 90 tokens due, 25 kept unspent (10 ms each)
     });
   });
 

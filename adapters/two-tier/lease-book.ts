@@ -213,6 +213,11 @@ export class LeaseBook {
     const interval = emissionIntervalMs(check.limit);
     state.shadowTat = outcome.tat;
     state.leaseMs = Math.max(0, state.leaseMs - check.cost * interval);
+    // A pace's tokens are spent first: its savings make room for the next ones as soon as spent.
+    state.paceSavedMs = Math.min(
+      Math.max(0, state.paceSavedMs - check.cost * interval),
+      state.leaseMs,
+    );
     if (state.leaseMs <= TOKEN_EPSILON * interval) {
       state.leaseMs = 0;
       this.keys.leased.delete(check.key);

@@ -14,6 +14,7 @@ import {
   MIN_PACE_LEASE_TTLS,
   PACE_TOKENS,
   renewalDue,
+  savingsCapMs,
   waitForTokens,
 } from './pace.js';
 
@@ -51,17 +52,20 @@ export class PaceBook {
   ) {}
 
   /**
-   * Credits the pace's tokens due by `now` to the key's lease (at most a
-   * pace's tokens wait there: what one call brings), and the key's view
-   * becomes what it holds; a pace past its end stops.
+   * Credits the pace's tokens due by `now` to the key's lease, up to
+   * `PACE_SAVINGS_MS` of the pace unspent (the rest are dropped: a pause in
+   * the traffic saves up no burst), and the key's view becomes what it holds;
+   * a pace past its end stops.
    */
   credit(check: TokenBucketCheck, state: KeyState, now: number): void {
     const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
     const interval = emissionIntervalMs(check.limit);
-    const credit = (due - state.paceDue) * interval;
+    const room = savingsCapMs(state.paceRate, check.cost, interval) - state.paceSavedMs;
+    const credit = Math.min((due - state.paceDue) * interval, Math.max(0, room));
     state.paceDue = due;
     if (credit > 0) {
       state.leaseMs += credit;
+      state.paceSavedMs += credit;
       this.keys.leased.add(check.key);
     }
     // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
@@ -178,8 +182,9 @@ export class PaceBook {
     state.paceRate = rate;
     state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
     state.paceUntil = now + ms;
-    // The bucket's own tokens granted with it are due at once.
-    state.paceDue = -lump;
+    state.paceDue = 0;
+    // The bucket's own tokens granted with it: a lease, spendable at once.
+    if (lump > 0) state.leaseMs += lump * emissionIntervalMs(check.limit);
     const untilOnClock = this.clock.now() + Math.max(0, ms - elapsedMs);
     state.leaseExpiresAt = Math.max(state.leaseExpiresAt, untilOnClock + this.leaseTtlMs);
     this.keys.leased.add(key);

@@ -36,6 +36,20 @@ export const MIN_PACE_LEASE_TTLS = 0.25;
 /** Longest pace (ms): a share too small to bring its tokens sooner is asked again then. */
 export const MAX_PACE_MS = 30_000;
 
+/**
+ * Tokens of a pace that come due while the instance does not spend them
+ * wait at most this long (ms of the pace): the rest are dropped, so that an
+ * instance whose traffic paused cannot save up a burst on top of the
+ * bucket's (across the fleet, at most `rate x PACE_SAVINGS_MS` more in any
+ * window).
+ */
+export const PACE_SAVINGS_MS = 250;
+
+/** At most this much bucket time (ms) of a pace's tokens waits to be spent: `PACE_SAVINGS_MS` of it, at least the cost. */
+export function savingsCapMs(rate: number, cost: number, intervalMs: number): number {
+  return Math.max(cost, 1, (rate * PACE_SAVINGS_MS) / 1000) * intervalMs;
+}
+
 /** Share of a pace's length before its end at which the next request renews it. */
 export const PACE_RENEW_SHARE = 0.1;
 
