@@ -15,7 +15,7 @@ import type { Fallback } from './fallback.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyTable } from './key-table.js';
 import type { LeaseBook } from './lease-book.js';
-import { changeViews } from './local-decision.js';
+import { changeViews, withoutLease } from './local-decision.js';
 
 /**
  * TwoTierStore's operations on the buckets beside consume: `peek`,
@@ -56,7 +56,7 @@ export class BucketChanges {
         const check = checks[i]!;
         return isWindowLimit(check.limit)
           ? decision
-          : this.leases.withoutLease(decision, { key: check.key, limit: check.limit }, now);
+          : withoutLease(decision, this.keys.get(check.key), check.limit, now);
       }),
     }));
   }

@@ -1,6 +1,10 @@
-import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interface.js';
+import { emissionIntervalMs } from '../../lib/algorithms/gcra.js';
+import type {
+  TokenBucketCheck,
+  TokenBucketLimit,
+} from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck } from '../redis/index.js';
-import { EPOCH_MEMORY_SHARE } from './fleet-share.js';
+import { EPOCH_MEMORY_SHARE, fleetWindowMs } from './fleet-share.js';
 import type { KeyState } from './key-table.js';
 import { demandPerSecond } from './pace.js';
 
@@ -99,4 +103,30 @@ export function rememberFleet(
  */
 export function fleetSize(state: KeyState | undefined): number {
   return state === undefined ? 0 : state.fleetLoad || state.instances;
+}
+
+/**
+ * The window of the fleet count asked with a lease call for `asked` (whose
+ * keys' states are `states`): the longest its hot keys need
+ * (`fleetWindowMs`); 0 when none asks a lease, a join, a pace or tells an
+ * epoch (no count then: only instances taking part are counted).
+ */
+export function fleetCallWindowMs(
+  asked: readonly LeaseCheck[],
+  states: readonly (KeyState | undefined)[],
+  leaseTtlMs: number,
+): number {
+  let windowMs = 0;
+  asked.forEach((check, j) => {
+    const lease = Math.max(check.maxExtra, check.joinExtra ?? 0);
+    // A pace asked, renewed or given back counts too (and must not trim the others early).
+    if (lease <= 0 && check.epoch === undefined && check.pace === undefined) return;
+    const instances = fleetSize(states[j]);
+    const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
+    windowMs = Math.max(
+      windowMs,
+      fleetWindowMs(lease, instances, check.cost, intervalMs, leaseTtlMs),
+    );
+  });
+  return windowMs;
 }

@@ -7,6 +7,7 @@ import type { GiveBackQueue } from './give-back-queue.js';
 import { KeyTable } from './key-table.js';
 import { FLEET_HOLD_SHARE as S } from './fleet-share.js';
 import { LeaseBook } from './lease-book.js';
+import { withoutLease } from './local-decision.js';
 import { HOT_LEASE } from './lease-sizing.js';
 import { sleep } from '../../test/utils/time.js';
 
@@ -395,14 +396,14 @@ describe('LeaseBook', () => {
   });
 
   it("reports a bucket Redis peeked without this instance's lease, and no fuller than its own view", () => {
-    const { leases, keys } = make();
+    const { keys } = make();
     const redisView = gcraPeek(300, 0, c.limit); // Redis: 30 tokens taken, 20 of them leased here
-    expect(leases.withoutLease(redisView, check('unknown', 100, 100), 0)).toBe(redisView);
+    expect(withoutLease(redisView, keys.get('unknown'), c.limit, 0)).toBe(redisView);
     const state = keys.stateOf(c, 0);
     state.leaseMs = 200;
-    expect(leases.withoutLease(redisView, c, 0)).toEqual(gcraPeek(100, 0, c.limit));
+    expect(withoutLease(redisView, keys.get('k'), c.limit, 0)).toEqual(gcraPeek(100, 0, c.limit));
     state.shadowTat = 150; // spent locally since: its own view is emptier
-    expect(leases.withoutLease(redisView, c, 0)).toEqual(gcraPeek(150, 0, c.limit));
+    expect(withoutLease(redisView, keys.get('k'), c.limit, 0)).toEqual(gcraPeek(150, 0, c.limit));
   });
 
   it('gives back, on its timer, the leases no request touched since they expired, then stops the timer', async () => {

@@ -6,17 +6,19 @@ import {
   type RateLimitDecision,
 } from '../../lib/algorithms/gcra.js';
 import { TOKEN_EPSILON } from '../../lib/algorithms/token-epsilon.js';
-import type {
-  BucketRef,
-  TokenBucketCheck,
-  TokenBucketLimit,
-} from '../../lib/store/rate-limit-store.interface.js';
+import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import type { KeyState, KeyTable } from './key-table.js';
-import { FLEET_DEMAND_SHARE, fleetHoldTokens, fleetWindowMs, joinLease } from './fleet-share.js';
-import { firstSightingAsk, fleetSize, leaseAsk, rememberFleet } from './fleet-asks.js';
+import { FLEET_DEMAND_SHARE, fleetHoldTokens, joinLease } from './fleet-share.js';
+import {
+  firstSightingAsk,
+  fleetCallWindowMs,
+  fleetSize,
+  leaseAsk,
+  rememberFleet,
+} from './fleet-asks.js';
 import {
   cameShort,
   contended,
@@ -101,25 +103,9 @@ export class LeaseBook {
   /** Hot keys' paces when instances share the buckets (`pace-book.ts`). */
   readonly paces: PaceBook;
 
-  /**
-   * The window of the fleet count asked with a lease call for `asked`: the
-   * longest its hot keys need (`fleetWindowMs`); 0 when none asks a lease
-   * (no count then: only instances taking leases take part).
-   */
+  /** The window of the fleet count a lease call for `asked` asks (`fleetCallWindowMs`). */
   fleetWindowMs(asked: readonly LeaseCheck[], states: readonly KeyState[]): number {
-    let windowMs = 0;
-    asked.forEach((check, j) => {
-      const lease = Math.max(check.maxExtra, check.joinExtra ?? 0);
-      // A pace asked, renewed or given back counts too (and must not trim the others early).
-      if (lease <= 0 && check.epoch === undefined && check.pace === undefined) return;
-      const instances = fleetSize(states[j]);
-      const intervalMs = emissionIntervalMs(check.limit as TokenBucketLimit);
-      windowMs = Math.max(
-        windowMs,
-        fleetWindowMs(lease, instances, check.cost, intervalMs, this.leaseTtlMs),
-      );
-    });
-    return windowMs;
+    return fleetCallWindowMs(asked, states, this.leaseTtlMs);
   }
 
   /**
@@ -354,27 +340,6 @@ export class LeaseBook {
     return state.instances > 0
       ? fleetHoldTokens(state.target, fleetSize(state), cost, limit.burst, this.random())
       : holdTokens(state.target, state.contention, cost, limit.burst);
-  }
-
-  /**
-   * A bucket as Redis reported it (`decision`, from a peek), as this
-   * instance reports it: without its lease, and no fuller than its own view.
-   */
-  withoutLease(
-    decision: RateLimitDecision,
-    check: BucketRef & { readonly limit: TokenBucketLimit },
-    now: number,
-  ): RateLimitDecision {
-    const state = this.keys.get(check.key);
-    if (!state || (state.leaseMs <= 0 && state.shadowTat === undefined)) return decision;
-    // Redis counts this instance's lease as taken, and counts the tokens it
-    // spent from its lease as taken when leased, earlier: report the bucket
-    // without the lease, and no fuller than this instance's own view of it
-    // (charged when spent).
-    const redisTat = now + decision.resetMs - state.leaseMs;
-    const tat =
-      state.shadowTat === undefined || state.shadowTat < redisTat ? redisTat : state.shadowTat;
-    return gcraPeek(tat, now, check.limit);
   }
 
   /** Stops the expiry timer and gives every lease back (at close). */

@@ -102,3 +102,25 @@ export function changeViews<C extends BucketRef>(
     denials.clear(state);
   }
 }
+
+/**
+ * A bucket as Redis reported it (`decision`, from a peek), as this instance
+ * reports it: without its lease (`state`: the key's, if held here), and no
+ * fuller than its own view.
+ */
+export function withoutLease(
+  decision: RateLimitDecision,
+  state: KeyState | undefined,
+  limit: TokenBucketLimit,
+  now: number,
+): RateLimitDecision {
+  if (!state || (state.leaseMs <= 0 && state.shadowTat === undefined)) return decision;
+  // Redis counts this instance's lease as taken, and counts the tokens it
+  // spent from its lease as taken when leased, earlier: report the bucket
+  // without the lease, and no fuller than this instance's own view of it
+  // (charged when spent).
+  const redisTat = now + decision.resetMs - state.leaseMs;
+  const tat =
+    state.shadowTat === undefined || state.shadowTat < redisTat ? redisTat : state.shadowTat;
+  return gcraPeek(tat, now, limit);
+}
