@@ -3,7 +3,13 @@ import type { HeaderLimit } from '../headers/rate-limit-headers.js';
 import type { HeaderSource } from '../headers/write-headers.js';
 import type { RateLimitOwner } from '../interfaces/rate-limit-owner.interface.js';
 import type { HotKeys } from '../observability/hot-keys/hot-keys.js';
-import { publishDecisionEvent, type DecisionResult } from '../observability/rate-limit-channels.js';
+import {
+  rateLimitChannels,
+  toOwnDecisionListener,
+  type DecisionEvent,
+  type DecisionResult,
+} from '../observability/rate-limit-channels.js';
+import type { RateLimitDecision } from '../algorithms/rate-limit-decision.js';
 import type { DecisionInput } from '../policies/call-steps.js';
 import type { RateLimitCall } from '../rate-limit-call.js';
 import type { CompiledRoute } from '../routes/compiled-route.js';
@@ -86,7 +92,13 @@ export function recordDenied(
   });
 }
 
-/** The evaluation on the decision channel and to the module's exporter (callers check `decisionsWatched()` first). */
+const NO_DECISIONS: readonly RateLimitDecision[] = [];
+
+/**
+ * The evaluation to the module's exporter, then on the decision channel
+ * (callers check `decisionsWatched()` first): the event object is made only
+ * for channel subscribers.
+ */
 export function publishDecision(
   pending: PendingDecision,
   owner: RateLimitOwner,
@@ -95,16 +107,22 @@ export function publishDecision(
 ): void {
   const { route } = pending;
   const whole = pending.from === 0 && pending.to === route.limits.length;
-  publishDecisionEvent({
+  // The whole route (the common case) publishes the arrays compiled with it; one part of a split route slices them.
+  const limits = whole ? route.limitNames : route.limitNames.slice(pending.from, pending.to);
+  const bursts = whole ? route.limitBursts : route.limitBursts.slice(pending.from, pending.to);
+  const decisions = answer?.decisions ?? NO_DECISIONS;
+  const transport = route.transport.type;
+  toOwnDecisionListener(owner, limits, transport, result, decisions, bursts);
+  if (!rateLimitChannels.decision.hasSubscribers) return;
+  rateLimitChannels.decision.publish({
     route: route.routeId,
-    transport: route.transport.type,
-    // The whole route (the common case) publishes the arrays compiled with it; one part of a split route slices them.
-    limits: whole ? route.limitNames : route.limitNames.slice(pending.from, pending.to),
-    bursts: whole ? route.limitBursts : route.limitBursts.slice(pending.from, pending.to),
+    transport,
+    limits,
+    bursts,
     result,
-    decisions: answer?.decisions ?? [],
+    decisions,
     owner,
     // A reference, not a copy: what subscribers that need keys (RateLimitEvents) read.
     checks: pending.checks === NO_CHECKS ? undefined : pending.checks,
-  });
+  } satisfies DecisionEvent);
 }

@@ -1,3 +1,4 @@
+import type { RateLimitDecision } from '../../algorithms/rate-limit-decision.js';
 import type { DecisionEvent, DecisionResult } from '../rate-limit-channels.js';
 import type { Observation } from './metrics-backend.js';
 import { NEAR_LIMIT_SHARE } from './instruments.js';
@@ -25,7 +26,8 @@ const DENIED = 1;
  * per array (a `WeakMap`: arrays built for one event, by a skip or a shadow
  * denial, are looked up by name and then forgotten with the event). A
  * decision therefore costs a `WeakMap` read and an increment per limit (none
- * for the last route seen). Against the target of +10 % of the guard's own
+ * for the last route seen). The module's own decisions arrive as fields
+ * (`countDecision`), not as an event object allocated per request. Against the target of +10 % of the guard's own
  * cost, this counting measured within the noise; the channel's publish did
  * not, so the module's decisions reach it directly (`listenToOwnDecisions`,
  * docs/observability.md, "Cost").
@@ -42,8 +44,18 @@ export class DecisionCounters {
 
   /** Counts one decision event: each limit's own result on admitted and denied requests, else the event's. */
   count(event: DecisionEvent): void {
-    const { limits, decisions, result, bursts } = event;
-    const slots = this.slotsFor(limits, event.transport);
+    this.countDecision(event.limits, event.transport, event.result, event.decisions, event.bursts);
+  }
+
+  /** {@link count} of an event's fields, for the module's own decisions (no event object made). */
+  countDecision(
+    limits: readonly string[],
+    transport: string,
+    result: DecisionResult,
+    decisions: readonly RateLimitDecision[],
+    bursts: readonly number[] | undefined,
+  ): void {
+    const slots = this.slotsFor(limits, transport);
     if (result !== 'admitted' && result !== 'denied') {
       const offset = RESULT_SLOT.get(result) ?? ADMITTED;
       for (let i = 0; i < slots.length; i++) this.counts[slots[i]! * RESULTS.length + offset]! += 1;
