@@ -97,6 +97,43 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
     expect(await scriptCalls(redis.client)).toEqual({ evalsha: 3, eval: 1 });
   });
 
+  it('sends a burst (the calls made as batches are answered) in halves, not whole: Redis runs one while Node makes the other', async () => {
+    const client = await connectRedisClient(redis.server.url, RECOMMENDED_OPTIONS);
+    try {
+      const store = new RedisStore({
+        client,
+        keyPrefix: uniquePrefix('batch-burst'),
+        time: 'client',
+        timeoutMs: 5_000,
+      });
+      stores.push(store);
+      for (const script of [SCRIPTS.consume_one, SCRIPTS.consume_batch])
+        await client.script('LOAD', script.source);
+      // Calls per script call (EVALSHA's numkeys), in the order the store sent them.
+      const sizes: number[] = [];
+      const send = client.sendCommand.bind(client);
+      client.sendCommand = ((command: { name: string; args: unknown[] }) => {
+        if (command.name === 'evalsha') sizes.push(Number(command.args[1]));
+        return send(command as Parameters<typeof send>[0]);
+      }) as typeof client.sendCommand;
+      // 16 requests in flight: each calls again as soon as its first call is answered.
+      const twice = (i: number) =>
+        store
+          .consume({ checks: [check(`b${i}`, 10, 4)], now: 0 })
+          .then(() => store.consume({ checks: [check(`b${i}`, 10, 4)], now: 0 }));
+      const results = await Promise.all(Array.from({ length: 16 }, (_, i) => twice(i)));
+      expect(results.map(remaining)).toEqual(Array.from({ length: 16 }, () => 2));
+      // From an idle connection: the lone call, then the fifteen made behind it.
+      expect(sizes.slice(0, 2)).toEqual([1, 15]);
+      // Made as those were answered: the sixteen again, in halves (sent whole: 15 or 16 in one).
+      const burst = sizes.slice(2);
+      expect(burst.reduce((sum, size) => sum + size, 0)).toBe(16);
+      expect(Math.max(...burst)).toBeLessThanOrEqual(8);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it("keeps a call's error its own: a key holding another type fails its call alone, and nothing is charged twice", async () => {
     const store = open();
     const prefix = uniquePrefix('batch-wrongtype');

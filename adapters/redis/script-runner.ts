@@ -107,7 +107,11 @@ export class ScriptRunner {
     this.batch =
       awaiting === undefined
         ? undefined
-        : new ScriptBatch((script, numkeys, args) => this.call(script, numkeys, args), awaiting);
+        : new ScriptBatch(
+            (script, numkeys, args) => this.call(script, numkeys, args),
+            awaiting,
+            this.send.writeNow,
+          );
   }
 
   /**

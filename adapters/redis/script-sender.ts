@@ -13,11 +13,15 @@ const MIN_BATCH = 4;
 const MAX_BATCH = 64;
 
 /** Sends `EVALSHA sha numkeys ...args`: the reply, or the error Redis answered. */
-export type SendScript = (
-  sha: string,
-  numkeys: number,
-  args: readonly string[],
-) => Promise<unknown>;
+export interface SendScript {
+  (sha: string, numkeys: number, args: readonly string[]): Promise<unknown>;
+  /**
+   * ioredis' standalone client: writes the calls corked so far now, rather
+   * than at the end of the tick (`script-batch.ts`: the first half of a
+   * burst). Absent for other clients, which write each call themselves.
+   */
+  readonly writeNow?: () => void;
+}
 
 /** What ioredis' standalone `Redis` client has beyond {@link RedisClient}, as far as {@link scriptSender} uses it. */
 interface IoredisStandalone extends RedisClient {
@@ -80,7 +84,7 @@ export function scriptSender(client: RedisClient): SendScript {
     corkedCalls = 0;
     stream?.uncork?.();
   };
-  return (sha, numkeys, args) => {
+  const send = (sha: string, numkeys: number, args: readonly string[]): Promise<unknown> => {
     // Corked only behind a command already awaiting its reply: a call on an
     // idle connection (one request at a time, the first of a burst) leaves
     // at once, since nothing would join it before Redis could answer it.
@@ -100,6 +104,7 @@ export function scriptSender(client: RedisClient): SendScript {
     if (corked !== undefined && ++corkedCalls >= batch) uncork();
     return reply;
   };
+  return Object.assign(send, { writeNow: uncork });
 }
 
 /**
