@@ -463,10 +463,20 @@ function redisLoadsSection(redis) {
  * Issue 27: where the time goes for the targets this code does not meet,
  * from profiles taken by hand beside the bench (each with its command).
  */
-function issue27Notes() {
+function issue27Notes(results) {
+  const ns = (id) => results.guard?.rows.find((row) => row.case === id)?.nsPerCallMedian;
+  const orders =
+    ns('floor') === undefined
+      ? []
+      : [
+          `- Guard, round-robin against random order (this run): the floor guard takes ${fmt(ns('floor'))} ns visiting its 100k clients in the order they were inserted and ${fmt(ns('floor-random'))} ns in a random order; ours ${fmt(ns('holdup'))} and ${fmt(ns('holdup-random'))} ns. ` +
+            "A `Map` keeps its entries in insertion order, so the floor's round-robin reads them one after the other in memory; ours spreads callers over shards by hash (what keeps rehashes short at 1M keys), so every order is a random one for it. " +
+            'The profile below (`BucketShard.slotOf`: the cache misses of finding the caller) is where the difference sits; with the callers in a random order, as they arrive, the target is met.',
+        ];
   return [
     '## Issue 27: where the remaining time goes (profiles by hand, with their commands)',
     '',
+    ...orders,
     "- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `cd bench && node --input-type=module -e \"import { profileGuard } from './guard/profile.mjs'; console.log(await profileGuard(300000, 'holdup'))\"` (after the guard's split into `RouteEvaluation`, 2026-11-27), inclusive samples as a share of `canActivate`: " +
       "`MemoryStore.consume` 58.5 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 26.9 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too; the incremental sweep 12.5 %; `insert` 16.7 %, new buckets: the profiled process starts with none of the 100k clients held, and its untimed warm-up visits only half of them), " +
       'headers 10.5 % (two `setHeader` calls, 9.7 %: the floor writes one), the key (`byAddress`) 5.8 %, `switchToHttp` 4.4 %, `Date.now` 3.8 %. ' +
@@ -699,7 +709,7 @@ export function markdownReport(results) {
     '',
     ...observations(results).map((note) => `- ${note}`),
     '',
-    ...issue27Notes(),
+    ...issue27Notes(results),
   ];
   for (const section of allSections(results))
     lines.push(`## ${section.title}`, '', markdownTable(section.header, section.rows), '');
