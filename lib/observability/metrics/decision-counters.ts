@@ -1,5 +1,4 @@
-import type { RateLimitDecision } from '../../algorithms/rate-limit-decision.js';
-import type { DecisionEvent, DecisionResult } from '../rate-limit-channels.js';
+import type { DecisionEvent, DecisionResult, OwnDecisionListener } from '../rate-limit-channels.js';
 import type { Observation } from './metrics-backend.js';
 import { NEAR_LIMIT_SHARE } from './instruments.js';
 
@@ -47,14 +46,8 @@ export class DecisionCounters {
     this.countDecision(event.limits, event.transport, event.result, event.decisions, event.bursts);
   }
 
-  /** {@link count} of an event's fields, for the module's own decisions (no event object made). */
-  countDecision(
-    limits: readonly string[],
-    transport: string,
-    result: DecisionResult,
-    decisions: readonly RateLimitDecision[],
-    bursts: readonly number[] | undefined,
-  ): void {
+  /** {@link count} of an event's fields, for the module's own decisions (no event object made); bound, so it can be handed over as is. */
+  readonly countDecision: OwnDecisionListener = (limits, transport, result, decisions, bursts) => {
     const slots = this.slotsFor(limits, transport);
     if (result !== 'admitted' && result !== 'denied') {
       const offset = RESULT_SLOT.get(result) ?? ADMITTED;
@@ -77,7 +70,7 @@ export class DecisionCounters {
         this.counts[slot * RESULTS.length + DENIED]! += 1;
       }
     }
-  }
+  };
 
   /** Cumulative decisions by limit, result and transport (results never seen are left out). */
   *requests(): Iterable<Observation> {

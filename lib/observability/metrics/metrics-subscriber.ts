@@ -102,12 +102,7 @@ export class MetricsSubscriber {
     const decisions = this.decisions;
     if (this.owner === undefined)
       this.listen(rateLimitChannels.decision, (event) => decisions.count(event as DecisionEvent));
-    else
-      this.stopDecisions = listenToOwnDecisions(
-        this.owner,
-        (limits, transport, result, outcomes, bursts) =>
-          decisions.countDecision(limits, transport, result, outcomes, bursts),
-      );
+    else this.stopDecisions = listenToOwnDecisions(this.owner, decisions.countDecision);
     this.listen(rateLimitChannels.storeCall, (event) => this.onStoreCall(event as StoreCallEvent));
     this.listen(rateLimitChannels.storeFailure, (event) =>
       this.onStoreFailure(event as StoreFailureEvent),
