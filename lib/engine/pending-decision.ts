@@ -92,7 +92,8 @@ export function recordDenied(
   });
 }
 
-const NO_DECISIONS: readonly RateLimitDecision[] = [];
+// Shared by every event without decisions (a store failure): frozen, since subscribers receive it.
+const NO_DECISIONS: readonly RateLimitDecision[] = Object.freeze([]);
 
 /**
  * The evaluation to the module's exporter, then on the decision channel

@@ -25,10 +25,10 @@ const DENIED = 1;
  * per array (a `WeakMap`: arrays built for one event, by a skip or a shadow
  * denial, are looked up by name and then forgotten with the event). A
  * decision therefore costs a `WeakMap` read and an increment per limit (none
- * for the last route seen). The module's own decisions arrive as fields
- * (`countDecision`), not as an event object allocated per request. Against the target of +10 % of the guard's own
+ * for the last route seen). Against the target of +10 % of the guard's own
  * cost, this counting measured within the noise; the channel's publish did
- * not, so the module's decisions reach it directly (`listenToOwnDecisions`,
+ * not, so the module's decisions reach it directly, as fields rather than an
+ * event object per request (`countDecision`, `listenToOwnDecisions`;
  * docs/observability.md, "Cost").
  */
 export class DecisionCounters {
