@@ -1,6 +1,6 @@
 import { emissionIntervalMs } from '../../lib/algorithms/gcra.js';
 import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interface.js';
-import type { LeaseCheck } from '../redis/index.js';
+import type { LeaseCheck, LeaseResult } from '../redis/index.js';
 import type { PaceAsk } from '../redis/lease.interface.js';
 import type { DenyCache } from './deny-cache.js';
 import { leaseAsk } from './fleet-asks.js';
@@ -153,6 +153,20 @@ export class PaceBook {
     const held = heldPace(state);
     this.stop(check, state, now);
     return { ...pace, ...held };
+  }
+
+  /** {@link apply} of the pace a lease call (`result`) answered for its `j`-th check, sent `elapsedMs` ago. */
+  applyAnswer(
+    check: TokenBucketCheck,
+    state: KeyState,
+    result: LeaseResult,
+    j: number,
+    now: number,
+    elapsedMs: number,
+  ): void {
+    const rate = result.paces?.[j] ?? 0;
+    const ms = result.paceMs?.[j] ?? 0;
+    this.apply(check, state, rate, ms, now, elapsedMs, result.paceLumps?.[j]);
   }
 
   /**

@@ -72,15 +72,7 @@ export class RedisRoundTrip {
             result.instances?.[0] ?? 0,
           );
           this.leases.takeExtra(check, state, result.extras[0] ?? 0);
-          this.leases.paces.apply(
-            check,
-            state,
-            result.paces?.[0] ?? 0,
-            result.paceMs?.[0] ?? 0,
-            now,
-            performance.now() - sentAt,
-            result.paceLumps?.[0],
-          );
+          this.leases.paces.applyAnswer(check, state, result, 0, now, performance.now() - sentAt);
           return true;
         },
         () => {
@@ -310,15 +302,7 @@ export class RedisRoundTrip {
         instances,
       );
       if (asked[j]!.pace !== undefined)
-        this.leases.paces.apply(
-          check,
-          state,
-          result.paces?.[j] ?? 0,
-          result.paceMs?.[j] ?? 0,
-          now,
-          performance.now() - sentAt,
-          result.paceLumps?.[j],
-        );
+        this.leases.paces.applyAnswer(check, state, result, j, now, performance.now() - sentAt);
     });
     if (allowed) {
       for (const reservation of reservations)

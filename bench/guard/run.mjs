@@ -92,8 +92,8 @@ const METRICS_IDS = ['noop', 'holdup-fresh', 'holdup-otel', 'holdup-prom'];
 const METRICS_ONLY = new Set(METRICS_IDS.slice(1));
 const MAIN_IDS = GUARD_CASES.map(({ id }) => id).filter((id) => !METRICS_ONLY.has(id));
 
-function runCases(ids, repetitions) {
-  return withRetry(`guard ${ids.length === METRICS_IDS.length ? 'metrics' : 'cases'}`, () =>
+function runCases(label, ids, repetitions) {
+  return withRetry(`guard ${label}`, () =>
     runNodeJson(SCRIPT, [GUARD_SETTINGS.calls, repetitions], [], {
       env: { BENCH_GUARD_ONLY: ids.join(',') },
     }),
@@ -101,8 +101,8 @@ function runCases(ids, repetitions) {
 }
 
 export async function runGuard() {
-  const raw = await runCases(MAIN_IDS, GUARD_SETTINGS.repetitions);
-  const metrics = await runCases(METRICS_IDS, GUARD_SETTINGS.metricsRepetitions);
+  const raw = await runCases('cases', MAIN_IDS, GUARD_SETTINGS.repetitions);
+  const metrics = await runCases('metrics', METRICS_IDS, GUARD_SETTINGS.metricsRepetitions);
   for (const id of METRICS_ONLY) {
     raw.samples[id] = metrics.samples[id];
     if (metrics.wallSamples?.[id]) raw.wallSamples[id] = metrics.wallSamples[id];
