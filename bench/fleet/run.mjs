@@ -3,7 +3,10 @@
 // (rate 200/s, burst 100) 5x its rate: uniform, skewed (one instance 80 %),
 // bursty (4x for a quarter of each second), with 10k warm keys, and with
 // Redis stopped (SIGSTOP 2 s) and restarted (state lost) mid-run; and
-// RedisStore on the uniform load, for latency and calls.
+// RedisStore on the uniform load, for latency and calls. At the largest N
+// only, uniform and skewed again over FLEET_LONG_MS (20 s): a cold start's
+// calls (a first sighting, a join and a give-back per instance, the paces
+// shared out) spread over a longer life.
 //
 //   npm run build && node bench/fleet/run.mjs          all (about 5 minutes)
 //   FLEET_N=4,32 FLEET_SCENARIOS=uniform node bench/fleet/run.mjs
@@ -29,9 +32,12 @@ const RATE = 200;
 const BURST = 100;
 const OFFERED_RATIO = 5;
 const DURATION_MS = Number(process.env.FLEET_DURATION_MS ?? 5_000);
+/** The `uniform-long` and `skewed-long` runs' length, at the largest N only. */
+const LONG_MS = Number(process.env.FLEET_LONG_MS ?? 20_000);
 const FLEET = (process.env.FLEET_N ?? '1,2,4,8,16,32').split(',').map(Number);
 const SCENARIOS = (
-  process.env.FLEET_SCENARIOS ?? 'uniform,skewed,bursty,warm,redis,stop,restart'
+  process.env.FLEET_SCENARIOS ??
+  'uniform,skewed,bursty,warm,redis,stop,restart,uniform-long,skewed-long'
 ).split(',');
 /** The fault runs: Redis stopped (SIGSTOP) or restarted from FAULT_AT_MS for FAULT_MS. */
 const FAULT_AT_MS = 1_500;
@@ -104,7 +110,7 @@ const nextMessage = (child, type) =>
  * the run ended. The under-admission's parts, with what close() gave back.
  */
 const SAMPLE_MS = 5;
-function sampleBucket(port, key, untilMs) {
+function sampleBucket(port, key, untilMs, durationMs) {
   return new Promise((resolve) => {
     const socket = createConnection(port, '127.0.0.1');
     let out = '';
@@ -139,7 +145,7 @@ function sampleBucket(port, key, untilMs) {
       if (wait <= 0) return finish();
       setTimeout(ask, wait);
     });
-    socket.on('connect', () => setTimeout(ask, Math.max(0, untilMs - DURATION_MS - Date.now())));
+    socket.on('connect', () => setTimeout(ask, Math.max(0, untilMs - durationMs - Date.now())));
   });
 }
 
@@ -159,9 +165,13 @@ async function main() {
   try {
     for (const n of FLEET) {
       for (const scenario of SCENARIOS) {
+        const long = scenario.endsWith('-long');
+        if (long && n !== Math.max(...FLEET)) continue;
         const store = scenario === 'redis' ? 'redis' : 'two-tier';
         const fault = scenario === 'stop' || scenario === 'restart' ? scenario : undefined;
-        const traffic = scenario === 'redis' || fault ? 'uniform' : scenario;
+        const traffic =
+          scenario === 'redis' || fault ? 'uniform' : long ? scenario.slice(0, -5) : scenario;
+        const durationMs = long ? LONG_MS : DURATION_MS;
         const settings = {
           store,
           scenario: traffic,
@@ -170,7 +180,7 @@ async function main() {
           rate: RATE,
           burst: BURST,
           offeredRatio: OFFERED_RATIO,
-          durationMs: DURATION_MS,
+          durationMs,
           timeoutMs: fault ? 250 : 1_000,
           failMode: 'local',
           warmRate: 500,
@@ -200,7 +210,7 @@ async function main() {
         // The hot bucket's key: `<prefix>{hot}` (adapters/redis/redis-keys.ts).
         const sampled =
           store === 'two-tier' && !fault
-            ? sampleBucket(port, `${settings.prefix}{hot}`, startAt + DURATION_MS)
+            ? sampleBucket(port, `${settings.prefix}{hot}`, startAt + durationMs, durationMs)
             : undefined;
         let callsBefore = 0;
         let outageMs;
@@ -231,7 +241,7 @@ async function main() {
         const calls = callsBefore + (await scriptCalls(port));
         const row = analyse({
           n,
-          scenario,
+          scenario: long ? `${traffic}, ${durationMs / 1000} s` : scenario,
           store,
           fault,
           settings,
@@ -308,11 +318,28 @@ function printBreakdown(rows) {
       `N=${r.n} ${r.scenario}: Redis calls (first second/after/close) ${kinds}` +
         (u
           ? `; under the bound by ${u.short}: held at close ${u.heldAtClose}, in the bucket at the end ${u.bucketAtEnd}, refill lost while full ${u.wastedWhileFull} (${u.fullMs} ms full)`
-          : ''),
+          : '') +
+        instanceSpread(r),
     );
   }
   (process.env.FLEET_BREAKDOWN === '1' ? process.stdout : process.stderr).write(
     `${lines.join('\n')}\n`,
+  );
+}
+
+/**
+ * How evenly the instances admitted: min / median / max of their admissions
+ * (the skewed run's heavy instance, index 0, apart), and those at zero.
+ */
+function instanceSpread(r) {
+  const heavy = r.scenario.startsWith('skewed') && r.n > 1;
+  const others = (heavy ? r.perInstance.slice(1) : r.perInstance).toSorted((a, b) => a - b);
+  if (others.length < 2) return '';
+  const median = others[Math.floor(others.length / 2)];
+  const zero = others.filter((x) => x === 0).length;
+  return (
+    `; admitted per instance${heavy ? ` (heavy ${r.perInstance[0]}, the others)` : ''}: ` +
+    `min ${others[0]}, median ${median}, max ${others.at(-1)}, ${zero} at 0`
   );
 }
 
