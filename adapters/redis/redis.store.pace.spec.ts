@@ -101,6 +101,24 @@ describe('RedisStore paces (standalone)', () => {
     expect(await paces(100)).toEqual({ a: RATE });
   });
 
+  it('leaves an instance without a pace its share when renewing a short pace, whatever the long ones hold', async () => {
+    // a: a heavy instance, whose paces (4 tokens at a share of 5 to 10/s) last under a second.
+    const heavy = (now: number) => pace('a', now, 20, { tokens: 4 });
+    const first = await heavy(0);
+    expect([first.rate, first.ms]).toEqual([10, expect.closeTo(400)]);
+    // b takes a third of the rate for 3 s, while the fleet is a and b (weights 2 and 1).
+    expect((await pace('b', 500, 10)).rate).toBeCloseTo(10 / 3);
+    expect((await heavy(510)).ms).toBeCloseTo(600);
+    // c (weight 1) joins: the rate is held, it waits for a's pace to end. Its share: 2.5.
+    const waiting = await pace('c', 520, 10);
+    expect([waiting.rate, waiting.ms]).toEqual([0, expect.closeTo(590)]);
+    // a renews: its share is 5, but b holds more than its share of 2.5 now, so a takes what
+    // leaves c its share (not the 5 that would leave c 1.67), and c finds it.
+    expect((await heavy(1_050)).rate).toBeCloseTo(10 - 10 / 3 - 2.5);
+    expect((await pace('c', 1_110, 10)).rate).toBeCloseTo(2.5);
+    expect(sum(await paces(1_110))).toBeLessThanOrEqual(RATE + 1e-9);
+  });
+
   it('gives back the part of the pace it replaces that is not due yet, once', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
     expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 20 });

@@ -107,10 +107,12 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     end
   end
   -- What the other instances counted lack of their shares (all of it without a pace yet) is
-  -- kept for them.
-  local lacking = 0
+  -- kept for them; unpaced: the shares of those without one.
+  local lacking, unpaced = 0, 0
   for holder, w in pairs(weights) do
-    lacking = lacking + math.max(0, rate * w / math.max(load, 1) - (paced[holder] or 0))
+    local owed = rate * w / math.max(load, 1)
+    lacking = lacking + math.max(0, owed - (paced[holder] or 0))
+    if not paced[holder] then unpaced = unpaced + owed end
   end
   local current = tat
   if current == nil or current < now then current = now end
@@ -140,6 +142,10 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   -- demand from what no pace holds and no other instance's share lacks, for sure_ms at most.
   local sure = load > 1 and count >= configured
   local g = math.min(ask, rate - others, share)
+  -- A pace renewed within sure_ms (a share of many tokens a second: the heavy instance of a
+  -- skewed fleet) leaves the instances without one their shares: their next ask finds them,
+  -- rather than whatever the long paces of the others happen to leave.
+  if sure and tokens * 1000 / share <= sure_ms then g = math.min(g, math.max(0, rate - others - unpaced)) end
   if not sure then g = math.min(ask, rate - others, math.max(share, rate - others - lacking)) end
   local grant_ms = 0
   if g > 0 then
