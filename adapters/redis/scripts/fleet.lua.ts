@@ -69,7 +69,8 @@ end
 -- part not yet due is given back first (known here, so given back once), and give_back
 -- tokens it held are put back. The share: the caller's demand (ask, tokens/s) while the
 -- fleet's load is under the rate, else its weight's share of the load; never more than the
--- rate the other paces leave. After a loss of the state (lost), the paces instances still hold
+-- rate the other paces leave (a short pace: nor than what leaves the instances counted
+-- without a pace their shares). After a loss of the state (lost), the paces instances still hold
 -- are unknown: they are taken to hold the whole rate but the caller's (held, its last pace's
 -- rate), for twice its last pace's length (held_ms), a '^<rate>' member charged as a pace;
 -- each instance telling the pace it held takes its part back from it (never over: what no
