@@ -34,6 +34,7 @@ const OFFERED_RATIO = 5;
 const DURATION_MS = Number(process.env.FLEET_DURATION_MS ?? 5_000);
 /** The `uniform-long` and `skewed-long` runs' length, at the largest N only. */
 const LONG_MS = Number(process.env.FLEET_LONG_MS ?? 20_000);
+const LONG = '-long';
 const FLEET = (process.env.FLEET_N ?? '1,2,4,8,16,32').split(',').map(Number);
 const SCENARIOS = (
   process.env.FLEET_SCENARIOS ??
@@ -165,12 +166,16 @@ async function main() {
   try {
     for (const n of FLEET) {
       for (const scenario of SCENARIOS) {
-        const long = scenario.endsWith('-long');
-        if (long && n !== Math.max(...FLEET)) continue;
+        const long = scenario.endsWith(LONG);
+        if (long && n !== size) continue;
         const store = scenario === 'redis' ? 'redis' : 'two-tier';
         const fault = scenario === 'stop' || scenario === 'restart' ? scenario : undefined;
         const traffic =
-          scenario === 'redis' || fault ? 'uniform' : long ? scenario.slice(0, -5) : scenario;
+          scenario === 'redis' || fault
+            ? 'uniform'
+            : long
+              ? scenario.slice(0, -LONG.length)
+              : scenario;
         const durationMs = long ? LONG_MS : DURATION_MS;
         const settings = {
           store,

@@ -69,8 +69,8 @@ end
 -- part not yet due is given back first (known here, so given back once), and give_back
 -- tokens it held are put back. The share: the caller's demand (ask, tokens/s) while the
 -- fleet's load is under the rate, else its weight's share of the load; never more than the
--- rate the other paces leave (a short pace: nor than what leaves the instances counted
--- without a pace their shares). After a loss of the state (lost), the paces instances still hold
+-- rate the other paces leave (and for a short pace, no more than leaves the instances
+-- counted without a pace their shares). After a loss of the state (lost), the paces instances still hold
 -- are unknown: they are taken to hold the whole rate but the caller's (held, its last pace's
 -- rate), for twice its last pace's length (held_ms), a '^<rate>' member charged as a pace;
 -- each instance telling the pace it held takes its part back from it (never over: what no
@@ -143,16 +143,18 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   -- demand from what no pace holds and no other instance's share lacks, for sure_ms at most.
   local sure = load > 1 and count >= configured
   local g = math.min(ask, rate - others, share)
+  -- As long as the caller's share takes to bring the tokens (before the bounds below).
+  local length = tokens * 1000 / share
   -- A pace renewed within sure_ms (a share of many tokens a second: the heavy instance of a
   -- skewed fleet) leaves the instances without one their shares: their next ask finds them,
   -- rather than whatever the long paces of the others happen to leave.
-  if sure and tokens * 1000 / share <= sure_ms then g = math.min(g, math.max(0, rate - others - unpaced)) end
+  if sure and length <= sure_ms then g = math.min(g, math.max(0, rate - others - unpaced)) end
   if not sure then g = math.min(ask, rate - others, math.max(share, rate - others - lacking)) end
   local grant_ms = 0
   if g > 0 then
     -- As long as the caller's share takes to bring the tokens: a caller granted less than its
     -- share (the others' paces hold the rest) asks again as soon as a whole share would.
-    grant_ms = math.min(max_ms, math.max(min_ms, tokens * 1000 / share))
+    grant_ms = math.min(max_ms, math.max(min_ms, length))
     if not sure then grant_ms = math.min(grant_ms, math.max(min_ms, sure_ms)) end
     -- Granted less than its share (the others' paces hold the rest): asks again when the
     -- first of them ends, by which time its holder has renewed it at its own share.
