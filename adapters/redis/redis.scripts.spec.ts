@@ -20,6 +20,14 @@ async function commandCalls(client: Redis): Promise<Record<string, number>> {
   return calls;
 }
 
+/**
+ * Padding (ARGV[2]) for scripts run in the caller's clock: their keys then
+ * expire in real time (`PX`, TAT minus now), a few hundred ms for these
+ * buckets, and a loaded machine can stall that long between two calls of a
+ * test. A minute keeps every key a test reads back; replies do not show it.
+ */
+const KEEP = '60000';
+
 describe('RedisStore scripts', () => {
   // Its own server: one test counts the commands the server ran.
   const redis = withRedisServer();
@@ -89,24 +97,24 @@ describe('RedisStore scripts', () => {
     // The refund script, driven directly (the Cluster path uses it with receipts).
     const key = redisKey(prefix, 'refund');
     const run = runOn(key);
-    const charged = await run('consume', '1000', '0', '1', '10', '5', '2'); // frame 1000, tat 200 in it
+    const charged = await run('consume', '1000', KEEP, '1', '10', '5', '2'); // frame 1000, tat 200 in it
     const [previous, written] = charged.slice(5, 7) as [string, string];
     expect([previous, written]).toEqual(['', '1000:200']);
-    await run('refund', '1000', '0', '10', '5', '2', written, previous);
+    await run('refund', '1000', KEEP, '10', '5', '2', written, previous);
     expect(await redis.client.exists(key)).toBe(0); // put back: no key, full bucket
 
     await redis.client.set(key, '1000:500', 'PX', 60_000);
-    const answer = await run('refund', '1000', '0', '10', '5', '2', '1000:200', ''); // someone charged since
+    const answer = await run('refund', '1000', KEEP, '10', '5', '2', '1000:200', ''); // someone charged since
     expect(await redis.client.get(key)).toBe('1000:300');
     expect(answer).toEqual([1, 1, 2, 0, 300]);
-    await run('refund', '1000', '0', '10', '5', '9', '1000:200', '');
+    await run('refund', '1000', KEEP, '10', '5', '9', '1000:200', '');
     expect(await redis.client.exists(key)).toBe(0); // never below now
 
     // A previous value is put back verbatim, and read in whatever frame comes next.
-    await run('consume', '1000', '0', '0', '10', '5', '1'); // 1000:100
-    const again = await run('consume', '1050.5', '0', '1', '10', '5', '1'); // frame 1050: tat 150 (100 - 50 + 100)
+    await run('consume', '1000', KEEP, '0', '10', '5', '1'); // 1000:100
+    const again = await run('consume', '1050.5', KEEP, '1', '10', '5', '1'); // frame 1050: tat 150 (100 - 50 + 100)
     expect(again.slice(5, 7)).toEqual(['1000:100', '1050:150']);
-    await run('refund', '1050.5', '0', '10', '5', '1', '1050:150', '1000:100');
+    await run('refund', '1050.5', KEEP, '10', '5', '1', '1050:150', '1000:100');
     expect(await redis.client.get(key)).toBe('1000:100');
     expect(await run('peek', '1050.5', '10', '5')).toEqual([1, 1, 4, 0, '49.5']);
   });
@@ -125,8 +133,8 @@ describe('RedisStore scripts', () => {
     const general = runOn(redisKey(prefix, 'same-general'));
     const one = runOn(redisKey(prefix, 'same-one'));
     for (const [now, rate, burst, cost] of steps) {
-      const expected = await general('consume', now, '0', '0', rate, burst, cost);
-      expect({ now, answer: await one('consume_one', now, '0', '0', rate, burst, cost) }).toEqual({
+      const expected = await general('consume', now, KEEP, '0', rate, burst, cost);
+      expect({ now, answer: await one('consume_one', now, KEEP, '0', rate, burst, cost) }).toEqual({
         now,
         answer: expected,
       });
@@ -145,9 +153,9 @@ describe('RedisStore scripts', () => {
       ['1000.25', '1'],
       ['1100', '2'],
     ] as const) {
-      const expected = await lease('lease', now, '0', '0', '4', '2', cost, '0');
+      const expected = await lease('lease', now, KEEP, '0', '4', '2', cost, '0');
       // The runner's layout for a lease (maxExtra last); consume_one reads up to the cost, and the runner adds the extras.
-      expect([...(await one('consume_one', now, '0', '0', '4', '2', cost, '0')), 0]).toEqual(
+      expect([...(await one('consume_one', now, KEEP, '0', '4', '2', cost, '0')), 0]).toEqual(
         expected,
       );
     }
@@ -157,8 +165,8 @@ describe('RedisStore scripts', () => {
     const key = redisKey(prefix, 'reply-shape');
     const run = runOn(key);
     // allowed, then per key: state, remaining, retryAfterMs, resetMs [, previous, written] [, extras]
-    expect(await run('consume', '1000.25', '0', '0', '4', '2', '1')).toEqual([1, 1, 1, 0, 250]);
-    expect(await run('consume', '1000.25', '0', '1', '4', '2', '1')).toEqual([
+    expect(await run('consume', '1000.25', KEEP, '0', '4', '2', '1')).toEqual([1, 1, 1, 0, 250]);
+    expect(await run('consume', '1000.25', KEEP, '1', '4', '2', '1')).toEqual([
       1,
       1,
       0,
@@ -167,8 +175,14 @@ describe('RedisStore scripts', () => {
       '1000:250.25',
       '1000:500.25',
     ]);
-    expect(await run('consume', '1000.25', '0', '0', '4', '2', '1')).toEqual([0, 0, 0, 250, 500]);
-    expect(await run('consume', '1000.25', '0', '0', '4', '2', '3')).toEqual([0, 2, 0, 'inf', 500]);
+    expect(await run('consume', '1000.25', KEEP, '0', '4', '2', '1')).toEqual([0, 0, 0, 250, 500]);
+    expect(await run('consume', '1000.25', KEEP, '0', '4', '2', '3')).toEqual([
+      0,
+      2,
+      0,
+      'inf',
+      500,
+    ]);
     expect(await run('evaluate', '1000.25', '3', '2', '1')).toEqual([
       0,
       0,
@@ -178,11 +192,11 @@ describe('RedisStore scripts', () => {
     ]); // charge() rounds up
     await redis.client.del(key);
     // A lease answers the decision of a plain consume, then the extras taken.
-    expect(await run('lease', '1000.25', '0', '0', '4', '2', '1', '5')).toEqual([
+    expect(await run('lease', '1000.25', KEEP, '0', '4', '2', '1', '5')).toEqual([
       1, 1, 1, 0, 250, 1,
     ]);
     expect(await redis.client.get(key)).toBe('1000:500.25');
-    expect(await run('lease', '1000.25', '0', '1', '4', '2', '0', '5')).toEqual([
+    expect(await run('lease', '1000.25', KEEP, '1', '4', '2', '0', '5')).toEqual([
       1,
       1,
       0,
@@ -212,12 +226,12 @@ describe('RedisStore scripts', () => {
         (string | number)[]
       >;
     // Both checks decide from the same stored value; the last write wins.
-    expect(await twice('consume', '1000', '0', '0', '10', '5', '1', '10', '5', '2')).toEqual([
+    expect(await twice('consume', '1000', KEEP, '0', '10', '5', '1', '10', '5', '2')).toEqual([
       1, 1, 4, 0, 100, 1, 3, 0, 200,
     ]);
     expect(await redis.client.get(key)).toBe('1000:200');
     expect(
-      await twice('refund', '1000', '0', '10', '5', '1', '', '', '10', '5', '1', '', ''),
+      await twice('refund', '1000', KEEP, '10', '5', '1', '', '', '10', '5', '1', '', ''),
     ).toEqual([1, 1, 4, 0, 100, 1, 4, 0, 100]);
     expect(await redis.client.get(key)).toBe('1000:100');
   });
