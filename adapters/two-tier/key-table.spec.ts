@@ -42,6 +42,8 @@ describe('KeyTable', () => {
       paceUntil: 0,
       paceDue: 0,
       paceSavedMs: 0,
+      endedPaceRate: 0,
+      savingsShrunkAt: 0,
       pending: undefined,
       pendingDeadline: 0,
     });

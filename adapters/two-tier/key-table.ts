@@ -76,9 +76,14 @@ export interface KeyState {
   paceDue: number;
   /**
    * Of the lease (`leaseMs`), what came due from the pace and is not spent
-   * yet (bucket time, ms): at most `PACE_SAVINGS_MS` of the pace (`pace.ts`).
+   * yet (bucket time, ms): at most the pace's share of the burst
+   * (`savingsCapMs`), shrinking at `endedPaceRate` once the pace has ended.
    */
   paceSavedMs: number;
+  /** The rate of the pace that ended at `paceUntil` while savings remain (0: none). */
+  endedPaceRate: number;
+  /** When those savings last shrank (store clock). */
+  savingsShrunkAt: number;
   /** Settles when this key's Redis call in flight is answered: true if Redis answered, false if the call failed. Never rejects. */
   pending: Promise<boolean> | undefined;
   /** When that call gives up at the latest (`performance.now()` ms). */
@@ -109,6 +114,8 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     paceUntil: 0,
     paceDue: 0,
     paceSavedMs: 0,
+    endedPaceRate: 0,
+    savingsShrunkAt: 0,
     pending: undefined,
     pendingDeadline: 0,
   };
@@ -247,6 +254,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
     const tokens = (state.leaseMs * state.rate) / 1000;
     state.leaseMs = 0;
     state.paceSavedMs = 0;
+    state.endedPaceRate = 0;
     this.leased.delete(key);
     this.giveBacks.add(key, state.rate, state.burst, tokens);
   }

@@ -110,19 +110,46 @@ describe('LeaseBook', () => {
     it('spends its tokens as they come due, and holds the key without a call until they cover a request', () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);
-      leases.paces.apply(c, state, 100, 1_000, 0, 3); // 1 token every 10 ms, from 0 (client time)
-      expect(leases.covers(c, state, 5)).toBe(false);
-      expect(leases.paces.hold(c, state, 5)).toBe(true);
-      expect(state.denyUntil).toBeCloseTo(10); // the half token missing
-      expect(leases.covers(c, state, 10)).toBe(true);
-      leases.spend(c, state, 10);
-      expect(leases.covers(c, state, 19)).toBe(false);
-      expect(leases.covers({ ...c, cost: 2 }, state, 30)).toBe(true);
-      // Unspent, they wait at most a quarter of a second of the pace (25 tokens), the rest are
-      // dropped: past its end, 25 are there, no more, and no hold.
-      expect(leases.covers({ ...c, cost: 25 }, state, 2_000)).toBe(true);
-      expect(leases.covers({ ...c, cost: 26 }, state, 2_000)).toBe(false);
-      expect(leases.paces.hold(c, state, 2_000)).toBe(false);
+      leases.paces.apply(c, state, 50, 4_000, 0, 3); // 1 token every 20 ms, from 0 (client time)
+      expect(leases.covers(c, state, 10)).toBe(false);
+      expect(leases.paces.hold(c, state, 10)).toBe(true);
+      expect(state.denyUntil).toBeCloseTo(20); // the half token missing
+      expect(leases.covers(c, state, 20)).toBe(true);
+      leases.spend(c, state, 20);
+      expect(leases.covers(c, state, 39)).toBe(false);
+      expect(leases.covers({ ...c, cost: 2 }, state, 60)).toBe(true);
+      // Unspent, they wait up to the pace's share of the burst (half the rate: 50 tokens); the
+      // rest are dropped.
+      expect(leases.covers({ ...c, cost: 50 }, state, 3_000)).toBe(true);
+      expect(leases.covers({ ...c, cost: 51 }, state, 3_000)).toBe(false);
+    });
+
+    it("shrinks an ended pace's savings as the bucket regains its share of the refill", () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 4_000, 0, 3);
+      expect(leases.covers({ ...c, cost: 50 }, state, 3_900)).toBe(true); // 50 saved
+      // Ended at 4,000 unrenewed: 500 ms later the bucket has regained 25 of them, 25 are left.
+      expect(leases.covers({ ...c, cost: 25 }, state, 4_500)).toBe(true);
+      expect(leases.covers({ ...c, cost: 26 }, state, 4_500)).toBe(false);
+      expect(leases.paces.hold(c, state, 4_500)).toBe(false);
+      // And on, with no request in between: a second after the end, none.
+      expect(leases.covers(c, state, 5_000)).toBe(false);
+      expect(state.paceSavedMs).toBe(0);
+      expect(state.endedPaceRate).toBe(0);
+    });
+
+    it("shrinks what is left of the savings at the pace's rate, from its end", () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 1_000, 0, 3); // 50 tokens, all saved by its end
+      expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
+      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
+      // 100 ms after the end the bucket has regained 5 tokens: 5 left, then none.
+      expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true);
+      expect(leases.covers({ ...c, cost: 6 }, state, 1_100)).toBe(false);
+      expect(leases.covers(c, state, 1_200)).toBe(false);
+      expect(state.endedPaceRate).toBe(0);
     });
 
     it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
@@ -135,7 +162,7 @@ describe('LeaseBook', () => {
       const renewal = leases.paces.renewal(c, state, 900);
       expect(renewal).toMatchObject({ cost: 0, pace: { held: 100, heldMs: 1_000 } });
       expect(state.paceRate).toBe(0);
-      expect(state.leaseMs).toBeCloseTo(250); // 90 tokens due, 25 kept unspent (10 ms each)
+      expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, all kept (under the pace's share of the burst, 100)
     });
   });
 

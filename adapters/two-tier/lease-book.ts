@@ -131,7 +131,7 @@ export class LeaseBook {
 
   /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
   covers(check: TokenBucketCheck, state: KeyState, now: number): boolean {
-    if (state.paceRate > 0) this.paces.credit(check, state, now);
+    if (state.paceRate > 0 || state.endedPaceRate > 0) this.paces.credit(check, state, now);
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
       this.keys.release(check.key, state);

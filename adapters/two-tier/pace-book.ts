@@ -52,26 +52,53 @@ export class PaceBook {
   ) {}
 
   /**
-   * Credits the pace's tokens due by `now` to the key's lease, up to
-   * `PACE_SAVINGS_MS` of the pace unspent (the rest are dropped: a pause in
-   * the traffic saves up no burst), and the key's view becomes what it holds;
-   * a pace past its end stops.
+   * Credits the pace's tokens due by `now` to the key's lease, up to the
+   * pace's share of the burst unspent (the rest are dropped), and the key's
+   * view becomes what it holds; a pace past its end stops, and its savings
+   * shrink from then on (`shrinkSavings`).
    */
   credit(check: TokenBucketCheck, state: KeyState, now: number): void {
-    const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
-    const interval = emissionIntervalMs(check.limit);
-    const room = savingsCapMs(state.paceRate, check.cost, interval) - state.paceSavedMs;
-    const credit = Math.min((due - state.paceDue) * interval, Math.max(0, room));
-    state.paceDue = due;
-    if (credit > 0) {
-      state.leaseMs += credit;
-      state.paceSavedMs += credit;
-      this.keys.leased.add(check.key);
+    if (state.paceRate > 0) {
+      const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
+      const interval = emissionIntervalMs(check.limit);
+      const room = savingsCapMs(state.paceRate, check.cost, check.limit) - state.paceSavedMs;
+      const credit = Math.min((due - state.paceDue) * interval, Math.max(0, room));
+      state.paceDue = due;
+      if (credit > 0) {
+        state.leaseMs += credit;
+        state.paceSavedMs += credit;
+        this.keys.leased.add(check.key);
+      }
+      // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
+      // or below, and this instance may spend what came due to it.
+      state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
+      if (now >= state.paceUntil) {
+        state.endedPaceRate = state.paceRate;
+        state.paceRate = 0;
+      }
     }
-    // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
-    // or below, and this instance may spend what came due to it.
+    if (state.endedPaceRate > 0) this.shrinkSavings(check, state, now);
+  }
+
+  /**
+   * A pace ended at `paceUntil` and nobody renewed it: from then on Redis'
+   * bucket regains the pace's share of the refill, so the savings shrink at
+   * the pace's rate, a token for each the bucket regains. Savings and bucket
+   * together hold no more than the savings did at the end, and a fleet whose
+   * traffic paused spends one burst when it resumes, not the bucket's and
+   * its savings both (the fleet bench's bursty runs: no window over
+   * `burst + rate x window`, docs/fleet.md).
+   */
+  private shrinkSavings(check: TokenBucketCheck, state: KeyState, now: number): void {
+    const interval = emissionIntervalMs(check.limit);
+    const since = Math.max(state.paceUntil, state.savingsShrunkAt);
+    const regainedMs = (state.endedPaceRate * (now - since) * interval) / 1000;
+    const keep = Math.max(0, state.paceSavedMs - regainedMs);
+    state.leaseMs = Math.max(0, state.leaseMs - (state.paceSavedMs - keep));
+    state.paceSavedMs = keep;
+    state.savingsShrunkAt = now;
     state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
-    if (now >= state.paceUntil) state.paceRate = 0;
+    if (keep <= 0) state.endedPaceRate = 0;
   }
 
   /** The key's pace stops at `now` (a new one is being asked): what is due by then stays credited. */
@@ -194,6 +221,7 @@ export class PaceBook {
     }
     const key = check.key;
     state.paceRate = rate;
+    state.endedPaceRate = 0;
     state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
     state.paceUntil = now + ms;
     state.paceDue = 0;

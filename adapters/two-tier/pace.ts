@@ -22,6 +22,7 @@
  */
 import type { PaceAsk } from '../redis/lease.interface.js';
 import type { KeyState } from './key-table.js';
+import { emissionIntervalMs, type BucketLimit } from '../../lib/algorithms/gcra.js';
 
 /**
  * Tokens a pace brings (at most the burst): it lasts as long as its share of
@@ -38,16 +39,15 @@ export const MAX_PACE_MS = 30_000;
 
 /**
  * Tokens of a pace that come due while the instance does not spend them
- * wait at most this long (ms of the pace): the rest are dropped, so that an
- * instance whose traffic paused cannot save up a burst on top of the
- * bucket's (across the fleet, at most `rate x PACE_SAVINGS_MS` more in any
- * window).
+ * wait, up to the pace's share of the bucket's burst (`pace x burst /
+ * rate`): the rest are dropped. Across the fleet the paces add up to the
+ * rate at most, so what they save adds up to the burst at most, what the
+ * bucket itself would have saved over the same pause (the paces keep it at
+ * empty or below): a fleet whose traffic comes in bursts spends a burst at
+ * each, as one bucket would, and never more.
  */
-export const PACE_SAVINGS_MS = 250;
-
-/** At most this much bucket time (ms) of a pace's tokens waits to be spent: `PACE_SAVINGS_MS` of it, at least the cost. */
-export function savingsCapMs(rate: number, cost: number, intervalMs: number): number {
-  return Math.max(cost, 1, (rate * PACE_SAVINGS_MS) / 1000) * intervalMs;
+export function savingsCapMs(paceRate: number, cost: number, limit: BucketLimit): number {
+  return Math.max(cost, 1, (paceRate * limit.burst) / limit.rate) * emissionIntervalMs(limit);
 }
 
 /** Share of a pace's length before its end at which the next request renews it. */
