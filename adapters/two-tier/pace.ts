@@ -39,12 +39,13 @@ export const MAX_PACE_MS = 30_000;
 
 /**
  * Tokens of a pace that come due while the instance does not spend them
- * wait, up to the pace's share of the bucket's burst (`pace x burst /
- * rate`): the rest are dropped. Across the fleet the paces add up to the
- * rate at most, so what they save adds up to the burst at most, what the
- * bucket itself would have saved over the same pause (the paces keep it at
- * empty or below): a fleet whose traffic comes in bursts spends a burst at
- * each, as one bucket would, and never more.
+ * wait, up to the pace's share of the burst (`pace x burst / rate`); the
+ * rest are dropped. Across the fleet that is the burst at most, what the
+ * bucket itself would save over the same pause. While the paces hold the
+ * whole rate they keep the bucket at empty or below, and a fleet whose
+ * traffic comes in bursts spends one burst at each, as one bucket would;
+ * when they hold less, the bucket refills beside them, and a window may
+ * admit what the live paces saved on top (docs/fleet.md, "The bounds").
  */
 export function savingsCapMs(paceRate: number, cost: number, limit: BucketLimit): number {
   return Math.max(cost, 1, (paceRate * limit.burst) / limit.rate) * emissionIntervalMs(limit);

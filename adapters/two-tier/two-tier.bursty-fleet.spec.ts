@@ -1,0 +1,65 @@
+/**
+ * A fleet whose traffic comes in bursts (issue 29, `pace.ts`, `pace-book.ts`):
+ * two instances pace a hot key, their demand pauses for most of each second
+ * and comes back all at once. A window may admit over one bucket's `burst +
+ * rate × window` only by what the instances saved of their live paces (at
+ * most each pace's share of the burst, docs/fleet.md, "The bounds"); a pace
+ * that ended in the pause leaves its share to the bucket, not to both. The
+ * shared redis-server, client time; every request's `now` and the stores'
+ * clock are one simulated clock, stepped a millisecond at a time.
+ */
+import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
+import { check } from '../../test/utils/checks.js';
+import { twoTierFixture } from '../../test/utils/two-tier-fixture.js';
+
+const T0 = 1_700_000_000_000;
+const RATE = 200;
+const BURST = 100;
+
+/** The most any window of `times` (sorted ms) admits over `burst + rate × window`. */
+function worstWindowExcess(times: number[]): number {
+  let worst = 0;
+  for (let i = 0; i < times.length; i++) {
+    for (let j = i; j < times.length; j++) {
+      const window = times[j]! - times[i]!;
+      worst = Math.max(worst, j - i + 1 - (BURST + (RATE * window) / 1000));
+    }
+  }
+  return worst;
+}
+
+describe('TwoTierStore: a fleet whose traffic comes in bursts', () => {
+  let at = T0;
+  const fleet = twoTierFixture('bursty-fleet', {
+    clock: { now: () => at },
+    instances: 2,
+    // Keys written in the simulated clock expire in real time: keep them through a slow run.
+    expiryPaddingMs: 60_000,
+  });
+
+  it('admits no more in any window than one bucket would but for what live paces saved, pause after pause', async () => {
+    const stores = [fleet.store(), fleet.store()];
+    const hot = check('hot', RATE, BURST);
+    const admitted: number[] = [];
+    // Four seconds: in the first quarter of each, every instance asks twice a millisecond
+    // (10 times the rate between them); nothing for the rest.
+    for (at = T0; at < T0 + 4_000; at++) {
+      if ((at - T0) % 1_000 >= 250) continue;
+      for (const store of stores) {
+        for (let k = 0; k < 2; k++) {
+          const result: ConsumeResult = await store.consume({ checks: [hot], now: at });
+          if (result.allowed) admitted.push(at);
+        }
+      }
+    }
+    const calls = stores.reduce((sum, store) => sum + store.stats().redisCalls, 0);
+    // Here one pace, of about 28 tokens/s, lives through each pause: it may save 14 tokens while
+    // the bucket refills beside it (the paces add up to less than the rate). The paces that end
+    // in a pause save nothing on top of the bucket: before that rule (savings of a quarter
+    // second of a pace, kept past its end) a window admitted 33 over.
+    expect(worstWindowExcess(admitted)).toBeLessThanOrEqual(BURST / 10);
+    // The paces served most requests without a call, and the fleet spent a burst each second.
+    expect(calls).toBeLessThan(admitted.length / 10);
+    expect(admitted.length).toBeGreaterThan(3 * (BURST + RATE / 4) * 0.75);
+  });
+});
