@@ -53,8 +53,17 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     prefix = uniquePrefix('cluster');
   });
 
+  // Keys written in client time expire in real time (TAT minus now, 100 to 700 ms here), and a
+  // loaded machine can stall that long before a test reads them back: a minute of padding.
   const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
-    new RedisStore({ client, keyPrefix: prefix, timeoutMs: 5_000, time: 'client', ...options });
+    new RedisStore({
+      client,
+      keyPrefix: prefix,
+      timeoutMs: 5_000,
+      time: 'client',
+      expiryPaddingMs: 60_000,
+      ...options,
+    });
 
   it('computes the same slots as the Cluster, whatever the key contains', async () => {
     for (const raw of ['foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', 'é', 'plain']) {
@@ -221,6 +230,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
       keyPrefix: prefix,
       time: 'client',
       timeoutMs: 5_000,
+      expiryPaddingMs: 60_000, // as in makeStore: the first key is read back below
     });
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     await store.consume({ checks: [check(second, 1, 1)], now: 0 });
@@ -251,6 +261,8 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
       keyPrefix: prefix,
       time: 'client',
       timeoutMs: 5_000,
+      // Unpadded, the first key (TAT 100 ms) would be gone by itself, given back or not.
+      expiryPaddingMs: 60_000,
     });
     await expect(
       store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 }),

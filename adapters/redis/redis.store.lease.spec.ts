@@ -180,7 +180,9 @@ describe('RedisStore leases (standalone)', () => {
         store.lease({
           checks: [{ ...lease(key, 1_000, 100, 1, 0), joinExtra: 4, joinCounts }],
           now,
-          fleet: fleet(id),
+          // A minute: the fleet set expires a window after its last write in real time (padding
+          // does not reach it), and a stall between two asks must not drop a's count.
+          fleet: fleet(id, 60_000),
         });
       const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;
       // A first sighting (not counted) of a key nobody leases: a plain consume, nothing written

@@ -28,7 +28,15 @@ describe('RedisStore paces (standalone)', () => {
   });
   beforeEach(() => {
     prefix = uniquePrefix('pace');
-    store = new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 5_000 });
+    store = new RedisStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 5_000,
+      // The bucket, written in client time, expires in real time (TAT minus now: 2 to 5 s
+      // here), and a loaded machine can stall that long before `level` reads it back.
+      expiryPaddingMs: 60_000,
+    });
   });
   afterEach(() => store.close());
 

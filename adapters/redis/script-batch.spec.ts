@@ -34,6 +34,9 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
       keyPrefix: uniquePrefix('batch'),
       time,
       timeoutMs: 5_000,
+      // Keys written in client time expire in real time (TAT minus now, a few hundred ms here),
+      // and a loaded machine can stall that long before a test reads them back.
+      expiryPaddingMs: 60_000,
     });
     stores.push(store);
     return store;
@@ -105,6 +108,7 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
         keyPrefix: uniquePrefix('batch-burst'),
         time: 'client',
         timeoutMs: 5_000,
+        expiryPaddingMs: 60_000, // as in open(): each key is read again by its second call
       });
       stores.push(store);
       for (const script of [SCRIPTS.consume_one, SCRIPTS.consume_batch])
@@ -142,6 +146,7 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
       keyPrefix: prefix,
       time: 'client',
       timeoutMs: 5_000,
+      expiryPaddingMs: 60_000, // as in open(): 'good' is read again by 'after'
     });
     stores.push(typed);
     await redis.client.hset(redisKey(prefix, 'bad'), 'field', '1');

@@ -62,6 +62,9 @@ describe('RedisStore through the Valkey clients', () => {
         keyPrefix: uniquePrefix('valkey'),
         time: 'client',
         timeoutMs: 5_000,
+        // Keys written in client time expire in real time (TAT minus now: 200 ms for 'k'), and
+        // a loaded machine can stall that long before the denial reads 'k' back.
+        expiryPaddingMs: 60_000,
       });
       try {
         const first = await store.consume({ checks: [check('k', 10, 2)], now: 0 });
@@ -73,7 +76,9 @@ describe('RedisStore through the Valkey clients', () => {
         const leased = await store.lease({
           checks: [{ ...check('hot', 100, 100), maxExtra: 10 }],
           now: 0,
-          fleet: { id: 'one', windowMs: 1_000 },
+          // The fleet set expires a window after its last write, in real time (padding does not
+          // reach it): a minute, not a second, so that a stall before 'two' does not drop 'one'.
+          fleet: { id: 'one', windowMs: 60_000 },
         });
         expect(leased).toMatchObject({ allowed: true, extras: [10], instances: [1] });
 
@@ -82,7 +87,7 @@ describe('RedisStore through the Valkey clients', () => {
         const again = await store.lease({
           checks: [{ ...check('hot', 100, 100), maxExtra: 10 }],
           now: 0,
-          fleet: { id: 'two', windowMs: 1_000 },
+          fleet: { id: 'two', windowMs: 60_000 },
         });
         expect(again).toMatchObject({ allowed: true, extras: [10], instances: [2] });
         expect(store.scriptReloads).toBe(reloadsBefore + 1);

@@ -34,6 +34,9 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
           client: redis.client,
           keyPrefix: prefix,
           time: 'client',
+          // The bucket, re-created empty in client time, expires in real time (TAT minus now,
+          // about 1.4 s here), and a loaded machine can stall that long before it is read back.
+          expiryPaddingMs: 60_000,
           timeoutMs: 2_000,
           instances: 2,
           clock,

@@ -20,9 +20,11 @@ export interface TwoTierFixture {
  * The setup TwoTierStore specs share: one client on the harness' shared
  * redis-server for the describe block, a fresh key prefix per test (from
  * `label`), and stores on them closed after each test. Client time (each
- * request's `now` decides) and a patient `timeoutMs`, then `defaults`, then
- * a store's own options. Call it inside a `describe`: it adds that block's
- * hooks.
+ * request's `now` decides), keys kept a minute past their time (as
+ * `stores.ts` does: in client time they expire in real time, TAT minus now,
+ * and a loaded machine can stall longer than that before a test reads them
+ * back) and a patient `timeoutMs`, then `defaults`, then a store's own
+ * options. Call it inside a `describe`: it adds that block's hooks.
  */
 export function twoTierFixture(
   label: string,
@@ -57,6 +59,7 @@ export function twoTierFixture(
         client: this.client,
         keyPrefix: this.prefix,
         time: 'client',
+        expiryPaddingMs: 60_000,
         timeoutMs: 5_000,
         ...defaults,
         ...options,
@@ -65,7 +68,12 @@ export function twoTierFixture(
       return store;
     },
     redisStore() {
-      return new RedisStore({ client: this.client, keyPrefix: this.prefix, time: 'client' });
+      return new RedisStore({
+        client: this.client,
+        keyPrefix: this.prefix,
+        time: 'client',
+        expiryPaddingMs: 60_000,
+      });
     },
   };
 }
