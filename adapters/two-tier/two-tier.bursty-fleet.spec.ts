@@ -33,8 +33,6 @@ describe('TwoTierStore: a fleet whose traffic comes in bursts', () => {
   const fleet = twoTierFixture('bursty-fleet', {
     clock: { now: () => at },
     instances: 2,
-    // Keys written in the simulated clock expire in real time: keep them through a slow run.
-    expiryPaddingMs: 60_000,
   });
 
   it('admits no more in any window than one bucket would but for what live paces saved, pause after pause', async () => {
