@@ -152,6 +152,19 @@ describe('LeaseBook', () => {
       expect(state.endedPaceRate).toBe(0);
     });
 
+    it('neither shrinks nor grows the savings for a request stamped before the last one', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 1_000, 0, 3);
+      expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
+      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
+      expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true); // 5 left
+      // Earlier clocks (client time): still 5, not 10 nor more.
+      expect(leases.covers({ ...c, cost: 6 }, state, 1_050)).toBe(false);
+      expect(leases.covers({ ...c, cost: 6 }, state, 900)).toBe(false);
+      expect(leases.covers({ ...c, cost: 5 }, state, 1_050)).toBe(true);
+    });
+
     it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);

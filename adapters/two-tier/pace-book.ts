@@ -92,6 +92,8 @@ export class PaceBook {
   private shrinkSavings(check: TokenBucketCheck, state: KeyState, now: number): void {
     const interval = emissionIntervalMs(check.limit);
     const since = Math.max(state.paceUntil, state.savingsShrunkAt);
+    // A request stamped earlier than the last (client time) shrinks nothing, and grows nothing.
+    if (now <= since) return;
     const regainedMs = (state.endedPaceRate * (now - since) * interval) / 1000;
     const keep = Math.max(0, state.paceSavedMs - regainedMs);
     state.leaseMs = Math.max(0, state.leaseMs - (state.paceSavedMs - keep));
