@@ -86,8 +86,8 @@ export class PaceBook {
    * the pace's rate, a token for each the bucket regains. Savings and bucket
    * together hold no more than the savings did at the end, and a fleet whose
    * traffic paused spends one burst when it resumes, not the bucket's and
-   * its savings both (the fleet bench's bursty runs: no window over
-   * `burst + rate x window`, docs/fleet.md).
+   * its savings both (what live paces saved can still come on top when they
+   * hold less than the rate: docs/fleet.md, "The bounds").
    */
   private shrinkSavings(check: TokenBucketCheck, state: KeyState, now: number): void {
     const interval = emissionIntervalMs(check.limit);
