@@ -1,51 +1,11 @@
 import { jest } from '@jest/globals';
 import { gcraConsume, gcraPeek } from '../../lib/algorithms/gcra.js';
-import { ManualClock } from '../../lib/clock.js';
 import { check } from '../../test/utils/checks.js';
-import { DenyCache } from './deny-cache.js';
-import type { GiveBackQueue } from './give-back-queue.js';
-import { KeyTable } from './key-table.js';
+import { leaseBooks } from '../../test/utils/lease-book-fixture.js';
 import { FLEET_HOLD_SHARE as S } from './fleet-share.js';
-import { LeaseBook } from './lease-book.js';
 import { withoutLease } from './local-decision.js';
 import { HOT_LEASE } from './lease-sizing.js';
 import { sleep } from '../../test/utils/time.js';
-
-/** What the table hands to the give-back queue: [key, rate, burst, tokens]. */
-type GivenBack = [string, number, number, number];
-
-/** A lease book on a real key table and deny cache; give-backs recorded, not sent. */
-function book({
-  leaseTtlMs = 1_000,
-  maxLeaseShare = 0.25,
-  draws = [] as number[],
-  instances = 1,
-}: { leaseTtlMs?: number; maxLeaseShare?: number; draws?: number[]; instances?: number } = {}) {
-  const givenBack: GivenBack[] = [];
-  const flushes = { count: 0 };
-  const giveBacks = {
-    add: (...args: GivenBack) => givenBack.push(args),
-    flush: () => flushes.count++,
-  } as unknown as GiveBackQueue;
-  const clock = new ManualClock(0);
-  const keys = new KeyTable(1_000, leaseTtlMs, clock, giveBacks);
-  const denials = new DenyCache();
-  // Draws for the fleet holds, in order (0.5, the mean, once they run out).
-  const random = () => draws.shift() ?? 0.5;
-  const leases = new LeaseBook(
-    leaseTtlMs,
-    maxLeaseShare,
-    clock,
-    keys,
-    giveBacks,
-    denials,
-    random,
-    instances > 1,
-    instances,
-    true,
-  );
-  return { leases, keys, denials, clock, givenBack, flushes };
-}
 
 const c = check('k', 100, 100); // 10 ms per token, leases up to 25
 const allowedAnswer = (remaining: number, resetMs: number) => ({
@@ -56,15 +16,7 @@ const allowedAnswer = (remaining: number, resetMs: number) => ({
 });
 
 describe('LeaseBook', () => {
-  const books: LeaseBook[] = [];
-  const make = (options?: Parameters<typeof book>[0]) => {
-    const made = book(options);
-    books.push(made.leases);
-    return made;
-  };
-  afterEach(() => {
-    for (const leases of books.splice(0)) leases.close();
-  });
+  const make = leaseBooks();
 
   describe('observe', () => {
     it('leases nothing to a key seen once or twice, then half a window of its demand, at most maxLeaseShare of the burst', () => {
@@ -91,91 +43,6 @@ describe('LeaseBook', () => {
       expect(state.score).toBeCloseTo(10 * Math.exp(-5) + 1, 9);
       expect(state.target).toBe(0);
       expect(state.seenAt).toBe(5_000);
-    });
-  });
-
-  describe('paces (instances sharing the buckets)', () => {
-    it('asks a pace for a hot key, with its demand, and none when the store is alone', () => {
-      for (const instances of [1, 2]) {
-        const { leases, keys } = make({ instances });
-        const state = keys.stateOf(c, 0);
-        Object.assign(state, { target: 7, score: 10, seenAt: 100_000 });
-        const [asked] = leases.ask([c], [0], [state], 100_000);
-        if (instances === 1) expect(asked!.pace).toBeUndefined();
-        else
-          expect(asked!.pace).toMatchObject({ ask: expect.closeTo(10, 5), tokens: 32, instances });
-      }
-    });
-
-    it('spends its tokens as they come due, and holds the key without a call until they cover a request', () => {
-      const { leases, keys } = make({ instances: 2 });
-      const state = keys.stateOf(c, 0);
-      leases.paces.apply(c, state, 50, 4_000, 0, 3); // 1 token every 20 ms, from 0 (client time)
-      expect(leases.covers(c, state, 10)).toBe(false);
-      expect(leases.paces.hold(c, state, 10)).toBe(true);
-      expect(state.denyUntil).toBeCloseTo(20); // the half token missing
-      expect(leases.covers(c, state, 20)).toBe(true);
-      leases.spend(c, state, 20);
-      expect(leases.covers(c, state, 39)).toBe(false);
-      expect(leases.covers({ ...c, cost: 2 }, state, 60)).toBe(true);
-      // Unspent, they wait up to the pace's share of the burst (half the rate: 50 tokens); the
-      // rest are dropped.
-      expect(leases.covers({ ...c, cost: 50 }, state, 3_000)).toBe(true);
-      expect(leases.covers({ ...c, cost: 51 }, state, 3_000)).toBe(false);
-    });
-
-    it("shrinks an ended pace's savings as the bucket regains its share of the refill", () => {
-      const { leases, keys } = make({ instances: 2 });
-      const state = keys.stateOf(c, 0);
-      leases.paces.apply(c, state, 50, 4_000, 0, 3);
-      expect(leases.covers({ ...c, cost: 50 }, state, 3_900)).toBe(true); // 50 saved
-      // Ended at 4,000 unrenewed: 500 ms later the bucket has regained 25 of them, 25 are left.
-      expect(leases.covers({ ...c, cost: 25 }, state, 4_500)).toBe(true);
-      expect(leases.covers({ ...c, cost: 26 }, state, 4_500)).toBe(false);
-      expect(leases.paces.hold(c, state, 4_500)).toBe(false);
-      // And on, with no request in between: a second after the end, none.
-      expect(leases.covers(c, state, 5_000)).toBe(false);
-      expect(state.paceSavedMs).toBe(0);
-      expect(state.endedPaceRate).toBe(0);
-    });
-
-    it("shrinks what is left of the savings at the pace's rate, from its end", () => {
-      const { leases, keys } = make({ instances: 2 });
-      const state = keys.stateOf(c, 0);
-      leases.paces.apply(c, state, 50, 1_000, 0, 3); // 50 tokens, all saved by its end
-      expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
-      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
-      // 100 ms after the end the bucket has regained 5 tokens: 5 left, then none.
-      expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true);
-      expect(leases.covers({ ...c, cost: 6 }, state, 1_100)).toBe(false);
-      expect(leases.covers(c, state, 1_200)).toBe(false);
-      expect(state.endedPaceRate).toBe(0);
-    });
-
-    it('neither shrinks nor grows the savings for a request stamped before the last one', () => {
-      const { leases, keys } = make({ instances: 2 });
-      const state = keys.stateOf(c, 0);
-      leases.paces.apply(c, state, 50, 1_000, 0, 3);
-      expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
-      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
-      expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true); // 5 left
-      // Earlier clocks (client time): still 5, not 10 nor more.
-      expect(leases.covers({ ...c, cost: 6 }, state, 1_050)).toBe(false);
-      expect(leases.covers({ ...c, cost: 6 }, state, 900)).toBe(false);
-      expect(leases.covers({ ...c, cost: 5 }, state, 1_050)).toBe(true);
-    });
-
-    it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
-      const { leases, keys } = make({ instances: 2 });
-      const state = keys.stateOf(c, 0);
-      Object.assign(state, { target: 7, score: 10 });
-      leases.paces.apply(c, state, 100, 1_000, 0, 0);
-      expect(leases.paces.renewalDue(state, 899)).toBe(false);
-      expect(leases.paces.renewalDue(state, 900)).toBe(true);
-      const renewal = leases.paces.renewal(c, state, 900);
-      expect(renewal).toMatchObject({ cost: 0, pace: { held: 100, heldMs: 1_000 } });
-      expect(state.paceRate).toBe(0);
-      expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, all kept (under the pace's share of the burst, 100)
     });
   });
 

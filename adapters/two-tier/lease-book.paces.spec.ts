@@ -1,0 +1,100 @@
+/**
+ * The paces of a LeaseBook (instances sharing the buckets: `pace.ts`,
+ * `pace-book.ts`): asked, spent as they come due, saved up to the pace's
+ * share of the burst, shrinking once it ends, renewed. On a real key table
+ * and deny cache, a ManualClock; Redis' answers are applied as the store
+ * would.
+ */
+import { check } from '../../test/utils/checks.js';
+import { leaseBooks } from '../../test/utils/lease-book-fixture.js';
+
+const c = check('k', 100, 100); // 10 ms per token
+
+describe('LeaseBook', () => {
+  const make = leaseBooks();
+
+  describe('paces (instances sharing the buckets)', () => {
+    it('asks a pace for a hot key, with its demand, and none when the store is alone', () => {
+      for (const instances of [1, 2]) {
+        const { leases, keys } = make({ instances });
+        const state = keys.stateOf(c, 0);
+        Object.assign(state, { target: 7, score: 10, seenAt: 100_000 });
+        const [asked] = leases.ask([c], [0], [state], 100_000);
+        if (instances === 1) expect(asked!.pace).toBeUndefined();
+        else
+          expect(asked!.pace).toMatchObject({ ask: expect.closeTo(10, 5), tokens: 32, instances });
+      }
+    });
+
+    it('spends its tokens as they come due, and holds the key without a call until they cover a request', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 4_000, 0, 3); // 1 token every 20 ms, from 0 (client time)
+      expect(leases.covers(c, state, 10)).toBe(false);
+      expect(leases.paces.hold(c, state, 10)).toBe(true);
+      expect(state.denyUntil).toBeCloseTo(20); // the half token missing
+      expect(leases.covers(c, state, 20)).toBe(true);
+      leases.spend(c, state, 20);
+      expect(leases.covers(c, state, 39)).toBe(false);
+      expect(leases.covers({ ...c, cost: 2 }, state, 60)).toBe(true);
+      // Unspent, they wait up to the pace's share of the burst (half the rate: 50 tokens); the
+      // rest are dropped.
+      expect(leases.covers({ ...c, cost: 50 }, state, 3_000)).toBe(true);
+      expect(leases.covers({ ...c, cost: 51 }, state, 3_000)).toBe(false);
+    });
+
+    it("shrinks an ended pace's savings as the bucket regains its share of the refill", () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 4_000, 0, 3);
+      expect(leases.covers({ ...c, cost: 50 }, state, 3_900)).toBe(true); // 50 saved
+      // Ended at 4,000 unrenewed: 500 ms later the bucket has regained 25 of them, 25 are left.
+      expect(leases.covers({ ...c, cost: 25 }, state, 4_500)).toBe(true);
+      expect(leases.covers({ ...c, cost: 26 }, state, 4_500)).toBe(false);
+      expect(leases.paces.hold(c, state, 4_500)).toBe(false);
+      // And on, with no request in between: a second after the end, none.
+      expect(leases.covers(c, state, 5_000)).toBe(false);
+      expect(state.paceSavedMs).toBe(0);
+      expect(state.endedPaceRate).toBe(0);
+    });
+
+    it("shrinks what is left of the savings at the pace's rate, from its end", () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 1_000, 0, 3); // 50 tokens, all saved by its end
+      expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
+      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
+      // 100 ms after the end the bucket has regained 5 tokens: 5 left, then none.
+      expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true);
+      expect(leases.covers({ ...c, cost: 6 }, state, 1_100)).toBe(false);
+      expect(leases.covers(c, state, 1_200)).toBe(false);
+      expect(state.endedPaceRate).toBe(0);
+    });
+
+    it('neither shrinks nor grows the savings for a request stamped before the last one', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 1_000, 0, 3);
+      expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
+      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
+      expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true); // 5 left
+      // Earlier clocks (client time): still 5, not 10 nor more.
+      expect(leases.covers({ ...c, cost: 6 }, state, 1_050)).toBe(false);
+      expect(leases.covers({ ...c, cost: 6 }, state, 900)).toBe(false);
+      expect(leases.covers({ ...c, cost: 5 }, state, 1_050)).toBe(true);
+    });
+
+    it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      Object.assign(state, { target: 7, score: 10 });
+      leases.paces.apply(c, state, 100, 1_000, 0, 0);
+      expect(leases.paces.renewalDue(state, 899)).toBe(false);
+      expect(leases.paces.renewalDue(state, 900)).toBe(true);
+      const renewal = leases.paces.renewal(c, state, 900);
+      expect(renewal).toMatchObject({ cost: 0, pace: { held: 100, heldMs: 1_000 } });
+      expect(state.paceRate).toBe(0);
+      expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, all kept (under the pace's share of the burst, 100)
+    });
+  });
+});
