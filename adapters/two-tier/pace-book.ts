@@ -14,7 +14,9 @@ import {
   MIN_PACE_LEASE_TTLS,
   PACE_TOKENS,
   renewalDue,
+  savingsAfterShrinkMs,
   savingsCapMs,
+  savingsCreditMs,
   waitForTokens,
 } from './pace.js';
 
@@ -60,18 +62,19 @@ export class PaceBook {
   credit(check: TokenBucketCheck, state: KeyState, now: number): void {
     if (state.paceRate > 0) {
       const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
-      const interval = emissionIntervalMs(check.limit);
-      const room = savingsCapMs(state.paceRate, check.cost, check.limit) - state.paceSavedMs;
-      const credit = Math.min((due - state.paceDue) * interval, Math.max(0, room));
+      const credit = savingsCreditMs(
+        due - state.paceDue,
+        emissionIntervalMs(check.limit),
+        state.paceSavedMs,
+        savingsCapMs(state.paceRate, check.cost, check.limit),
+      );
       state.paceDue = due;
       if (credit > 0) {
         state.leaseMs += credit;
         state.paceSavedMs += credit;
         this.keys.leased.add(check.key);
       }
-      // A paced key's view is the tokens it holds: the fleet's paces keep Redis' bucket at empty
-      // or below, and this instance may spend what came due to it.
-      state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
+      this.viewHeld(check, state, now);
       if (now >= state.paceUntil) {
         state.endedPaceRate = state.paceRate;
         state.paceRate = 0;
@@ -90,17 +93,29 @@ export class PaceBook {
    * hold less than the rate: docs/fleet.md, "The bounds").
    */
   private shrinkSavings(check: TokenBucketCheck, state: KeyState, now: number): void {
-    const interval = emissionIntervalMs(check.limit);
     const since = Math.max(state.paceUntil, state.savingsShrunkAt);
     // A request stamped earlier than the last (client time) shrinks nothing, and grows nothing.
     if (now <= since) return;
-    const regainedMs = (state.endedPaceRate * (now - since) * interval) / 1000;
-    const keep = Math.max(0, state.paceSavedMs - regainedMs);
+    const interval = emissionIntervalMs(check.limit);
+    const keep = savingsAfterShrinkMs(
+      state.paceSavedMs,
+      state.endedPaceRate,
+      now - since,
+      interval,
+    );
     state.leaseMs = Math.max(0, state.leaseMs - (state.paceSavedMs - keep));
     state.paceSavedMs = keep;
     state.savingsShrunkAt = now;
-    state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
+    this.viewHeld(check, state, now);
     if (keep <= 0) state.endedPaceRate = 0;
+  }
+
+  /**
+   * A paced key's view is the tokens it holds: the fleet's paces keep Redis'
+   * bucket at empty or below, and this instance may spend what came due to it.
+   */
+  private viewHeld(check: TokenBucketCheck, state: KeyState, now: number): void {
+    state.shadowTat = now + check.limit.burst * emissionIntervalMs(check.limit) - state.leaseMs;
   }
 
   /** The key's pace stops at `now` (a new one is being asked): what is due by then stays credited. */

@@ -5,6 +5,9 @@ import {
   MIN_DEMAND_AGE_MS,
   PACE_RENEW_SHARE,
   renewalDue,
+  savingsAfterShrinkMs,
+  savingsCapMs,
+  savingsCreditMs,
   waitForTokens,
 } from './pace.js';
 import { newKeyState } from './key-table.js';
@@ -46,5 +49,26 @@ describe('paces (pure)', () => {
     expect(heldPace(state)).toEqual({ held: 0, heldMs: 0 });
     Object.assign(state, { paceRate: 4, paceFrom: 100, paceUntil: 2_600 });
     expect(heldPace(state)).toEqual({ held: 4, heldMs: 2_500 });
+  });
+  // rate 100/s, burst 50: a token is 10 ms of the bucket.
+  const limit = { rate: 100, burst: 50 };
+
+  it("saves up to the pace's share of the burst, and at least the request's cost", () => {
+    expect(savingsCapMs(20, 1, limit)).toBe(100); // 20/100 of 50 tokens
+    expect(savingsCapMs(1, 1, limit)).toBe(10); // half a token's share: one token
+    expect(savingsCapMs(1, 3, limit)).toBe(30);
+  });
+
+  it('credits what newly came due up to the cap, and nothing when the clock went back', () => {
+    expect(savingsCreditMs(3, 10, 0, 100)).toBe(30);
+    expect(savingsCreditMs(3, 10, 90, 100)).toBe(10);
+    expect(savingsCreditMs(3, 10, 120, 100)).toBe(0);
+    expect(savingsCreditMs(-2, 10, 0, 100)).toBe(0);
+  });
+
+  it("shrinks an ended pace's savings a token for each the bucket regains, down to none", () => {
+    expect(savingsAfterShrinkMs(100, 20, 250, 10)).toBe(50); // 5 tokens regained in 250 ms
+    expect(savingsAfterShrinkMs(100, 20, 1_000, 10)).toBe(0);
+    expect(savingsAfterShrinkMs(100, 20, 0, 10)).toBe(100);
   });
 });

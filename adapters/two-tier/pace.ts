@@ -51,6 +51,35 @@ export function savingsCapMs(paceRate: number, cost: number, limit: BucketLimit)
   return Math.max(cost, 1, (paceRate * limit.burst) / limit.rate) * emissionIntervalMs(limit);
 }
 
+/**
+ * Milliseconds of a pace's `newlyDue` tokens (`intervalMs` each) that join
+ * its savings, `savedMs` so far, up to the cap ({@link savingsCapMs}); the
+ * rest are dropped. None when nothing new came due (a clock stepped back).
+ */
+export function savingsCreditMs(
+  newlyDue: number,
+  intervalMs: number,
+  savedMs: number,
+  capMs: number,
+): number {
+  return Math.max(0, Math.min(newlyDue * intervalMs, capMs - savedMs));
+}
+
+/**
+ * Savings (ms) left of `savedMs` once an ended pace at `endedRate` has let
+ * Redis' bucket regain its share of the refill for `elapsedMs`: a token for
+ * each the bucket regains, so that savings and bucket together hold no more
+ * than the savings did at the pace's end.
+ */
+export function savingsAfterShrinkMs(
+  savedMs: number,
+  endedRate: number,
+  elapsedMs: number,
+  intervalMs: number,
+): number {
+  return Math.max(0, savedMs - (endedRate * elapsedMs * intervalMs) / 1000);
+}
+
 /** Share of a pace's length before its end at which the next request renews it. */
 export const PACE_RENEW_SHARE = 0.1;
 
