@@ -13,6 +13,7 @@ import { gcraScenarios, type GcraScenario } from '../../test/utils/gcra-scenario
 import { tokenBucket } from '../../test/utils/checks.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore } from './redis.store.js';
@@ -22,15 +23,7 @@ let store: RedisStore;
 
 beforeAll(async () => {
   client = await connectSharedClient();
-  // Padding: scenario time stands still while real time passes, and some
-  // buckets refill within microseconds; it never changes a decision.
-  store = new RedisStore({
-    client,
-    keyPrefix: uniquePrefix('lua-scenarios'),
-    time: 'client',
-    timeoutMs: 5_000,
-    expiryPaddingMs: 60_000,
-  });
+  store = new RedisStore({ client, keyPrefix: uniquePrefix('lua-scenarios'), ...ON_TEST_CLOCK });
 });
 
 afterAll(async () => {

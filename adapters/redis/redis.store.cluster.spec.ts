@@ -16,6 +16,7 @@ import {
   type RedisClusterHandle,
 } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectClusterClient } from '../../test/utils/redis-client.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { describeStoreContract, describeWindowStoreContract } from '../../lib/store/index.js';
@@ -53,17 +54,8 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     prefix = uniquePrefix('cluster');
   });
 
-  // Keys written in client time expire in real time (TAT minus now, 100 to 700 ms here), and a
-  // loaded machine can stall that long before a test reads them back: a minute of padding.
   const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
-    new RedisStore({
-      client,
-      keyPrefix: prefix,
-      timeoutMs: 5_000,
-      time: 'client',
-      expiryPaddingMs: 60_000,
-      ...options,
-    });
+    new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK, ...options });
 
   it('computes the same slots as the Cluster, whatever the key contains', async () => {
     for (const raw of ['foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', 'é', 'plain']) {
@@ -228,9 +220,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const store = new RedisStore({
       client: failing((_keys, script) => script === 'refund'),
       keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000, // as in makeStore: the first key is read back below
+      ...ON_TEST_CLOCK,
     });
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     await store.consume({ checks: [check(second, 1, 1)], now: 0 });
@@ -259,10 +249,8 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
         (keys, script, argv) => script === 'consume' && argv[2] === '1' && keys.includes(secondKey),
       ),
       keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
       // Unpadded, the first key (TAT 100 ms) would be gone by itself, given back or not.
-      expiryPaddingMs: 60_000,
+      ...ON_TEST_CLOCK,
     });
     await expect(
       store.consume({ checks: [check(first, 10, 5), check(second, 1, 1)], now: 0 }),
@@ -305,21 +293,12 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
       new RedisStore({
         client,
         keyPrefix: uniquePrefix('cluster-window-contract'),
-        time: 'client',
-        timeoutMs: 5_000,
-        expiryPaddingMs: 60_000,
+        ...ON_TEST_CLOCK,
       }),
   );
   describeStoreContract(
     'RedisStore on a Redis Cluster (client time)',
-    () =>
-      new RedisStore({
-        client,
-        keyPrefix: uniquePrefix('cluster-contract'),
-        time: 'client',
-        timeoutMs: 5_000,
-        expiryPaddingMs: 60_000,
-      }),
+    () => new RedisStore({ client, keyPrefix: uniquePrefix('cluster-contract'), ...ON_TEST_CLOCK }),
   );
 });
 
@@ -331,13 +310,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
   });
 
   it('leases slot by slot, and a later slot that denies gives back cost and extras of the earlier ones', async () => {
-    const store = new RedisStore({
-      client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    });
+    const store = new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK });
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     const admitted = await store.lease({
       checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)],
@@ -364,9 +337,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
     const store = new RedisStore({
       client: client as RedisClient,
       keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
+      ...ON_TEST_CLOCK,
     });
     const keys = keysInDistinctSlots(prefix, 3);
     await store.lease({ checks: keys.map((k) => lease(k, 10, 10, 1, 4)), now: 0 });

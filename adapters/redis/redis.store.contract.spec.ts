@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { describeStoreContract, describeWindowStoreContract } from '../../lib/store/index.js';
 import { RedisStore } from './redis.store.js';
@@ -14,29 +15,12 @@ afterAll(async () => {
   await client.quit();
 });
 
-// Client time, so the scenarios' explicit `now` values decide. The padding
-// keeps keys alive while the virtual clock stands still and real time passes
-// (it never changes a decision); the generous timeout keeps a loaded CI
-// machine from turning a slow answer into a failure.
+// Client time, so the scenarios' explicit `now` values decide.
 describeStoreContract(
   'RedisStore (client time)',
-  () =>
-    new RedisStore({
-      client,
-      keyPrefix: uniquePrefix('contract'),
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    }),
+  () => new RedisStore({ client, keyPrefix: uniquePrefix('contract'), ...ON_TEST_CLOCK }),
 );
 describeWindowStoreContract(
   'RedisStore (client time)',
-  () =>
-    new RedisStore({
-      client,
-      keyPrefix: uniquePrefix('window-contract'),
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    }),
+  () => new RedisStore({ client, keyPrefix: uniquePrefix('window-contract'), ...ON_TEST_CLOCK }),
 );

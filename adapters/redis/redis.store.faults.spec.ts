@@ -19,6 +19,7 @@ import {
   type RedisServer,
 } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { createRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
@@ -95,15 +96,7 @@ async function waitForRecovery(store: RedisStore, timeoutMs = 15_000): Promise<v
  * what `waitForRecovery` shows.)
  */
 async function expectExact(tested: RedisStore, client: Redis, keyPrefix: string): Promise<void> {
-  const store = new RedisStore({
-    client,
-    keyPrefix,
-    time: 'client',
-    timeoutMs: PATIENT_MS,
-    // The bucket, written in client time, expires in real time (TAT minus now: 1 to 3 s here),
-    // and a loaded machine can stall that long between two of the calls below.
-    expiryPaddingMs: 60_000,
-  });
+  const store = new RedisStore({ client, keyPrefix, ...ON_TEST_CLOCK, timeoutMs: PATIENT_MS });
   expect(tested.calls).toBeGreaterThan(0);
   const c = check(`exact:${Math.random()}`, 1, 3);
   for (const remaining of [2, 1, 0]) {
@@ -131,13 +124,7 @@ describe('RedisStore under Redis faults', () => {
   let prefix = '';
   const makeStore = (redis: Redis, timeoutMs = TIMEOUT_MS) => {
     prefix = uniquePrefix('faults');
-    return new RedisStore({
-      client: redis,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs,
-      expiryPaddingMs: 60_000,
-    });
+    return new RedisStore({ client: redis, keyPrefix: prefix, ...ON_TEST_CLOCK, timeoutMs });
   };
 
   /**

@@ -7,6 +7,7 @@
 import type { Redis } from 'ioredis';
 import { approximately } from '../../test/utils/approximately.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore, type LeaseCheck } from './index.js';
@@ -34,13 +35,7 @@ describe('RedisStore leases (standalone)', () => {
   });
   beforeEach(() => {
     prefix = uniquePrefix('lease');
-    store = new RedisStore({
-      client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    });
+    store = new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK });
   });
   afterEach(() => store.close());
 

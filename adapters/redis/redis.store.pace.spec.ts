@@ -6,6 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { RedisStore, type LeaseCheck } from './index.js';
 import type { PaceAsk } from './lease.interface.js';
@@ -28,15 +29,7 @@ describe('RedisStore paces (standalone)', () => {
   });
   beforeEach(() => {
     prefix = uniquePrefix('pace');
-    store = new RedisStore({
-      client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      // The bucket, written in client time, expires in real time (TAT minus now: 2 to 5 s
-      // here), and a loaded machine can stall that long before `level` reads it back.
-      expiryPaddingMs: 60_000,
-    });
+    store = new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK });
   });
   afterEach(() => store.close());
 

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster, Redis } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { connectRedisClient } from '../../test/utils/redis-client.js';
@@ -88,12 +89,6 @@ describe('RedisStore on a standalone Redis', () => {
 
   const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
     new RedisStore({ client: redis.client, keyPrefix: prefix, timeoutMs: 5_000, ...options });
-  /**
-   * Client time, keys kept a minute past their time: in client time they expire in real time
-   * (TAT minus now, 0.3 to 3 s in these tests), and a loaded machine can stall that long before
-   * a test reads them back. Not for the tests of the expiry itself.
-   */
-  const KEPT = { time: 'client', expiryPaddingMs: 60_000 } as const;
 
   it('validates its options, naming them', () => {
     expect(() => new RedisStore({} as never)).toThrow(/client must be a Redis client/);
@@ -139,7 +134,7 @@ describe('RedisStore on a standalone Redis', () => {
   });
 
   it('recovers from SCRIPT FLUSH with one EVAL, keeping the buckets', async () => {
-    const store = makeStore(KEPT);
+    const store = makeStore(ON_TEST_CLOCK);
     const c = check('k', 1, 3);
     await store.consume({ checks: [c], now: 0 });
     await redis.client.script('FLUSH');
@@ -199,7 +194,7 @@ describe('RedisStore on a standalone Redis', () => {
   });
 
   it('writes nothing when a request is denied', async () => {
-    const store = makeStore(KEPT);
+    const store = makeStore(ON_TEST_CLOCK);
     const open = check('open', 10, 5);
     const shut = check('shut', 1, 1);
     await store.consume({ checks: [shut], now: 0 });
@@ -217,7 +212,7 @@ describe('RedisStore on a standalone Redis', () => {
   });
 
   it('stores one hash-tagged, escaped key per bucket', async () => {
-    const store = makeStore(KEPT);
+    const store = makeStore(ON_TEST_CLOCK);
     await store.consume({
       checks: [check('user:{x}:é', 1, 5), check('ip:127.0.0.1', 1, 5)],
       now: 0,
@@ -243,7 +238,7 @@ describe('RedisStore on a standalone Redis', () => {
   });
 
   it('keeps fractional milliseconds and infinity through Redis', async () => {
-    const store = makeStore(KEPT);
+    const store = makeStore(ON_TEST_CLOCK);
     const model = new ModelStore();
     for (const request of [
       { checks: [check('third', 3, 1)], now: 0.25 },
@@ -262,7 +257,7 @@ describe('RedisStore on a standalone Redis', () => {
   it('keeps full precision at Date.now() magnitudes (computes in the frame of floor(now))', async () => {
     // 1e6/s is 0.001 ms per token; absolute times near 1.7e12 are 2^-12 ms apart,
     // so computing in absolute time would round every charge up by ~20 %.
-    const store = makeStore({ time: 'client', expiryPaddingMs: 60_000 }); // the clock stands still here
+    const store = makeStore(ON_TEST_CLOCK);
     const now = 1_763_000_000_000.123;
     const c = check('fast', 1e6, 1000);
     for (let i = 0; i < 1000; i++) {

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { WindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { tokenBucket } from '../../test/utils/checks.js';
 import { RedisStore } from './index.js';
 import { redisKey } from './redis-keys.js';
@@ -37,28 +38,17 @@ describe('RedisStore: window limits', () => {
       { key: 'fw', limit: fixed, cost: 1 },
       { key: 'sw', limit: sliding, cost: 2 },
     ];
-    // Its own store, with padding: keys written in client time expire in real time ('tb': TAT
-    // minus now, 1 s), and a loaded machine can stall that long before the peek reads them back.
-    // (The next test checks the expiry itself, on the unpadded store.)
-    const padded = new RedisStore({
-      client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    });
-    try {
-      const before = padded.calls;
-      expect((await padded.consume({ checks, now: T })).allowed).toBe(true);
-      expect(padded.calls - before).toBe(1);
-      // The sliding window has 1 left: a cost of 2 is denied there, and nothing is charged anywhere.
-      const denied = await padded.consume({ checks, now: T + 1 });
-      expect(denied.decisions.map((d) => d.allowed)).toEqual([true, true, false]);
-      const after = await padded.peek({ checks, now: T + 1 });
-      expect(after.decisions.map((d) => d.remaining)).toEqual([9, 2, 1]);
-    } finally {
-      padded.close();
-    }
+    // Padded, unlike the other tests' store (the next test checks the expiry itself).
+    store.close();
+    store = new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK });
+    const before = store.calls;
+    expect((await store.consume({ checks, now: T })).allowed).toBe(true);
+    expect(store.calls - before).toBe(1);
+    // The sliding window has 1 left: a cost of 2 is denied there, and nothing is charged anywhere.
+    const denied = await store.consume({ checks, now: T + 1 });
+    expect(denied.decisions.map((d) => d.allowed)).toEqual([true, true, false]);
+    const after = await store.peek({ checks, now: T + 1 });
+    expect(after.decisions.map((d) => d.remaining)).toEqual([9, 2, 1]);
   });
 
   it('stores a window as start:end:count:previous, expiring at the window end (fixed) or one window later (sliding)', async () => {

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { windowScenarios, type WindowScenario } from '../../test/utils/window-scenarios.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { RedisStore } from './redis.store.js';
@@ -18,14 +19,7 @@ let store: RedisStore;
 
 beforeAll(async () => {
   client = await connectSharedClient();
-  // Padding: scenario time stands still (or goes back) while real time passes.
-  store = new RedisStore({
-    client,
-    keyPrefix: uniquePrefix('window-scenarios'),
-    time: 'client',
-    timeoutMs: 5_000,
-    expiryPaddingMs: 60_000,
-  });
+  store = new RedisStore({ client, keyPrefix: uniquePrefix('window-scenarios'), ...ON_TEST_CLOCK });
 });
 
 afterAll(async () => {

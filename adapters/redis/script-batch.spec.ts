@@ -10,6 +10,7 @@ import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js'
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { check } from '../../test/utils/checks.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { RedisStore } from './index.js';
 import { redisKey } from './redis-keys.js';
@@ -32,11 +33,8 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
     const store = new RedisStore({
       client: redis.client,
       keyPrefix: uniquePrefix('batch'),
+      ...ON_TEST_CLOCK,
       time,
-      timeoutMs: 5_000,
-      // Keys written in client time expire in real time (TAT minus now, a few hundred ms here),
-      // and a loaded machine can stall that long before a test reads them back.
-      expiryPaddingMs: 60_000,
     });
     stores.push(store);
     return store;
@@ -106,9 +104,7 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
       const store = new RedisStore({
         client,
         keyPrefix: uniquePrefix('batch-burst'),
-        time: 'client',
-        timeoutMs: 5_000,
-        expiryPaddingMs: 60_000, // as in open(): each key is read again by its second call
+        ...ON_TEST_CLOCK,
       });
       stores.push(store);
       for (const script of [SCRIPTS.consume_one, SCRIPTS.consume_batch])
@@ -141,13 +137,7 @@ describe('RedisStore: concurrent one-bucket consumes in one script call', () => 
   it("keeps a call's error its own: a key holding another type fails its call alone, and nothing is charged twice", async () => {
     const store = open();
     const prefix = uniquePrefix('batch-wrongtype');
-    const typed = new RedisStore({
-      client: redis.client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000, // as in open(): 'good' is read again by 'after'
-    });
+    const typed = new RedisStore({ client: redis.client, keyPrefix: prefix, ...ON_TEST_CLOCK });
     stores.push(typed);
     await redis.client.hset(redisKey(prefix, 'bad'), 'field', '1');
     const lead = store.consume({ checks: [check('lead', 10, 4)], now: 0 });

@@ -7,6 +7,7 @@
 import type { Redis } from 'ioredis';
 import { createRedisClient, connectRedisClient } from '../../test/utils/redis-client.js';
 import { sharedRedisUrl, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { check } from '../../test/utils/checks.js';
 import { RedisStore, type RedisClient } from './index.js';
 import { redisKey } from './redis-keys.js';
@@ -124,13 +125,7 @@ describe('script-sender on ioredis', () => {
     const client = await connect({ keyPrefix: clientPrefix });
     const plain = await connect();
     const keyPrefix = uniquePrefix('sender-prefix');
-    const store = new RedisStore({
-      client,
-      keyPrefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    });
+    const store = new RedisStore({ client, keyPrefix, ...ON_TEST_CLOCK });
     await store.consume({ checks: [check('k', 10, 10)], now: 0 });
     expect(await plain.exists(clientPrefix + redisKey(keyPrefix, 'k'))).toBe(1);
     expect(await plain.exists(redisKey(keyPrefix, 'k'))).toBe(0);

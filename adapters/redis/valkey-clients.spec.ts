@@ -11,6 +11,7 @@ import { GlideClient, Logger } from '@valkey/valkey-glide';
 import { Valkey } from 'iovalkey';
 import { check } from '../../test/utils/checks.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { RedisStore, type RedisClient } from './index.js';
 
@@ -57,15 +58,7 @@ describe('RedisStore through the Valkey clients', () => {
     '$name: decides, leases with a fleet count, and falls back to EVAL after SCRIPT FLUSH',
     async ({ make }) => {
       const { client, close } = await make();
-      const store = new RedisStore({
-        client,
-        keyPrefix: uniquePrefix('valkey'),
-        time: 'client',
-        timeoutMs: 5_000,
-        // Keys written in client time expire in real time (TAT minus now: 200 ms for 'k'), and
-        // a loaded machine can stall that long before the denial reads 'k' back.
-        expiryPaddingMs: 60_000,
-      });
+      const store = new RedisStore({ client, keyPrefix: uniquePrefix('valkey'), ...ON_TEST_CLOCK });
       try {
         const first = await store.consume({ checks: [check('k', 10, 2)], now: 0 });
         expect(first.decisions[0]).toMatchObject({ allowed: true, remaining: 1 });

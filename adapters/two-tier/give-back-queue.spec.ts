@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import { check } from '../../test/utils/checks.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { RedisStore } from '../redis/index.js';
 import { GiveBackQueue } from './give-back-queue.js';
@@ -21,13 +22,7 @@ describe('GiveBackQueue (real Redis)', () => {
     await client.quit();
   });
   beforeEach(() => {
-    redis = new RedisStore({
-      client,
-      keyPrefix: uniquePrefix('give-back'),
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    });
+    redis = new RedisStore({ client, keyPrefix: uniquePrefix('give-back'), ...ON_TEST_CLOCK });
     time = new RelativeTime();
     time.relative(T0);
     fallback.degraded = false;

@@ -20,7 +20,7 @@ const isPromise = (value: unknown): value is Promise<unknown> =>
   typeof (value as { then?: unknown })?.then === 'function';
 
 describe('TwoTierStore: first sightings', () => {
-  const redis = twoTierFixture('first-sighting', { expiryPaddingMs: 60_000 });
+  const redis = twoTierFixture('first-sighting');
 
   it('keeps no local state for keys seen once; a key seen again within leaseTtlMs is tracked, and leased once hot', async () => {
     const store = redis.store();

@@ -11,6 +11,7 @@ import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interfac
 import { RedisStore } from '../redis/index.js';
 import { redisKey } from '../redis/redis-keys.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { until } from '../../test/utils/time.js';
@@ -33,10 +34,7 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
         new TwoTierStore({
           client: redis.client,
           keyPrefix: prefix,
-          time: 'client',
-          // The bucket, re-created empty in client time, expires in real time (TAT minus now,
-          // about 1.4 s here), and a loaded machine can stall that long before it is read back.
-          expiryPaddingMs: 60_000,
+          ...ON_TEST_CLOCK,
           timeoutMs: 2_000,
           instances: 2,
           clock,

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { describeStoreContract, describeWindowStoreContract } from '../../lib/store/index.js';
 import { TwoTierStore } from './two-tier.store.js';
@@ -14,20 +15,13 @@ afterAll(async () => {
   await client.quit();
 });
 
-// As for RedisStore: client time, so the scenarios' `now` values decide;
-// padding keeps keys alive while the virtual clock stands still. Leases are
+// As for RedisStore: client time, so the scenarios' `now` values decide. Leases are
 // on (defaults): the scenarios' hot buckets lease tokens and spend them
 // locally, and the answers must still be the algorithm's.
 describeStoreContract(
   'TwoTierStore (client time)',
   () =>
-    new TwoTierStore({
-      client,
-      keyPrefix: uniquePrefix('two-tier-contract'),
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-    }),
+    new TwoTierStore({ client, keyPrefix: uniquePrefix('two-tier-contract'), ...ON_TEST_CLOCK }),
 );
 // Window checks go straight to Redis (never leased): the same answers as RedisStore's.
 describeWindowStoreContract(
@@ -36,8 +30,6 @@ describeWindowStoreContract(
     new TwoTierStore({
       client,
       keyPrefix: uniquePrefix('two-tier-window-contract'),
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
+      ...ON_TEST_CLOCK,
     }),
 );

@@ -4,6 +4,7 @@ import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js'
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { rawCommand, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { until } from '../../test/utils/time.js';
@@ -50,16 +51,9 @@ describe('TwoTierStore', () => {
     await Promise.all(stores.splice(0).map((store) => store.close()));
   });
 
-  /** Client time (the requests' `now` decides), padding so keys outlive virtual time. */
+  /** A store on the test's clock ({@link ON_TEST_CLOCK}), closed after the test. */
   const makeStore = (options: Partial<TwoTierStoreOptions> = {}) => {
-    const store = new TwoTierStore({
-      client,
-      keyPrefix: prefix,
-      time: 'client',
-      timeoutMs: 5_000,
-      expiryPaddingMs: 60_000,
-      ...options,
-    });
+    const store = new TwoTierStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK, ...options });
     stores.push(store);
     return store;
   };
@@ -139,13 +133,7 @@ describe('TwoTierStore', () => {
     it('costs a cold key exactly one Redis call per decision and leaves no lease behind', async () => {
       const server = redis.server;
       const own = redis.client;
-      const store = new TwoTierStore({
-        client: own,
-        keyPrefix: prefix,
-        time: 'client',
-        timeoutMs: 5_000,
-        expiryPaddingMs: 60_000,
-      });
+      const store = new TwoTierStore({ client: own, keyPrefix: prefix, ...ON_TEST_CLOCK });
       stores.push(store);
       await store.consume({ checks: [check('warm-up', 10, 20)], now: T0 }); // loads the script
       await rawCommand(server.port, ['CONFIG', 'RESETSTAT']);

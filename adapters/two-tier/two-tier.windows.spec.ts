@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { WindowLimit } from '../../lib/store/rate-limit-store.interface.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { tokenBucket } from '../../test/utils/checks.js';
 import { TwoTierStore } from './two-tier.store.js';
 
@@ -23,16 +24,7 @@ describe('TwoTierStore: window limits', () => {
     '%s: three instances on one Redis admit exactly the quota together',
     async (algorithm) => {
       const keyPrefix = uniquePrefix('two-tier-windows');
-      const stores = [0, 1, 2].map(
-        () =>
-          new TwoTierStore({
-            client,
-            keyPrefix,
-            time: 'client',
-            timeoutMs: 5_000,
-            expiryPaddingMs: 60_000,
-          }),
-      );
+      const stores = [0, 1, 2].map(() => new TwoTierStore({ client, keyPrefix, ...ON_TEST_CLOCK }));
       const limit: WindowLimit = { algorithm, quota: 10, windowMs: 60_000 };
       // A hot token bucket on the same requests: its leases must not change what the window admits.
       const checks = [

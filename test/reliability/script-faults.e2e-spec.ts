@@ -28,6 +28,7 @@ import { RedisStore } from 'nestjs-holdup/redis';
 import { MAX_RETRY_MS } from '../../lib/concurrency/slot-releases.js';
 import { createGuardHarness, type GuardHarness } from '../utils/guard-harness.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../utils/test-clock-store-options.js';
 import { slotsHeldInRedis, withFaultyRedis } from '../utils/redis-faults.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { FAULTS } from './faults.js';
@@ -89,8 +90,7 @@ describe.each(FAULTS.filter((fault) => fault.name !== 'killed' && fault.name !==
         store: new RedisStore({
           client: redis.client,
           keyPrefix,
-          time: 'client',
-          expiryPaddingMs: 60_000,
+          ...ON_TEST_CLOCK,
           timeoutMs: TIMEOUT_MS,
         }),
         failMode: 'closed',

@@ -24,6 +24,7 @@ import { hashOf, MAX_SIGHTING_SLOTS } from '../../adapters/two-tier/sightings.js
 import { check } from '../utils/checks.js';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../utils/test-clock-store-options.js';
 
 const T0 = 1_700_000_000_000;
 const STORES = 4;
@@ -92,9 +93,7 @@ describe.each(LIMITS)(
           new TwoTierStore({
             client,
             keyPrefix,
-            time: 'client',
-            timeoutMs: 5_000,
-            expiryPaddingMs: 60_000,
+            ...ON_TEST_CLOCK,
             instances: STORES,
             maxKeys: 100_000, // the table at its largest: 16,384 slots
           }),

@@ -11,6 +11,7 @@ import { RedisStore } from 'nestjs-holdup/redis';
 import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ON_TEST_CLOCK } from '../utils/test-clock-store-options.js';
 
 const T0 = 1_700_000_000_000;
 const BUDGET = { name: 'tokens', rate: 100, burst: 1000 };
@@ -93,13 +94,7 @@ describe.each(['redis', 'two-tier'] as const)(
       clock = new ManualClock(T0);
       const keyPrefix = uniquePrefix(`reserve-${kind}`);
       limiters = clients.map((client) => {
-        const options = {
-          client,
-          keyPrefix,
-          time: 'client',
-          timeoutMs: 5_000,
-          expiryPaddingMs: 60_000,
-        } as const;
+        const options = { client, keyPrefix, ...ON_TEST_CLOCK };
         const store = kind === 'redis' ? new RedisStore(options) : new TwoTierStore(options);
         return new RateLimiter(store, clock, OPTIONS);
       });

@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import { ManualClock, RateLimitModule } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
-import { STORES, storesOfKind } from '../utils/stores.js';
+import { ON_TEST_CLOCK, STORES, storesOfKind } from '../utils/stores.js';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
 import { asyncSettles, SettleController, settleGate, spent } from './settle.controller.js';
@@ -153,13 +153,7 @@ describe.each(PLATFORMS)('settle: 4 instances on one Redis (%s)', (platform) => 
           imports: [
             RateLimitModule.forRoot({
               clock,
-              store: new RedisStore({
-                client,
-                keyPrefix,
-                time: 'client',
-                timeoutMs: 5_000,
-                expiryPaddingMs: 60_000,
-              }),
+              store: new RedisStore({ client, keyPrefix, ...ON_TEST_CLOCK }),
             }),
           ],
           controllers: [SettleController],

@@ -12,6 +12,7 @@ import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
 import { connectSharedClient } from '../utils/redis-client.js';
+import { ON_TEST_CLOCK } from '../utils/test-clock-store-options.js';
 import { TwoTierController } from './two-tier.controller.js';
 
 describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
@@ -31,9 +32,7 @@ describe.each(PLATFORMS)('TwoTierStore in the module (%s)', (platform) => {
     store = new TwoTierStore({
       client,
       keyPrefix: uniquePrefix(`e2e-${platform}`),
-      time: 'client',
-      expiryPaddingMs: 60_000,
-      timeoutMs: 5_000,
+      ...ON_TEST_CLOCK,
     });
     app = await createApp(platform, {
       imports: [RateLimitModule.forRoot({ store, clock })],

@@ -4,6 +4,9 @@ import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import type { Redis } from 'ioredis';
 import { connectSharedClient } from './redis-client.js';
 import { uniquePrefix } from './redis-harness.js';
+import { ON_TEST_CLOCK } from './test-clock-store-options.js';
+
+export { ON_TEST_CLOCK };
 
 /** The stores every HTTP scenario that runs "on each store" is run against. */
 export const STORES = ['memory', 'redis'] as const;
@@ -17,22 +20,12 @@ export interface StoreFixture {
 
 /**
  * A fresh store of the given kind. The Redis one uses the harness's server,
- * its own key prefix, and client time, so that the test's `ManualClock`
- * drives it; keys live a minute past their TAT since that clock stands still
- * while real time passes. A patient timeout: on a loaded CI machine the
- * default 100 ms can turn a slow answer into a store failure that
- * `failMode: 'open'` admits, which is not what these scenarios test.
+ * its own key prefix, and {@link ON_TEST_CLOCK}.
  */
 export async function makeStore(kind: StoreKind, label: string): Promise<StoreFixture> {
   if (kind === 'memory') return { store: new MemoryStore(), release: async () => undefined };
   const client = await connectSharedClient();
-  const store = new RedisStore({
-    client,
-    time: 'client',
-    keyPrefix: uniquePrefix(label),
-    expiryPaddingMs: 60_000,
-    timeoutMs: 5_000,
-  });
+  const store = new RedisStore({ client, keyPrefix: uniquePrefix(label), ...ON_TEST_CLOCK });
   return {
     store,
     release: async () => {
@@ -47,9 +40,9 @@ export const ALL_STORES = ['memory', 'redis', 'two-tier'] as const;
 export type AnyStoreKind = (typeof ALL_STORES)[number];
 
 /**
- * A fresh store of `kind` on a shared `client` (unused for memory), client
- * time on the test's clock, its own key prefix. Closing the application
- * closes the store, never the client.
+ * A fresh store of `kind` on a shared `client` (unused for memory), its own
+ * key prefix, {@link ON_TEST_CLOCK}. Closing the application closes the
+ * store, never the client.
  */
 export function storeOnClient(
   kind: AnyStoreKind,
@@ -57,13 +50,7 @@ export function storeOnClient(
   label: string,
 ): RateLimitStore {
   if (kind === 'memory') return new MemoryStore();
-  const options = {
-    client: client!,
-    keyPrefix: uniquePrefix(label),
-    time: 'client',
-    expiryPaddingMs: 60_000,
-    timeoutMs: 5_000,
-  } as const;
+  const options = { client: client!, keyPrefix: uniquePrefix(label), ...ON_TEST_CLOCK };
   return kind === 'redis' ? new RedisStore(options) : new TwoTierStore(options);
 }
 

@@ -3,6 +3,7 @@ import { RedisStore } from '../../adapters/redis/index.js';
 import { TwoTierStore, type TwoTierStoreOptions } from '../../adapters/two-tier/index.js';
 import { connectSharedClient } from './redis-client.js';
 import { uniquePrefix } from './redis-harness.js';
+import { ON_TEST_CLOCK } from './test-clock-store-options.js';
 
 /** What {@link twoTierFixture} gives a describe block. */
 export interface TwoTierFixture {
@@ -12,19 +13,16 @@ export interface TwoTierFixture {
   readonly prefix: string;
   /** A store on `client` and `prefix`, closed after the test. */
   store(options?: Partial<TwoTierStoreOptions>): TwoTierStore;
-  /** A plain `RedisStore` on the same buckets (client time): another instance, or Redis' view. */
+  /** A plain `RedisStore` on the same buckets (test clock): another instance, or Redis' view. */
   redisStore(): RedisStore;
 }
 
 /**
  * The setup TwoTierStore specs share: one client on the harness' shared
  * redis-server for the describe block, a fresh key prefix per test (from
- * `label`), and stores on them closed after each test. Client time (each
- * request's `now` decides), keys kept a minute past their time (as
- * `stores.ts` does: in client time they expire in real time, TAT minus now,
- * and a loaded machine can stall longer than that before a test reads them
- * back) and a patient `timeoutMs`, then `defaults`, then a store's own
- * options. Call it inside a `describe`: it adds that block's hooks.
+ * `label`), and stores on them closed after each test. Their options:
+ * {@link ON_TEST_CLOCK}, then `defaults`, then a store's own. Call it inside
+ * a `describe`: it adds that block's hooks.
  */
 export function twoTierFixture(
   label: string,
@@ -58,9 +56,7 @@ export function twoTierFixture(
       const store = new TwoTierStore({
         client: this.client,
         keyPrefix: this.prefix,
-        time: 'client',
-        expiryPaddingMs: 60_000,
-        timeoutMs: 5_000,
+        ...ON_TEST_CLOCK,
         ...defaults,
         ...options,
       });
@@ -68,12 +64,7 @@ export function twoTierFixture(
       return store;
     },
     redisStore() {
-      return new RedisStore({
-        client: this.client,
-        keyPrefix: this.prefix,
-        time: 'client',
-        expiryPaddingMs: 60_000,
-      });
+      return new RedisStore({ client: this.client, keyPrefix: this.prefix, ...ON_TEST_CLOCK });
     },
   };
 }
