@@ -109,11 +109,13 @@ export class GenerationsController {
   @RateLimit({ name: 'streams', concurrency: 1, key: 'header:x-api-key' })
   stream(): Observable<MessageEvent> {
     return new Observable<MessageEvent>((subscriber) => {
+      inFlight.enter();
       subscriber.next({ data: { step: 1 } });
       void inFlight.gate.then(() => {
         subscriber.next({ data: { step: 2 } });
         subscriber.complete();
       });
+      return () => inFlight.leave();
     });
   }
 }
