@@ -73,30 +73,16 @@ describe('RedisStore paces (standalone)', () => {
     return live;
   };
   const sum = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
-  /** The bucket emptied at `now`: no tokens of its own come with a pace (see the lump's test). */
-  const drain = (now = 0) => store.consume({ checks: [check('hot', RATE, BURST, BURST)], now });
 
   it('grants its demand while the fleet is under the rate, charged to the bucket in advance', async () => {
-    await drain();
     // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens (unsure,
-    // 1 of 2 instances counted: 1 s at most).
-    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 0 });
-    expect(await level(0)).toBeCloseTo(-4);
+    // 1 of 2 instances counted: 1 s at most), and at once up to twice that from the bucket.
+    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 20 });
+    expect(await level(0)).toBeCloseTo(BURST - 20 - 4);
     expect(await paces(0)).toEqual({ a: 4 });
   });
 
-  it("hands the bucket's own tokens at once, up to the demand over the pace, and cuts the pace by them", async () => {
-    // 4/s for 1 s: the 4 tokens at once from the full bucket, and the pace brings 1 more (its
-    // least: a token over its length). Held back, the lump would wait for the pace to be spent.
-    expect(await pace('a', 0, 4)).toEqual({ rate: 1, ms: 1_000, lump: 4 });
-    expect(await level(0)).toBeCloseTo(BURST - 4 - 1);
-    // Renewed at 40/s, past the rate: the whole rate for 1 s, and twice its tokens at once; its
-    // demand over the pace (40) takes both, and the pace is not cut.
-    expect(await pace('a', 0, 40)).toEqual({ rate: RATE, ms: 1_000, lump: 20 });
-  });
-
   it('shares the rate by demand once over it, and the live paces never add up to more', async () => {
-    await drain();
     const first = await pace('a', 0, 8);
     expect(first.rate).toBe(8); // alone: its demand
     // b asks as much: over the rate now, but a holds 8 of 10 for its pace.
@@ -110,7 +96,6 @@ describe('RedisStore paces (standalone)', () => {
   });
 
   it('answers a wait, not a pace, while the others hold the rate: until the first of theirs ends', async () => {
-    await drain();
     const held = await pace('a', 0, 20);
     expect(held.rate).toBe(RATE);
     expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100, lump: 0 });
@@ -118,7 +103,6 @@ describe('RedisStore paces (standalone)', () => {
   });
 
   it('leaves an instance without a pace its share when renewing a short pace, whatever the long ones hold', async () => {
-    await drain();
     // a: a heavy instance, whose paces (4 tokens at a share of 5 to 10/s) last under a second.
     const heavy = (now: number) => pace('a', now, 20, { tokens: 4 });
     const first = await heavy(0);
@@ -138,22 +122,21 @@ describe('RedisStore paces (standalone)', () => {
 
   it('gives back the part of the pace it replaces that is not due yet, once', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
-    // 5/s for 1 s: its 5 tokens at once, and a pace of 1/s on top.
-    expect(await pace('a', 0, 5)).toEqual({ rate: 1, ms: 1_000, lump: 5 });
-    expect(await level(0)).toBeCloseTo(44); // 50 - 5 at once - 1 charged ahead
-    // Half way: 5 refilled, 0.5 of the old pace given back, 5 at once and 1 charged again.
-    expect(await pace('a', 500, 5)).toEqual({ rate: 1, ms: 1_000, lump: 5 });
-    expect(await level(500)).toBeCloseTo(43.5);
-    // Again at once: the pace just granted is given back whole (1), no more.
-    expect(await pace('a', 500, 5)).toEqual({ rate: 1, ms: 1_000, lump: 5 });
-    expect(await level(500)).toBeCloseTo(38.5); // 43.5 + 1 - 5 - 1
+    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 20 });
+    expect(await level(0)).toBeCloseTo(25); // 50 - 20 at once - 5 charged ahead
+    // Half way: 5 refilled, 2.5 of the old pace given back, 20 at once and 5 charged again.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 20 });
+    expect(await level(500)).toBeCloseTo(7.5);
+    // Again at once: the pace just granted is given back whole (5), no more; 12 at once.
+    expect(await pace('a', 500, 5)).toMatchObject({ lump: 12 });
+    expect(await level(500)).toBeCloseTo(-4.5); // 7.5 + 5 - 12 - 5
   });
 
   it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
     await pace('a', 0, 5);
     expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({ rate: 0, ms: 0, lump: 0 });
-    expect(await level(500)).toBeCloseTo(52.5); // 44 + 5 refilled + 0.5 not due + 3 held
+    expect(await level(500)).toBeCloseTo(35.5); // 25 + 5 refilled + 2.5 not due + 3 held
     expect(await paces(500)).toEqual({});
   });
 });

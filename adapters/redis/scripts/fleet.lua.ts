@@ -169,13 +169,9 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   end
   -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
   -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
-  -- fleet whose paces add up to the rate would never spend its burst. No more than the
-  -- caller's demand over the pace, and the pace brings only what they leave of it (a token
-  -- over its length at least): an instance whose pace covers its demand would hold them
-  -- unspent while the others wait, and a young fleet would not spend its burst either.
+  -- fleet whose paces add up to the rate would never spend its burst.
   local lump = (now + burst * interval - current) / interval
-  lump = math.floor(math.max(0, math.min(lump, 2 * tokens, ask * grant_ms / 1000)))
-  g = math.min(g, math.max(1000 / grant_ms, ask - lump * 1000 / grant_ms))
+  lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
   current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms
   redis.call('ZADD', key, string.format('%.17g', ends), '!' .. string.format('%.17g', g) .. ':' .. id)
