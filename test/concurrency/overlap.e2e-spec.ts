@@ -4,6 +4,7 @@ import { RateLimitModule } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { makeStore, STORES, storesOfKind, type StoreFixture } from '../utils/stores.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
+import { waitFor } from '../utils/wait-for.js';
 
 /**
  * `concurrency: 4`: 20 requests of one key at once, each handler waiting
@@ -126,14 +127,6 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** TwoTierStore: its Redis store's slots (no local tier for slots). */
 describe('concurrency: overlap (two-tier store, express)', () => {

@@ -8,6 +8,7 @@ import { uniquePrefix } from '../utils/redis-harness.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
 import { InFlight } from './generations.controller.js';
+import { waitFor } from '../utils/wait-for.js';
 
 const gate = new InFlight();
 
@@ -98,7 +99,7 @@ describe('concurrency slots when Redis fails', () => {
       .get('/f/held')
       .then((r) => r);
     // Only one may hold the slot: the next is refused while Redis is up.
-    while (gate.now < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => gate.now >= 1);
     expect((await request(app.getHttpServer()).get('/f/held')).status).toBe(429);
     await redis.server.kill();
     gate.release();
@@ -107,8 +108,7 @@ describe('concurrency slots when Redis fails', () => {
       logs.warn.mock.calls
         .map(([message]) => String(message))
         .filter((message) => message.includes('could not be released'));
-    for (let i = 0; i < 1_000 && said().length === 0; i++)
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => said().length > 0);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(said()).toHaveLength(1);
     expect(unhandled).toEqual([]);

@@ -27,6 +27,7 @@ import {
   WorkMessages,
   WorkResolver,
 } from './transport-handlers.js';
+import { waitFor } from '../utils/wait-for.js';
 
 const later = (ms: number, action: () => void) => setTimeout(action, ms);
 const outcome = (promise: Promise<unknown>) =>
@@ -34,14 +35,6 @@ const outcome = (promise: Promise<unknown>) =>
     (value) => ({ ok: value }),
     (error: unknown) => ({ error }),
   );
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 beforeEach(() => {
   held.reset();
