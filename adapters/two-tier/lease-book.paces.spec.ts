@@ -58,12 +58,18 @@ describe('LeaseBook', () => {
       expect(state.endedPaceRate).toBe(0);
     });
 
-    it("shrinks what is left of the savings at the pace's rate, from its end", () => {
+    /** A pace of 50 tokens over a second, all saved by its end, 40 of them spent then: 10 left. */
+    const tenSavedAtEnd = () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);
-      leases.paces.apply(c, state, 50, 1_000, 0, 3); // 50 tokens, all saved by its end
+      leases.paces.apply(c, state, 50, 1_000, 0, 3);
       expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
-      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
+      leases.spend({ ...c, cost: 40 }, state, 1_000);
+      return { leases, state };
+    };
+
+    it("shrinks what is left of the savings at the pace's rate, from its end", () => {
+      const { leases, state } = tenSavedAtEnd();
       // 100 ms after the end the bucket has regained 5 tokens: 5 left, then none.
       expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true);
       expect(leases.covers({ ...c, cost: 6 }, state, 1_100)).toBe(false);
@@ -72,11 +78,7 @@ describe('LeaseBook', () => {
     });
 
     it('neither shrinks nor grows the savings for a request stamped before the last one', () => {
-      const { leases, keys } = make({ instances: 2 });
-      const state = keys.stateOf(c, 0);
-      leases.paces.apply(c, state, 50, 1_000, 0, 3);
-      expect(leases.covers({ ...c, cost: 40 }, state, 1_000)).toBe(true);
-      leases.spend({ ...c, cost: 40 }, state, 1_000); // 10 left
+      const { leases, state } = tenSavedAtEnd();
       expect(leases.covers({ ...c, cost: 5 }, state, 1_100)).toBe(true); // 5 left
       // Earlier clocks (client time): still 5, not 10 nor more.
       expect(leases.covers({ ...c, cost: 6 }, state, 1_050)).toBe(false);

@@ -62,9 +62,10 @@ export class PaceBook {
   credit(check: TokenBucketCheck, state: KeyState, now: number): void {
     if (state.paceRate > 0) {
       const due = dueTokens(state.paceRate, state.paceFrom, state.paceUntil, now);
+      const interval = emissionIntervalMs(check.limit);
       const credit = savingsCreditMs(
         due - state.paceDue,
-        emissionIntervalMs(check.limit),
+        interval,
         state.paceSavedMs,
         savingsCapMs(state.paceRate, check.cost, check.limit),
       );
@@ -74,7 +75,7 @@ export class PaceBook {
         state.paceSavedMs += credit;
         this.keys.leased.add(check.key);
       }
-      this.viewHeld(check, state, now);
+      this.viewHeld(check, state, now, interval);
       if (now >= state.paceUntil) {
         state.endedPaceRate = state.paceRate;
         state.paceRate = 0;
@@ -106,7 +107,7 @@ export class PaceBook {
     state.leaseMs = Math.max(0, state.leaseMs - (state.paceSavedMs - keep));
     state.paceSavedMs = keep;
     state.savingsShrunkAt = now;
-    this.viewHeld(check, state, now);
+    this.viewHeld(check, state, now, interval);
     if (keep <= 0) state.endedPaceRate = 0;
   }
 
@@ -114,8 +115,8 @@ export class PaceBook {
    * A paced key's view is the tokens it holds: the fleet's paces keep Redis'
    * bucket at empty or below, and this instance may spend what came due to it.
    */
-  private viewHeld(check: TokenBucketCheck, state: KeyState, now: number): void {
-    state.shadowTat = now + check.limit.burst * emissionIntervalMs(check.limit) - state.leaseMs;
+  private viewHeld(check: TokenBucketCheck, state: KeyState, now: number, interval: number): void {
+    state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
   }
 
   /** The key's pace stops at `now` (a new one is being asked): what is due by then stays credited. */
