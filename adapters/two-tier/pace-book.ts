@@ -168,6 +168,7 @@ export class PaceBook {
       maxMs: MAX_PACE_MS,
       sureMs: this.leaseTtlMs,
       instances: this.instances,
+      startingMs: this.leaseTtlMs,
       giveBack,
     };
   }

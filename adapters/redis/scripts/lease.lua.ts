@@ -45,7 +45,7 @@ export const LEASE_LUA = `--[[
               (its demand over the rate), summed over the fleet
     ARGV[9 + 4 n + 4 (i - 1)]  a pace asked for bucket i ('' for none):
               '<tokens/s>:<tokens>:<min ms>:<max ms>:<sure ms>:<instances>:<tokens
-              given back>:<rate of the pace it held>:<that pace's ms>'
+              given back>:<rate of the pace it held>:<that pace's ms>:<starting ms>'
               (fleet_pace)
   n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
@@ -148,7 +148,7 @@ if fleet then
       local p = {}
       for x in string.gmatch(ARGV[a + 3], '[^:]+') do p[#p + 1] = tonumber(x) end
       local tat
-      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, p, b.lost, count, load, weight)
+      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, p, b.lost, count, load, weight, epoch)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
