@@ -137,6 +137,19 @@ describe('RedisStore paces (standalone)', () => {
     expect(sum(await paces(1_010))).toBeLessThanOrEqual(RATE + 1e-9);
   });
 
+  it('takes a bucket whose fleet set vanished under a caller holding a pace as lost, though it tells no epoch', async () => {
+    await pace('a', 0, 5);
+    // State lost (a restart or failover); a no longer remembers the epoch, but holds a pace.
+    await client.del(redisKey(prefix, 'hot'), `${redisKey(prefix, 'hot')}:fleet`);
+    expect(await pace('a', 900, 5, { held: 5, heldMs: 1_000 })).toEqual({
+      rate: 5,
+      ms: 1_000,
+      lump: 0,
+    });
+    // Empty, not full: the others' paces (5/s, for twice a's 1 s) and a's new one charged ahead.
+    expect(await level(900)).toBeCloseTo(-15);
+  });
+
   it('gives back the part of the pace it replaces that is not due yet, once', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
     expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 20 });

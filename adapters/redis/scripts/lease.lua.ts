@@ -39,8 +39,9 @@ export const LEASE_LUA = `--[[
               caller counts as asking (its demand repeats); negative
               (-join): it does not (a first sighting)
     ARGV[7 + 4 n + 4 (i - 1)]  the epoch the caller last saw for bucket i,
-              or '': told an epoch while the set has none, the bucket's
-              state was lost (restart, failover) and is taken to be empty
+              or '': told an epoch while the set has none (or holding a
+              pace: its ask tells the rate held), the bucket's state was
+              lost (restart, failover) and is taken to be empty
     ARGV[8 + 4 n + 4 (i - 1)]  the caller's demand weight for bucket i
               (its demand over the rate), summed over the fleet
     ARGV[9 + 4 n + 4 (i - 1)]  a pace asked for bucket i ('' for none):
@@ -88,9 +89,15 @@ if fleet then
     local b = buckets[i]
     local a = 6 + 4 * n + 4 * (i - 1)
     b.epoch = fleet_epoch(KEYS[n + i])
-    if not b.epoch and ARGV[a + 1] ~= '' then
-      -- State lost while the caller leased against it: the bucket is taken to be
-      -- empty (its tokens were leased or spent before the loss), never full again.
+    if ARGV[a + 3] ~= '' then
+      b.pace = {}
+      for x in string.gmatch(ARGV[a + 3], '[^:]+') do b.pace[#b.pace + 1] = tonumber(x) end
+    end
+    -- The set gone under a caller that saw its epoch, or that holds a pace (the 8th field
+    -- of its ask: a live pace keeps the set alive, epoch remembered or not): the state was
+    -- lost while the caller leased against it. The bucket is taken to be empty (its tokens
+    -- were leased or spent before the loss), never full again.
+    if not b.epoch and (ARGV[a + 1] ~= '' or (b.pace and b.pace[8] or 0) > 0) then
       local empty = now + b.burst * 1000 / b.rate
       if not b.tat or b.tat < empty then b.tat = empty end
       b.lost = true
@@ -141,14 +148,12 @@ if fleet then
     -- (one reset, not one per instance).
     local a = 6 + 4 * n + 4 * (i - 1)
     local pace, pace_ms, lump = 0, 0, 0
-    local asked = ARGV[a + 3] ~= ''
+    local asked = b.pace ~= nil
     local weight = tonumber(ARGV[a + 2])
     if b.max_extra > 0 or b.joins or b.lost or asked then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
     if asked then
-      local p = {}
-      for x in string.gmatch(ARGV[a + 3], '[^:]+') do p[#p + 1] = tonumber(x) end
       local tat
-      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, p, b.lost, count, load, weight, epoch)
+      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight, epoch)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
