@@ -35,7 +35,9 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
           client: redis.client,
           keyPrefix: prefix,
           ...ON_TEST_CLOCK,
-          timeoutMs: 2_000,
+          // Every call here is meant to be answered (none is in flight across the kill): a
+          // deadline far past a loaded machine's stalls, below jest's 30 s.
+          timeoutMs: 20_000,
           instances: 2,
           clock,
         }),
