@@ -42,7 +42,12 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
           clock,
         }),
     );
-    const plain = new RedisStore({ client: redis.client, keyPrefix: prefix, time: 'client' });
+    const plain = new RedisStore({
+      client: redis.client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 20_000,
+    });
     const hot: TokenBucketCheck = check('hot', 1_000, 1_000); // 1 token a ms
     const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;
     const remaining = async (now: number) =>
