@@ -22,6 +22,7 @@ import { approximately } from '../../test/utils/approximately.js';
 import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { createRedisClient, RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
+import { until } from '../../test/utils/time.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, RedisStore } from './index.js';
 import { bucket, check } from '../../test/utils/checks.js';
@@ -149,6 +150,9 @@ describe('RedisStore under Redis faults', () => {
       await sleep(150);
       await redis.server.kill();
       await sleep(400);
+      // At least one call failed while down: waited for, not assumed of the 400 ms (a stalled
+      // process may not have run the load in them).
+      await until(() => store.errors + store.timeouts > 0);
       const failuresWhileDown = store.errors + store.timeouts;
       await redis.server.restart();
       await waitForRecovery(store);

@@ -86,7 +86,12 @@ describe('GiveBackQueue (real Redis)', () => {
   });
 
   it('counts the tokens of a give-back Redis refused as lost, and never rejects', async () => {
-    const closed = new RedisStore({ client, keyPrefix: uniquePrefix('give-back'), time: 'client' });
+    const closed = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('give-back'),
+      time: 'client',
+      timeoutMs: 20_000,
+    });
     closed.close();
     const queue = new GiveBackQueue(closed, time, fallback);
     queue.add('a', 10, 100, 4);

@@ -35,12 +35,19 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
           client: redis.client,
           keyPrefix: prefix,
           ...ON_TEST_CLOCK,
-          timeoutMs: 2_000,
+          // Every call here is meant to be answered (none is in flight across the kill): a
+          // deadline far past a loaded machine's stalls, below jest's 30 s.
+          timeoutMs: 20_000,
           instances: 2,
           clock,
         }),
     );
-    const plain = new RedisStore({ client: redis.client, keyPrefix: prefix, time: 'client' });
+    const plain = new RedisStore({
+      client: redis.client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: 20_000,
+    });
     const hot: TokenBucketCheck = check('hot', 1_000, 1_000); // 1 token a ms
     const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;
     const remaining = async (now: number) =>

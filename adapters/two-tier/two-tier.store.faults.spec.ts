@@ -33,7 +33,9 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
       client: redis.client,
       keyPrefix: uniquePrefix('fallback'),
       time: 'client',
-      timeoutMs: 100,
+      // A killed server fails each call at once: the deadline only bounds the calls meant to be
+      // answered (before the kill, after the restart), so it is far past a loaded machine's stalls.
+      timeoutMs: 20_000,
       instances: 4,
       probeIntervalMs: 50,
     });
@@ -109,7 +111,7 @@ describe('TwoTierStore when Redis answers reads but refuses writes', () => {
         client: redis.client,
         keyPrefix: uniquePrefix('refused'),
         time: 'client',
-        timeoutMs: 500,
+        timeoutMs: 20_000, // a refused write is an error reply at once: no call waits on this
         instances: 2,
         probeIntervalMs,
       });

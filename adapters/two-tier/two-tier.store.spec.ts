@@ -59,7 +59,7 @@ describe('TwoTierStore', () => {
   };
   /** The shared bucket as Redis holds it (leases counted as taken). */
   const redisView = (key: string, rate: number, burst: number, now: number) =>
-    new RedisStore({ client, keyPrefix: prefix, time: 'client' }).peek({
+    new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 20_000 }).peek({
       checks: [bucket(key, rate, burst)],
       now,
     });

@@ -64,7 +64,7 @@ describe('concurrency slots when Redis fails', () => {
     const store = new RedisStore({
       client: redis.client,
       keyPrefix: uniquePrefix('slot-faults'),
-      timeoutMs: 200,
+      timeoutMs: 20_000,
     });
     app = await createApp('express', {
       imports: [RateLimitModule.forRoot({ store })],

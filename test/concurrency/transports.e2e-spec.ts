@@ -3,6 +3,7 @@
  * held while the handler runs (or its stream is open), refused meanwhile
  * in the transport's own terms, and released when it completes or fails.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { AddressInfo, Server } from 'node:net';
 import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -91,8 +92,23 @@ describe.each(DRIVERS)('concurrency over GraphQL, $name', (driver) => {
     expect(failed.body.errors[0].message).toBe('work failed');
     expect((await query('{ work(mode: "ok") }')).body.data).toEqual({ work: 'done ok' });
 
-    later(200, () => held.release());
-    const both = await query('{ a: work(mode: "hold") b: work(mode: "hold") }');
+    // Released once one field holds the slot and the other was refused (not after a fixed
+    // 200 ms, which a stalled machine can outlast: the first field done before the second
+    // asks, both would be admitted).
+    const denied: unknown[] = [];
+    const onDecision = (event: unknown) => {
+      if ((event as { result?: string }).result === 'denied') denied.push(event);
+    };
+    subscribe('nestjs-holdup:decision', onDecision);
+    let both: Awaited<ReturnType<typeof query>>;
+    try {
+      const answer = query('{ a: work(mode: "hold") b: work(mode: "hold") }').then((r) => r);
+      await waitFor(() => held.now === 1 && denied.length === 1);
+      held.release();
+      both = await answer;
+    } finally {
+      unsubscribe('nestjs-holdup:decision', onDecision);
+    }
     expect(held.max).toBe(1);
     const { data, errors } = both.body as {
       data: Record<string, string | null>;

@@ -51,7 +51,11 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
 
   it('a RedisStore: store-failure for each failed decision, then store-recovered once Redis answers', async () => {
     const events = await start(
-      new RedisStore({ client: redis.client, keyPrefix: uniquePrefix('ev-redis'), timeoutMs: 100 }),
+      new RedisStore({
+        client: redis.client,
+        keyPrefix: uniquePrefix('ev-redis'),
+        timeoutMs: 20_000,
+      }),
       'open',
     );
     const { seen } = record(events, 'store-failure', 'store-recovered');
@@ -81,7 +85,7 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
       client: redis.client,
       keyPrefix: uniquePrefix('ev-tt'),
       time: 'client',
-      timeoutMs: 100,
+      timeoutMs: 20_000,
       instances: 2,
       probeIntervalMs: 50,
     });

@@ -47,12 +47,23 @@ describe.each([
     'RedisStore',
     (client: Redis, _clock: ManualClock): RateLimitStore =>
       // time: 'server' is the default; said here because it is the point.
-      new RedisStore({ client, keyPrefix: uniquePrefix('cal-skew'), time: 'server' }),
+      new RedisStore({
+        client,
+        keyPrefix: uniquePrefix('cal-skew'),
+        time: 'server',
+        timeoutMs: 20_000,
+      }),
   ],
   [
     'TwoTierStore',
     (client: Redis, clock: ManualClock): RateLimitStore =>
-      new TwoTierStore({ client, keyPrefix: uniquePrefix('cal-skew-tt'), time: 'server', clock }),
+      new TwoTierStore({
+        client,
+        keyPrefix: uniquePrefix('cal-skew-tt'),
+        time: 'server',
+        clock,
+        timeoutMs: 20_000,
+      }),
   ],
 ])(
   'calendar windows on Redis time, %s, with a module clock more than a window away',

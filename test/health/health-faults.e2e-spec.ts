@@ -44,7 +44,7 @@ describe.each(PLATFORMS)(
         store: new RedisStore({
           client: redis.client,
           keyPrefix: uniquePrefix('health'),
-          timeoutMs: 100,
+          timeoutMs: 20_000,
         }),
       });
       const up = await health().expect(200);
@@ -56,7 +56,7 @@ describe.each(PLATFORMS)(
       await redis.server.kill();
       const started = performance.now();
       const down = await health().expect(503);
-      expect(performance.now() - started).toBeLessThan(2_000); // the PING's timeout (200 ms), or the client's fast failure
+      expect(performance.now() - started).toBeLessThan(2_000); // the client's fast failure (the PING's 20 s deadline would fail this)
       expect(down.body).toMatchObject({
         status: 'error',
         error: {
@@ -78,7 +78,7 @@ describe.each(PLATFORMS)(
         client: redis.client,
         keyPrefix: uniquePrefix('health-tt-open'),
         time: 'client',
-        timeoutMs: 100,
+        timeoutMs: 20_000,
       });
       app = await healthApp(platform, { store });
       await health().expect(200);
@@ -92,7 +92,7 @@ describe.each(PLATFORMS)(
         client: redis.client,
         keyPrefix: uniquePrefix('health-tt'),
         time: 'client',
-        timeoutMs: 100,
+        timeoutMs: 20_000,
         instances: 2,
         probeIntervalMs: 50,
       });

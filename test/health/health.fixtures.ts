@@ -22,7 +22,9 @@ export class HealthController {
   @Get()
   @HealthCheck()
   check() {
-    return this.health.check([() => this.rateLimit.isHealthy('rate-limit', { timeoutMs: 200 })]);
+    // The specs' faults kill Redis, which fails the PING at once: the deadline only bounds a PING
+    // meant to be answered, so it is far past a loaded machine's stalls.
+    return this.health.check([() => this.rateLimit.isHealthy('rate-limit', { timeoutMs: 20_000 })]);
   }
 }
 

@@ -24,6 +24,7 @@ describe.each(PLATFORMS)('metrics: Redis store duration (%s)', (platform) => {
     const store = new RedisStore({
       client,
       keyPrefix: `metrics-${platform}-${process.pid}-${Date.now()}:`,
+      timeoutMs: 20_000,
     });
     app = await createApp(platform, {
       imports: [

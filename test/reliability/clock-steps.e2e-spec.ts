@@ -35,12 +35,23 @@ describe.each([
   [
     'RedisStore',
     (client: Redis, _clock: ManualClock): RateLimitStore =>
-      new RedisStore({ client, keyPrefix: uniquePrefix('steps'), time: 'client' }),
+      new RedisStore({
+        client,
+        keyPrefix: uniquePrefix('steps'),
+        time: 'client',
+        timeoutMs: 20_000,
+      }),
   ],
   [
     'TwoTierStore',
     (client: Redis, clock: ManualClock): RateLimitStore =>
-      new TwoTierStore({ client, keyPrefix: uniquePrefix('steps-tt'), time: 'client', clock }),
+      new TwoTierStore({
+        client,
+        keyPrefix: uniquePrefix('steps-tt'),
+        time: 'client',
+        clock,
+        timeoutMs: 20_000,
+      }),
   ],
 ])('the clock stepping back, %s', (_name, createStore) => {
   let client: Redis;

@@ -190,7 +190,12 @@ describe('hostile keys in Redis', () => {
 
   it('a header naming another caller inside braces (a Cluster hash tag) reaches a bucket of its own', async () => {
     client = await connectSharedClient();
-    const store = new RedisStore({ client, keyPrefix: uniquePrefix('hostile'), time: 'client' });
+    const store = new RedisStore({
+      client,
+      keyPrefix: uniquePrefix('hostile'),
+      time: 'client',
+      timeoutMs: 20_000,
+    });
     app = await createApp('express', {
       imports: [RateLimitModule.forRoot({ store, clock: new ManualClock(10_000_000) })],
       controllers: [HostileController],
