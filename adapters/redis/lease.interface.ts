@@ -66,12 +66,6 @@ export interface PaceAsk {
   readonly sureMs: number;
   /** The instances configured to share the bucket (the `instances` option). */
   readonly instances: number;
-  /**
-   * How long after the bucket's fleet set is created the `instances` not
-   * counted yet are taken to be starting too, their shares kept for them
-   * (0, the default: never).
-   */
-  readonly startingMs?: number;
   /** Tokens this instance held and gives back to the bucket in the same call. */
   readonly giveBack?: number;
   /** The pace this instance held until this call (rate, and how long it lasted): 0 for none. */

@@ -120,23 +120,6 @@ describe('RedisStore paces (standalone)', () => {
     expect(sum(await paces(1_110))).toBeLessThanOrEqual(RATE + 1e-9);
   });
 
-  it('keeps the shares of the instances not counted yet while the fleet is starting, and only then', async () => {
-    // 4 instances configured, starting for 1 s from the set's creation; each asks 8/s (weight 0.8).
-    const starting = (id: string, now: number) =>
-      pace(id, now, 8, { instances: 4, startingMs: 1_000 });
-    // a, alone: the three to come are taken to ask as much (load 3.2): a quarter of the rate,
-    // and since it sized them by itself alone, for as long as a whole share brings 10 tokens
-    // but no longer than 4 of its own (400 ms): not 8/s for 1 s.
-    expect(await starting('a', 0)).toEqual({ rate: 2.5, ms: 400, lump: 20 });
-    // b: the two to come kept their shares (5 of the rest), a lacks 2.5 of its own: 2.5, for
-    // the 1 s of a share while unsure.
-    expect(await starting('b', 10)).toEqual({ rate: expect.closeTo(2.5), ms: 1_000, lump: 20 });
-    expect(sum(await paces(10))).toBeCloseTo(5);
-    // After 1 s nobody is taken to be coming: c's share of the three counted (load 2.4).
-    expect((await starting('c', 1_010)).rate).toBeCloseTo(10 / 3);
-    expect(sum(await paces(1_010))).toBeLessThanOrEqual(RATE + 1e-9);
-  });
-
   it('takes a bucket whose fleet set vanished under a caller holding a pace as lost, though it tells no epoch', async () => {
     await pace('a', 0, 5);
     // State lost (a restart or failover); a no longer remembers the epoch, but holds a pace.

@@ -365,12 +365,11 @@ function keyOf(bucket: Bucket): string {
 function paceArg(pace: PaceAsk | undefined): string {
   if (pace === undefined) return '';
   const { ask, tokens, minMs, maxMs, sureMs, instances } = pace;
-  const { giveBack = 0, held = 0, heldMs = 0, startingMs = 0 } = pace;
-  const optional = [giveBack, held, heldMs, startingMs];
-  const numbers = [ask, tokens, minMs, maxMs, sureMs, instances, ...optional];
+  const { giveBack = 0, held = 0, heldMs = 0 } = pace;
+  const numbers = [ask, tokens, minMs, maxMs, sureMs, instances, giveBack, held, heldMs];
   const valid = numbers.every((x) => Number.isFinite(x) && x >= 0);
   if (!valid || !(tokens > 0 && minMs >= 1 && maxMs >= minMs && instances >= 1)) return '';
   const ms = [minMs, maxMs, sureMs].map((x) => Math.ceil(x)).join(':');
-  const told = `${giveBack}:${held}:${Math.ceil(heldMs)}:${Math.ceil(startingMs)}`;
+  const told = `${giveBack}:${held}:${Math.ceil(heldMs)}`;
   return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${told}`;
 }

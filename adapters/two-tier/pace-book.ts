@@ -168,7 +168,6 @@ export class PaceBook {
       maxMs: MAX_PACE_MS,
       sureMs: this.leaseTtlMs,
       instances: this.instances,
-      startingMs: this.leaseTtlMs,
       giveBack,
     };
   }

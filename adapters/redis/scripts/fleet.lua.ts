@@ -76,14 +76,12 @@ end
 -- each instance telling the pace it held takes its part back from it (never over: what no
 -- instance claims stays unused until then). A pace is long only when its share is sure: the
 -- fleet is over the rate and every instance configured (configured) is counted (count); else
--- it lasts at most sure_ms, and its holder asks again knowing more; while the fleet is
--- starting (within starting_ms of the set's epoch), the shares of the configured instances
--- not counted yet are kept for them. Answers the TAT with all that charged, the pace's rate
--- (0: none), how long it lasts (ms; with none, how long until another pace ends), and the
--- bucket's own tokens granted with it at once.
-local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, epoch)
-  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms, starting_ms =
-    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10] or 0
+-- it lasts at most sure_ms, and its holder asks again knowing more. Answers the TAT with all
+-- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
+-- another pace ends), and the bucket's own tokens granted with it at once.
+local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight)
+  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms =
+    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
   local interval = 1000 / rate
   local at = frame + now
   local others, own, own_rate, own_until, first_end = 0, nil, 0, 0, nil
@@ -144,18 +142,6 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   -- Its share, once sure; before (weights measured early can overstate the load), up to its
   -- demand from what no pace holds and no other instance's share lacks, for sure_ms at most.
   local sure = load > 1 and count >= configured
-  -- Within starting_ms of the set's creation, the configured instances not counted yet are
-  -- taken to be starting too (a fleet started together asks within its first second), each
-  -- asking what the average counted one does, and their shares are kept for them: the first
-  -- to ask do not take the rate and leave the others refused until their paces end. Past
-  -- that, an instance not counted is not coming.
-  local absent = 0
-  local born = epoch and tonumber(string.sub(epoch, 2))
-  if not sure and count > 0 and configured > count and born and at - born < starting_ms then
-    local expected = load * configured / count
-    absent = rate * (expected - load) / math.max(expected, 1)
-    share = math.min(share, rate * weight / math.max(expected, 1))
-  end
   local g = math.min(ask, rate - others, share)
   -- As long as the caller's share takes to bring the tokens (before the bounds below).
   local length = tokens * 1000 / share
@@ -163,16 +149,13 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   -- skewed fleet) leaves the instances without one their shares: their next ask finds them,
   -- rather than whatever the long paces of the others happen to leave.
   if sure and length <= sure_ms then g = math.min(g, math.max(0, rate - others - unpaced)) end
-  if not sure then g = math.min(ask, rate - others, math.max(share, rate - others - lacking - absent)) end
+  if not sure then g = math.min(ask, rate - others, math.max(share, rate - others - lacking)) end
   local grant_ms = 0
   if g > 0 then
     -- As long as the caller's share takes to bring the tokens: a caller granted less than its
     -- share (the others' paces hold the rest) asks again as soon as a whole share would.
     grant_ms = math.min(max_ms, math.max(min_ms, length))
     if not sure then grant_ms = math.min(grant_ms, math.max(min_ms, sure_ms)) end
-    -- The first counted of a starting fleet, alone, had only its own demand to size the
-    -- others' by: it asks again soon (at least a token's worth), measured against theirs.
-    if absent > 0 and count == 1 then grant_ms = math.min(grant_ms, math.max(min_ms, 1000 / g)) end
     -- Granted less than its share (the others' paces hold the rest): asks again when the
     -- first of them ends, by which time its holder has renewed it at its own share.
     -- (At least a token's worth: a pace that brings none is no pace.)

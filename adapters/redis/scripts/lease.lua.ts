@@ -46,7 +46,7 @@ export const LEASE_LUA = `--[[
               (its demand over the rate), summed over the fleet
     ARGV[9 + 4 n + 4 (i - 1)]  a pace asked for bucket i ('' for none):
               '<tokens/s>:<tokens>:<min ms>:<max ms>:<sure ms>:<instances>:<tokens
-              given back>:<rate of the pace it held>:<that pace's ms>:<starting ms>'
+              given back>:<rate of the pace it held>:<that pace's ms>'
               (fleet_pace)
   n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
@@ -153,7 +153,7 @@ if fleet then
     if b.max_extra > 0 or b.joins or b.lost or asked then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
     if asked then
       local tat
-      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight, epoch)
+      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
