@@ -98,5 +98,18 @@ describe('LeaseBook', () => {
       expect(state.paceRate).toBe(0);
       expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, all kept (under the pace's share of the burst, 100)
     });
+
+    it('tells no pace held once it has ended (its fleet set may have expired since: no loss to tell)', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      Object.assign(state, { target: 7, score: 10 });
+      leases.paces.apply(c, state, 100, 1_000, 0, 0);
+      // The first request after a pause longer than the pace: its renewal is due, and tells nothing.
+      expect(leases.paces.renewalDue(state, 5_000)).toBe(true);
+      const renewal = leases.paces.renewal(c, state, 5_000);
+      expect(renewal.pace).toBeDefined();
+      expect(renewal.pace!.held).toBeUndefined();
+      expect(state.paceRate).toBe(0);
+    });
   });
 });

@@ -192,12 +192,17 @@ export class PaceBook {
     return { ...ask, cost: 0, pace };
   }
 
-  /** `pace`, asked at `now` to replace the key's pace: that one stops, and `pace` tells what it was. */
+  /**
+   * `pace`, asked at `now` to replace the key's pace: that one stops, and
+   * `pace` tells what it was while it still runs. An ended pace holds
+   * nothing, and told, it would read as a lost state once its fleet set
+   * expired in the silence since (`scripts/lease.lua.ts`).
+   */
   private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
     if (state.paceRate <= 0) return pace;
-    const held = heldPace(state);
+    const held = now < state.paceUntil ? heldPace(state) : undefined;
     this.stop(check, state, now);
-    return { ...pace, ...held };
+    return held === undefined ? pace : { ...pace, ...held };
   }
 
   /** {@link apply} of the pace a lease call (`result`) answered for its `j`-th check, sent `elapsedMs` ago. */
