@@ -86,11 +86,17 @@ describe('LeaseBook', () => {
       expect(leases.covers({ ...c, cost: 5 }, state, 1_050)).toBe(true);
     });
 
-    it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
+    /** A hot key holding a pace of 100 tokens/s for 1 s from 0. */
+    const pacedFor1s = () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);
       Object.assign(state, { target: 7, score: 10 });
       leases.paces.apply(c, state, 100, 1_000, 0, 0);
+      return { leases, state };
+    };
+
+    it('renews in the last tenth, and a new ask stops the pace held (what came due stays) and tells it', () => {
+      const { leases, state } = pacedFor1s();
       expect(leases.paces.renewalDue(state, 899)).toBe(false);
       expect(leases.paces.renewalDue(state, 900)).toBe(true);
       const renewal = leases.paces.renewal(c, state, 900);
@@ -100,10 +106,7 @@ describe('LeaseBook', () => {
     });
 
     it('tells no pace held once it has ended (its fleet set may have expired since: no loss to tell)', () => {
-      const { leases, keys } = make({ instances: 2 });
-      const state = keys.stateOf(c, 0);
-      Object.assign(state, { target: 7, score: 10 });
-      leases.paces.apply(c, state, 100, 1_000, 0, 0);
+      const { leases, state } = pacedFor1s();
       // The first request after a pause longer than the pace: its renewal is due, and tells nothing.
       expect(leases.paces.renewalDue(state, 5_000)).toBe(true);
       const renewal = leases.paces.renewal(c, state, 5_000);
