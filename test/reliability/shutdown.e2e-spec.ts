@@ -16,6 +16,7 @@ import { connectRedisClient, RECOMMENDED_OPTIONS } from '../utils/redis-client.j
 import { uniquePrefix } from '../utils/redis-harness.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
+import { watchStalls } from '../utils/stall-watch.js';
 
 const TIMEOUT_MS = 100;
 const IN_FLIGHT = 30;
@@ -81,13 +82,16 @@ describe.each([
       await new Promise((resolve) => setTimeout(resolve, 5));
     expect(reached).toBe(IN_FLIGHT);
 
+    const stalls = watchStalls(); // the bound below is give or take the machine's own stalls
     const started = performance.now();
     await app.close();
     const closeMs = performance.now() - started;
+    const stalledMs = stalls.maxMs;
+    stalls.stop();
 
     const statuses = await Promise.all(answers);
     expect(new Set(statuses)).toEqual(new Set([200])); // failMode open: admitted, never dropped
-    expect(closeMs).toBeLessThan(TIMEOUT_MS * 5);
+    expect(closeMs).toBeLessThan(TIMEOUT_MS * 5 + stalledMs);
     // Closed: a late call fails fast instead of hanging on the paused server.
     const late = Promise.resolve().then(() =>
       store.consume({

@@ -23,6 +23,7 @@ import { MAX_RETRY_MS } from '../../lib/concurrency/slot-releases.js';
 import { createApp } from '../utils/create-app.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
 import { slotsHeldInRedis, statusOf, withFaultyRedis } from '../utils/redis-faults.js';
+import { watchStalls } from '../utils/stall-watch.js';
 
 const TIMEOUT_MS = 100;
 const KEYS = 10;
@@ -95,6 +96,7 @@ describe('concurrency slots across a Redis stall (SIGSTOP)', () => {
     await sleep(150);
     loading = false;
     await Promise.all(load);
+    const stalls = watchStalls(); // the bound below is give or take the machine's own stalls
     const ended = performance.now();
 
     let left = await slotsInRedis();
@@ -104,6 +106,8 @@ describe('concurrency slots across a Redis stall (SIGSTOP)', () => {
       left = await slotsInRedis();
     }
     const freedMs = performance.now() - ended;
+    const stalledMs = stalls.maxMs;
+    stalls.stop();
 
     // 20 probes held at once, 2 per key: all admitted only if no key has a slot left.
     held = new Promise<void>((resolve) => (release = resolve));
@@ -131,7 +135,7 @@ describe('concurrency slots across a Redis stall (SIGSTOP)', () => {
     }
 
     expect(left).toBe(0);
-    expect(freedMs).toBeLessThan(BOUND_MS);
+    expect(freedMs).toBeLessThan(BOUND_MS + stalledMs);
     expect(admitted).toBe(KEYS * CONCURRENCY);
     expect(redis.unhandled).toEqual([]);
     // Said once per burst, not once per request.
