@@ -105,14 +105,16 @@ describe('LeaseBook', () => {
       expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, all kept (under the pace's share of the burst, 100)
     });
 
-    it('tells no pace held once it has ended (its fleet set may have expired since: no loss to tell)', () => {
-      const { leases, state } = pacedFor1s();
-      // The first request after a pause longer than the pace: its renewal is due, and tells nothing.
-      expect(leases.paces.renewalDue(state, 5_000)).toBe(true);
-      const renewal = leases.paces.renewal(c, state, 5_000);
+    it('tells the pace it held just past its end, and none once its fleet set may have expired', () => {
+      const just = pacedFor1s();
+      expect(just.leases.paces.renewal(c, just.state, 1_001).pace).toMatchObject({ held: 100 });
+      // The first request after a pause of over half the pace past its end: nothing told.
+      const paused = pacedFor1s();
+      expect(paused.leases.paces.renewalDue(paused.state, 1_500)).toBe(true);
+      const renewal = paused.leases.paces.renewal(c, paused.state, 1_500);
       expect(renewal.pace).toBeDefined();
       expect(renewal.pace!.held).toBeUndefined();
-      expect(state.paceRate).toBe(0);
+      expect(paused.state.paceRate).toBe(0);
     });
   });
 });

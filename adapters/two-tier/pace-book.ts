@@ -17,6 +17,7 @@ import {
   savingsAfterShrinkMs,
   savingsCapMs,
   savingsCreditMs,
+  stillHeld,
   waitForTokens,
 } from './pace.js';
 
@@ -194,13 +195,14 @@ export class PaceBook {
 
   /**
    * `pace`, asked at `now` to replace the key's pace: that one stops, and
-   * `pace` tells what it was while it still runs. An ended pace holds
-   * nothing, and told, it would read as a lost state once its fleet set
-   * expired in the silence since (`scripts/lease.lua.ts`).
+   * `pace` tells what it was, unless it ended long enough ago for its fleet
+   * set to have expired in the silence since ({@link stillHeld}): told, it
+   * would read as a lost state (`scripts/lease.lua.ts`).
    */
   private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
     if (state.paceRate <= 0) return pace;
-    const held = now < state.paceUntil ? heldPace(state) : undefined;
+    const told = stillHeld(state.paceFrom, state.paceUntil, now);
+    const held = told ? heldPace(state) : undefined;
     this.stop(check, state, now);
     return held === undefined ? pace : { ...pace, ...held };
   }

@@ -111,6 +111,17 @@ export function heldPace(state: KeyState): Pick<PaceAsk, 'held' | 'heldMs'> {
   return { held: state.paceRate, heldMs: state.paceUntil - state.paceFrom };
 }
 
+/**
+ * True when a pace that ran from `from` to `until` is still told as held by
+ * a call at `at`: its fleet set lives twice the pace's length from the
+ * grant (`PEXPIRE`), so until half a length past the end a set found
+ * missing means a lost state; later, it may have expired on its own, and
+ * the pace holds nothing anyway.
+ */
+export function stillHeld(from: number, until: number, at: number): boolean {
+  return at < until + (until - from) / 2;
+}
+
 /** Tokens of a pace due at `at` since `from` (none after `until`). */
 export function dueTokens(rate: number, from: number, until: number, at: number): number {
   return (rate * Math.max(0, Math.min(at, until) - from)) / 1000;
