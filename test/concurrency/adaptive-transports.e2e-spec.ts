@@ -19,7 +19,7 @@ import {
   adaptiveClock,
   adaptiveHeld,
 } from './adaptive-transport-handlers.js';
-import { waitFor } from '../utils/wait-for.js';
+import { until } from '../utils/time.js';
 
 /** What a call got: the handler's answer, or the error object the client received. */
 type Outcome = { ok: unknown } | { error: unknown };
@@ -114,9 +114,9 @@ describe.each(TRANSPORTS)('adaptive concurrency over a %s', (_name, boot) => {
 
   it('the limit in force holds the caller beyond it in the backlog, refuses one beyond the backlog, and times the wait out on the module clock', async () => {
     const first = running.send('queued', 'hold');
-    await waitFor(() => adaptiveHeld.now === 1, 100_000);
+    await until(() => adaptiveHeld.now === 1, 100_000);
     const waiting = running.send('queued', 'ok');
-    await waitFor(() => state('queued')?.queued === 1, 100_000);
+    await until(() => state('queued')?.queued === 1, 100_000);
     expect(state('queued')).toMatchObject({ limit: 1, inFlight: 1, queued: 1 });
     // The backlog (size 1) is full: refused at once.
     expect(await running.send('queued', 'ok')).toEqual({ error: TOO_MANY });
@@ -127,9 +127,9 @@ describe.each(TRANSPORTS)('adaptive concurrency over a %s', (_name, boot) => {
 
     adaptiveHeld.reset();
     const again = running.send('queued', 'hold');
-    await waitFor(() => adaptiveHeld.now === 1, 100_000);
+    await until(() => adaptiveHeld.now === 1, 100_000);
     const late = running.send('queued', 'ok');
-    await waitFor(() => state('queued')?.queued === 1, 100_000);
+    await until(() => state('queued')?.queued === 1, 100_000);
     adaptiveClock.advance(1_000);
     expect(await late).toEqual({ error: TOO_MANY });
     expect(state('queued')).toMatchObject({ inFlight: 1, queued: 0 });

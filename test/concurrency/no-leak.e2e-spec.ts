@@ -8,7 +8,7 @@ import type {
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { makeStore, type StoreFixture } from '../utils/stores.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
-import { waitFor } from '../utils/wait-for.js';
+import { until } from '../utils/time.js';
 
 /** Every acquisition and release the store saw, by slot id: the real store's, counted on the way. */
 class SlotLedger {
@@ -127,7 +127,7 @@ describe.each(CASES)('concurrency: no slot leaks (%s store, %d requests)', (kind
       expect(outcomes.get(500)).toBeGreaterThan(0);
       expect(outcomes.get('aborted')).toBeGreaterThan(0);
       // Handlers of aborted requests may still be finishing: their slots were freed when the client left.
-      await waitFor(() => ledger.settled, 10_000);
+      await until(() => ledger.settled, 10_000);
       expect(ledger.acquired.size).toBeGreaterThan(total / 4);
       expect([...ledger.released.values()].every((count) => count === 1)).toBe(true);
       expect([...ledger.released.keys()].every((id) => ledger.acquired.has(id))).toBe(true);
@@ -137,7 +137,7 @@ describe.each(CASES)('concurrency: no slot leaks (%s store, %d requests)', (kind
       // All 8 slots free: 8 requests at once are admitted and held, a ninth is refused.
       const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
       const held = Array.from({ length: 8 }, () => fire(port, 'hold', agent));
-      await waitFor(() => ledger.acquired.size - ledger.released.size === 8, 10_000);
+      await until(() => ledger.acquired.size - ledger.released.size === 8, 10_000);
       expect(await fire(port, 'ok', agent)).toBe(429);
       inFlight.release();
       expect(await Promise.all(held)).toEqual(Array(8).fill(200));

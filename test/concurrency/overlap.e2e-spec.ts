@@ -4,7 +4,7 @@ import { RateLimitModule } from 'nestjs-holdup';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { makeStore, STORES, storesOfKind, type StoreFixture } from '../utils/stores.js';
 import { GenerationsController, inFlight } from './generations.controller.js';
-import { waitFor } from '../utils/wait-for.js';
+import { until } from '../utils/time.js';
 
 /**
  * `concurrency: 4`: 20 requests of one key at once, each handler waiting
@@ -92,7 +92,7 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
         request(url).get('/generate').set('x-api-key', 'a'),
       );
       const started = Promise.all(busy);
-      await waitFor(() => inFlight.now === 4);
+      await until(() => inFlight.now === 4);
       const other = await request(url)
         .get('/generate')
         .set('x-api-key', 'b')
@@ -109,7 +109,7 @@ describe.each(STORES)('concurrency: overlap (%s store)', (kind) => {
         request(url).get('/both').set('x-api-key', 'r'),
       );
       const running = Promise.all(first);
-      await waitFor(() => inFlight.now === 2);
+      await until(() => inFlight.now === 2);
       const refused = await request(url).get('/both').set('x-api-key', 'r');
       expect(refused.status).toBe(429);
       expect(refused.headers['retry-after']).toBe('1');

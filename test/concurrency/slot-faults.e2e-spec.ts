@@ -8,7 +8,7 @@ import { uniquePrefix } from '../utils/redis-harness.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
 import { InFlight } from './generations.controller.js';
-import { waitFor } from '../utils/wait-for.js';
+import { until } from '../utils/time.js';
 
 const gate = new InFlight();
 
@@ -99,7 +99,7 @@ describe('concurrency slots when Redis fails', () => {
       .get('/f/held')
       .then((r) => r);
     // Only one may hold the slot: the next is refused while Redis is up.
-    await waitFor(() => gate.now >= 1);
+    await until(() => gate.now >= 1);
     expect((await request(app.getHttpServer()).get('/f/held')).status).toBe(429);
     await redis.server.kill();
     gate.release();
@@ -108,7 +108,7 @@ describe('concurrency slots when Redis fails', () => {
       logs.warn.mock.calls
         .map(([message]) => String(message))
         .filter((message) => message.includes('could not be released'));
-    await waitFor(() => said().length > 0);
+    await until(() => said().length > 0);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(said()).toHaveLength(1);
     expect(unhandled).toEqual([]);

@@ -28,7 +28,7 @@ import {
   WorkMessages,
   WorkResolver,
 } from './transport-handlers.js';
-import { waitFor } from '../utils/wait-for.js';
+import { until } from '../utils/time.js';
 
 const later = (ms: number, action: () => void) => setTimeout(action, ms);
 const outcome = (promise: Promise<unknown>) =>
@@ -103,7 +103,7 @@ describe.each(DRIVERS)('concurrency over GraphQL, $name', (driver) => {
     let both: Awaited<ReturnType<typeof query>>;
     try {
       const answer = query('{ a: work(mode: "hold") b: work(mode: "hold") }').then((r) => r);
-      await waitFor(() => held.now === 1 && denied.length === 1);
+      await until(() => held.now === 1 && denied.length === 1);
       held.release();
       both = await answer;
     } finally {
@@ -158,7 +158,7 @@ describe('concurrency over a WebSocket gateway (ws)', () => {
     const a = await connect();
     const b = await connect();
     const running = send(a, 'hold');
-    await waitFor(() => held.now === 1);
+    await until(() => held.now === 1);
     expect(await send(b, 'ok')).toEqual({
       event: 'exception',
       data: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter: 1 },
@@ -197,7 +197,7 @@ describe('concurrency over a TCP microservice', () => {
 
   it('held while the handler runs, refused meanwhile, released on completion and on error', async () => {
     const running = outcome(client.send('work', 'hold'));
-    await waitFor(() => held.now === 1);
+    await until(() => held.now === 1);
     expect(await outcome(client.send('work', 'ok'))).toEqual({
       error: { status: 'error', statusCode: 429, message: 'Too Many Requests', retryAfter: 1 },
     });
@@ -261,7 +261,7 @@ describe.each(SSE_CASES)('concurrency over server-sent events (%s, %s store)', (
 
   it('a stream holds its slot until it completes', async () => {
     const first = open().then((r) => r);
-    await waitFor(() => inFlight.now === 1);
+    await until(() => inFlight.now === 1);
     const refused = await request(url).get('/stream').set('x-api-key', 's');
     expect(refused.status).toBe(429);
     inFlight.release();
@@ -276,9 +276,9 @@ describe.each(SSE_CASES)('concurrency over server-sent events (%s, %s store)', (
   it('a client that goes away mid-stream frees the slot', async () => {
     const aborted = open();
     aborted.catch(() => undefined);
-    await waitFor(() => inFlight.now === 1);
+    await until(() => inFlight.now === 1);
     aborted.abort();
-    await waitFor(() => inFlight.now === 0);
+    await until(() => inFlight.now === 0);
     later(100, () => inFlight.release());
     expect(await openOnceFree()).toBe(200);
   });

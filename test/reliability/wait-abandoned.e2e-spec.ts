@@ -26,7 +26,7 @@ import {
   type GuardOutcome,
 } from '../utils/guard-harness.js';
 import { storesOfKind } from '../utils/stores.js';
-import { waitFor } from '../utils/wait-for.js';
+import { until } from '../utils/time.js';
 
 @Controller('queued')
 class QueuedController {
@@ -81,7 +81,7 @@ describe.each(['memory', 'redis'] as const)(
       let next: GuardOutcome | undefined;
       const pending = h.canActivate('queued').then((outcome) => (next = outcome));
       // Its store call answered (a round trip on Redis): it waits, alone in the queue.
-      await waitFor(() => engine.waits.size !== 0 || next !== undefined, 10_000);
+      await until(() => engine.waits.size !== 0 || next !== undefined, 10_000);
       expect(engine.waits.size).toBe(1);
       h.clock.advance(100);
       await pending;
