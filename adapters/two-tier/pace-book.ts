@@ -201,8 +201,7 @@ export class PaceBook {
    */
   private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
     if (state.paceRate <= 0) return pace;
-    const told = stillHeld(state.paceFrom, state.paceUntil, now);
-    const held = told ? heldPace(state) : undefined;
+    const held = stillHeld(state.paceFrom, state.paceUntil, now) ? heldPace(state) : undefined;
     this.stop(check, state, now);
     return held === undefined ? pace : { ...pace, ...held };
   }
