@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { RelativeTime } from '../../lib/store/relative-time.js';
 import { check } from '../../test/utils/checks.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
-import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
+import { ANSWERED_DEADLINE_MS, ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { RedisStore } from '../redis/index.js';
 import { GiveBackQueue } from './give-back-queue.js';
@@ -90,7 +90,7 @@ describe('GiveBackQueue (real Redis)', () => {
       client,
       keyPrefix: uniquePrefix('give-back'),
       time: 'client',
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
     });
     closed.close();
     const queue = new GiveBackQueue(closed, time, fallback);

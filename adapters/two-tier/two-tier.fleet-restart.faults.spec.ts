@@ -11,7 +11,7 @@ import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interfac
 import { RedisStore } from '../redis/index.js';
 import { redisKey } from '../redis/redis-keys.js';
 import { uniquePrefix } from '../../test/utils/redis-harness.js';
-import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
+import { ANSWERED_DEADLINE_MS, ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { until } from '../../test/utils/time.js';
@@ -35,9 +35,8 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
           client: redis.client,
           keyPrefix: prefix,
           ...ON_TEST_CLOCK,
-          // Every call here is meant to be answered (none is in flight across the kill): a
-          // deadline far past a loaded machine's stalls, below jest's 30 s.
-          timeoutMs: 20_000,
+          // Every call here is meant to be answered: none is in flight across the kill.
+          timeoutMs: ANSWERED_DEADLINE_MS,
           instances: 2,
           clock,
         }),
@@ -46,7 +45,7 @@ describe('TwoTierStore fleet across a Redis restart (state lost)', () => {
       client: redis.client,
       keyPrefix: prefix,
       time: 'client',
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
     });
     const hot: TokenBucketCheck = check('hot', 1_000, 1_000); // 1 token a ms
     const fleetKey = `${redisKey(prefix, 'hot')}:fleet`;

@@ -12,6 +12,7 @@ import type {
   MaybePromise,
 } from '../../lib/store/rate-limit-store.interface.js';
 import { rawCommand, uniquePrefix } from '../../test/utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../../test/utils/test-clock-store-options.js';
 import { RECOMMENDED_OPTIONS } from '../../test/utils/redis-client.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { sleep, until } from '../../test/utils/time.js';
@@ -33,9 +34,7 @@ describe('TwoTierStore when Redis fails (local fallback)', () => {
       client: redis.client,
       keyPrefix: uniquePrefix('fallback'),
       time: 'client',
-      // A killed server fails each call at once: the deadline only bounds the calls meant to be
-      // answered (before the kill, after the restart), so it is far past a loaded machine's stalls.
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
       instances: 4,
       probeIntervalMs: 50,
     });
@@ -111,7 +110,8 @@ describe('TwoTierStore when Redis answers reads but refuses writes', () => {
         client: redis.client,
         keyPrefix: uniquePrefix('refused'),
         time: 'client',
-        timeoutMs: 20_000, // a refused write is an error reply at once: no call waits on this
+        // A refused write is an error reply at once: no call waits on this deadline.
+        timeoutMs: ANSWERED_DEADLINE_MS,
         instances: 2,
         probeIntervalMs,
       });

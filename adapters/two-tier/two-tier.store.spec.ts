@@ -4,7 +4,7 @@ import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js'
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { rawCommand, uniquePrefix } from '../../test/utils/redis-harness.js';
-import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
+import { ANSWERED_DEADLINE_MS, ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { connectSharedClient } from '../../test/utils/redis-client.js';
 import { withRedisServer } from '../../test/utils/with-redis-server.js';
 import { until } from '../../test/utils/time.js';
@@ -59,7 +59,12 @@ describe('TwoTierStore', () => {
   };
   /** The shared bucket as Redis holds it (leases counted as taken). */
   const redisView = (key: string, rate: number, burst: number, now: number) =>
-    new RedisStore({ client, keyPrefix: prefix, time: 'client', timeoutMs: 20_000 }).peek({
+    new RedisStore({
+      client,
+      keyPrefix: prefix,
+      time: 'client',
+      timeoutMs: ANSWERED_DEADLINE_MS,
+    }).peek({
       checks: [bucket(key, rate, burst)],
       now,
     });

@@ -5,6 +5,7 @@ import { RedisStore } from 'nestjs-holdup/redis';
 import { createApp } from '../utils/create-app.js';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
 import { InFlight } from './generations.controller.js';
@@ -64,7 +65,7 @@ describe('concurrency slots when Redis fails', () => {
     const store = new RedisStore({
       client: redis.client,
       keyPrefix: uniquePrefix('slot-faults'),
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
     });
     app = await createApp('express', {
       imports: [RateLimitModule.forRoot({ store })],

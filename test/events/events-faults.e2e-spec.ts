@@ -15,6 +15,7 @@ import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
 import { EventsController, record, settled, until } from './events.fixtures.js';
@@ -54,7 +55,7 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
       new RedisStore({
         client: redis.client,
         keyPrefix: uniquePrefix('ev-redis'),
-        timeoutMs: 20_000,
+        timeoutMs: ANSWERED_DEADLINE_MS,
       }),
       'open',
     );
@@ -85,7 +86,7 @@ describe.each(PLATFORMS)('RateLimitEvents with Redis killed and restarted (%s)',
       client: redis.client,
       keyPrefix: uniquePrefix('ev-tt'),
       time: 'client',
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
       instances: 2,
       probeIntervalMs: 50,
     });

@@ -24,6 +24,7 @@ import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp } from '../utils/create-app.js';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 
 @Controller('daily')
@@ -51,7 +52,7 @@ describe.each([
         client,
         keyPrefix: uniquePrefix('cal-skew'),
         time: 'server',
-        timeoutMs: 20_000,
+        timeoutMs: ANSWERED_DEADLINE_MS,
       }),
   ],
   [
@@ -62,7 +63,7 @@ describe.each([
         keyPrefix: uniquePrefix('cal-skew-tt'),
         time: 'server',
         clock,
-        timeoutMs: 20_000,
+        timeoutMs: ANSWERED_DEADLINE_MS,
       }),
   ],
 ])(

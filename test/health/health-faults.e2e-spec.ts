@@ -13,6 +13,7 @@ import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { PLATFORMS } from '../utils/create-app.js';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 import { silenceRateLimitLogs } from '../utils/silence-logs.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
 import { until } from '../events/events.fixtures.js';
@@ -44,7 +45,7 @@ describe.each(PLATFORMS)(
         store: new RedisStore({
           client: redis.client,
           keyPrefix: uniquePrefix('health'),
-          timeoutMs: 20_000,
+          timeoutMs: ANSWERED_DEADLINE_MS,
         }),
       });
       const up = await health().expect(200);
@@ -78,7 +79,7 @@ describe.each(PLATFORMS)(
         client: redis.client,
         keyPrefix: uniquePrefix('health-tt-open'),
         time: 'client',
-        timeoutMs: 20_000,
+        timeoutMs: ANSWERED_DEADLINE_MS,
       });
       app = await healthApp(platform, { store });
       await health().expect(200);
@@ -92,7 +93,7 @@ describe.each(PLATFORMS)(
         client: redis.client,
         keyPrefix: uniquePrefix('health-tt'),
         time: 'client',
-        timeoutMs: 20_000,
+        timeoutMs: ANSWERED_DEADLINE_MS,
         instances: 2,
         probeIntervalMs: 50,
       });

@@ -11,6 +11,7 @@ import { ManualClock, RateLimitModule } from 'nestjs-holdup';
 import { RedisStore } from 'nestjs-holdup/redis';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 import { histogramCount, MeteredController, openTelemetrySdk } from './metrics.fixtures.js';
 
 describe.each(PLATFORMS)('metrics: Redis store duration (%s)', (platform) => {
@@ -24,7 +25,7 @@ describe.each(PLATFORMS)('metrics: Redis store duration (%s)', (platform) => {
     const store = new RedisStore({
       client,
       keyPrefix: `metrics-${platform}-${process.pid}-${Date.now()}:`,
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
     });
     app = await createApp(platform, {
       imports: [

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 import { watchStalls } from '../utils/stall-watch.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
 
@@ -82,9 +83,8 @@ describe.each(PLATFORMS)('failMode with a Redis that fails (%s)', (platform) => 
   });
 
   it("'closed': Redis killed → 503 at once; back to limiting after a restart", async () => {
-    // A killed server fails each call at once (no offline queue), well within 500 ms: the
-    // deadline only bounds the calls meant to be answered after the restart.
-    await boot('closed', 20_000);
+    // A killed server fails each call at once (no offline queue), well within 500 ms.
+    await boot('closed', ANSWERED_DEADLINE_MS);
     await redis.server.kill();
     stalls.reset();
     for (let i = 0; i < 3; i++) {

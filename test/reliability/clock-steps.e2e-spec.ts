@@ -18,6 +18,7 @@ import { TwoTierStore } from 'nestjs-holdup/two-tier';
 import { createApp } from '../utils/create-app.js';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 
 @Controller('steps')
 class StepsController {
@@ -39,7 +40,7 @@ describe.each([
         client,
         keyPrefix: uniquePrefix('steps'),
         time: 'client',
-        timeoutMs: 20_000,
+        timeoutMs: ANSWERED_DEADLINE_MS,
       }),
   ],
   [
@@ -50,7 +51,7 @@ describe.each([
         keyPrefix: uniquePrefix('steps-tt'),
         time: 'client',
         clock,
-        timeoutMs: 20_000,
+        timeoutMs: ANSWERED_DEADLINE_MS,
       }),
   ],
 ])('the clock stepping back, %s', (_name, createStore) => {

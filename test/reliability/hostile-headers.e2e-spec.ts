@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { createApp, PLATFORMS } from '../utils/create-app.js';
 import { connectSharedClient } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 
 const LIMIT = { rate: '1/min', burst: 2 } as const;
 
@@ -194,7 +195,7 @@ describe('hostile keys in Redis', () => {
       client,
       keyPrefix: uniquePrefix('hostile'),
       time: 'client',
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
     });
     app = await createApp('express', {
       imports: [RateLimitModule.forRoot({ store, clock: new ManualClock(10_000_000) })],

@@ -6,6 +6,7 @@ import { seconds } from 'nestjs-holdup/throttler-compat';
 import { createApp, PLATFORMS, type Platform } from '../utils/create-app.js';
 import { RECOMMENDED_OPTIONS } from '../utils/redis-client.js';
 import { uniquePrefix } from '../utils/redis-harness.js';
+import { ANSWERED_DEADLINE_MS } from '../utils/test-clock-store-options.js';
 import { withRedisServer } from '../utils/with-redis-server.js';
 import { compatModule, type CompatExtras } from './compat-app.js';
 import { getter, windowAndBlockScenario } from './compat-scenario.js';
@@ -36,7 +37,7 @@ describe.each(PLATFORMS)('throttler-compat app on Redis (%s)', (platform: Platfo
       client: redis.client,
       keyPrefix: uniquePrefix('compat'),
       time: 'client',
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
     });
 
   it('RedisStore: throttler windows, headers, message and blockDuration', async () => {
@@ -49,7 +50,7 @@ describe.each(PLATFORMS)('throttler-compat app on Redis (%s)', (platform: Platfo
       client: redis.client,
       keyPrefix: uniquePrefix('compat-two-tier'),
       time: 'client',
-      timeoutMs: 20_000,
+      timeoutMs: ANSWERED_DEADLINE_MS,
     });
     await boot({ storage: store });
     await windowAndBlockScenario(get, clock);
@@ -103,9 +104,7 @@ describe.each(PLATFORMS)('throttler-compat failMode, Redis killed (%s)', (platfo
     client: redis.client,
     keyPrefix: uniquePrefix('compat-fail'),
     time: 'client' as const,
-    // A killed server fails each call at once (no offline queue): the deadline is only for the
-    // calls meant to be answered, before the kill and after the restart.
-    timeoutMs: 20_000,
+    timeoutMs: ANSWERED_DEADLINE_MS,
   });
 
   it("'open' (the default) admits, without headers", async () => {

@@ -18,3 +18,15 @@ export const ON_TEST_CLOCK = {
   expiryPaddingMs: 60_000,
   timeoutMs: 5_000,
 } as const;
+
+/**
+ * The `timeoutMs` of a store (or of a health check's PING) in a test whose
+ * calls are all meant to be answered, on any clock: what such a test checks
+ * is not the deadline, and a loaded CI machine can stall a call for seconds,
+ * so the deadline is far past that, while a call that never answers still
+ * fails the test, by this deadline, before jest's 30 s. A test that kills
+ * Redis can use it too: a killed server fails each call at once (no offline
+ * queue), so the deadline only bounds the calls made while Redis is up. A
+ * test of the deadline itself sets its own (100 ms, 250 ms, 1 s).
+ */
+export const ANSWERED_DEADLINE_MS = 20_000;
