@@ -78,7 +78,8 @@ describe('RedisStore paces (standalone)', () => {
     // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens (unsure,
     // 1 of 2 instances counted: 1 s at most), and at once up to twice that from the bucket.
     expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 20 });
-    expect(await level(0)).toBeCloseTo(BURST - 20 - 4);
+    // The bucket also stays below full by what the pace may save: 4/s over half the 10 s window.
+    expect(await level(0)).toBeCloseTo(BURST - 20 - 4 - 20);
     expect(await paces(0)).toEqual({ a: 4 });
   });
 
@@ -143,6 +144,30 @@ describe('RedisStore paces (standalone)', () => {
     // Again at once: the pace just granted is given back whole (5), no more; 12 at once.
     expect(await pace('a', 500, 5)).toMatchObject({ lump: 12 });
     expect(await level(500)).toBeCloseTo(-4.5); // 7.5 + 5 - 12 - 5
+  });
+
+  /** Instance `id` takes a token and every whole token the bucket has at `now`: how many extra. */
+  const takeAll = async (id: string, now: number) => {
+    const asked: LeaseCheck = { ...check('hot', RATE, BURST, 1), maxExtra: BURST };
+    const result = await store.lease({ checks: [asked], now, fleet: { id, windowMs: 10_000 } });
+    return result.extras[0];
+  };
+
+  it('keeps the bucket below full by what a pace may still bring and have saved, shrinking once it ended', async () => {
+    // a: 4/s for 1 s; it may save 4/s over half the 10 s window, 20 tokens, and spends them
+    // when its traffic comes back: the bucket refills to 100 - 20, not to 100 beside them.
+    await pace('a', 0, 4);
+    // 4 s after its end a's savings are down to 4 tokens (they shrink at 4/s): 95 extras, not 99.
+    expect(await takeAll('b', 5_000)).toBe(95);
+    // Gone 5 s after its end: the whole bucket again (10 tokens refilled since).
+    expect(await takeAll('b', 15_000)).toBe(99);
+  });
+
+  it('keeps a pace it could not renew as ended at the renewal, not forgotten', async () => {
+    await pace('a', 0, 4);
+    // a asks too little for a token within its 1 s (0.5/s): no pace, its last one ends now.
+    expect(await pace('a', 400, 0.5)).toMatchObject({ rate: 0 });
+    expect(await client.zscore(`${redisKey(prefix, 'hot')}:fleet`, '!4:a')).toBe('400');
   });
 
   it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {

@@ -105,6 +105,23 @@ describe('LeaseBook', () => {
       expect(state.leaseMs).toBeCloseTo(900); // 90 tokens due, all kept (under the pace's share of the burst, 100)
     });
 
+    it('ends the pace at a renewal answered with none: its savings shrink from there, as Redis counts them', () => {
+      const { leases, state } = pacedFor1s();
+      leases.paces.renewal(c, state, 900); // 90 tokens saved
+      leases.paces.apply(c, state, 0, 0, 900, 0);
+      // 100 ms later the bucket has regained 10 of them.
+      expect(leases.covers({ ...c, cost: 80 }, state, 1_000)).toBe(true);
+      expect(leases.covers({ ...c, cost: 81 }, state, 1_000)).toBe(false);
+    });
+
+    it("keeps of the savings carried into a new pace no more than the new pace's cap", () => {
+      const { leases, state } = pacedFor1s();
+      leases.paces.renewal(c, state, 900); // 90 tokens saved
+      leases.paces.apply(c, state, 20, 1_000, 900, 0); // its share of the burst: 20 tokens
+      expect(leases.covers({ ...c, cost: 20 }, state, 900)).toBe(true);
+      expect(leases.covers({ ...c, cost: 21 }, state, 900)).toBe(false);
+    });
+
     it('tells the pace it held just past its end, and none once its fleet set may have expired', () => {
       const just = pacedFor1s();
       expect(just.leases.paces.renewal(c, just.state, 1_001).pace).toMatchObject({ held: 100 });

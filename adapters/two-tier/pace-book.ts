@@ -68,7 +68,7 @@ export class PaceBook {
         due - state.paceDue,
         interval,
         state.paceSavedMs,
-        savingsCapMs(state.paceRate, check.cost, check.limit),
+        savingsCapMs(state.paceRate, check.cost, check.limit, this.leaseTtlMs),
       );
       state.paceDue = due;
       if (credit > 0) {
@@ -120,10 +120,18 @@ export class PaceBook {
     state.shadowTat = now + check.limit.burst * interval - state.leaseMs;
   }
 
-  /** The key's pace stops at `now` (a new one is being asked): what is due by then stays credited. */
+  /**
+   * The key's pace stops at `now` (a new one is being asked): what is due by
+   * then stays credited, and its savings shrink from then on, as Redis,
+   * which keeps the pace as ended at that moment unless it grants another
+   * (`fleet_pace`), counts them.
+   */
   private stop(check: TokenBucketCheck, state: KeyState, now: number): void {
     if (state.paceRate <= 0) return;
     this.credit(check, state, now);
+    if (state.paceRate <= 0) return;
+    state.endedPaceRate = state.paceRate;
+    state.paceUntil = Math.min(state.paceUntil, now);
     state.paceRate = 0;
   }
 
@@ -246,6 +254,12 @@ export class PaceBook {
     const key = check.key;
     state.paceRate = rate;
     state.endedPaceRate = 0;
+    // Savings of the pace before carry over up to this one's cap: what Redis now counts for them.
+    const cap = savingsCapMs(rate, check.cost, check.limit, this.leaseTtlMs);
+    if (state.paceSavedMs > cap) {
+      state.leaseMs = Math.max(0, state.leaseMs - (state.paceSavedMs - cap));
+      state.paceSavedMs = cap;
+    }
     state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
     state.paceUntil = now + ms;
     state.paceDue = 0;

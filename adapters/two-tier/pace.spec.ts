@@ -54,9 +54,13 @@ describe('paces (pure)', () => {
   const limit = { rate: 100, burst: 50 };
 
   it("saves up to the pace's share of the burst, and at least the request's cost", () => {
-    expect(savingsCapMs(20, 1, limit)).toBe(100); // 20/100 of 50 tokens
-    expect(savingsCapMs(1, 1, limit)).toBe(10); // half a token's share: one token
-    expect(savingsCapMs(1, 3, limit)).toBe(30);
+    expect(savingsCapMs(20, 1, limit, 1_000)).toBe(100); // 20/100 of 50 tokens
+    expect(savingsCapMs(1, 1, limit, 1_000)).toBe(10); // half a token's share: one token
+    expect(savingsCapMs(1, 3, limit, 1_000)).toBe(30);
+  });
+
+  it('saves no more than the pace brings in a lease TTL (Redis counts an ended pace one fleet window)', () => {
+    expect(savingsCapMs(20, 1, limit, 200)).toBe(40); // 20/s for 0.2 s: 4 tokens, not 10
   });
 
   it('credits what newly came due up to the cap, and nothing when the clock went back', () => {

@@ -39,16 +39,24 @@ export const MAX_PACE_MS = 30_000;
 
 /**
  * Tokens of a pace that come due while the instance does not spend them
- * wait, up to the pace's share of the burst (`pace x burst / rate`); the
- * rest are dropped. Across the fleet that is the burst at most, what the
- * bucket itself would save over the same pause. While the paces hold the
- * whole rate they keep the bucket at empty or below, and a fleet whose
- * traffic comes in bursts spends one burst at each, as one bucket would;
- * when they hold less, the bucket refills beside them, and a window may
- * admit what the live paces saved on top (docs/fleet.md, "The bounds").
+ * wait, up to the pace's share of the burst (`pace x burst / rate`) and no
+ * more than the pace brings in `leaseTtlMs` (at least one request's cost);
+ * the rest are dropped. Across the fleet that is the burst at most, what the
+ * bucket itself would save over the same pause. Redis keeps the bucket that
+ * far below full while the paces live (`fleet_held` in
+ * `scripts/fleet.lua.ts`), so that savings and bucket together never hold
+ * more than the burst; the lease-TTL bound keeps an ended pace's savings
+ * (shrinking at its rate) shorter-lived than its member of the fleet set
+ * (a window of at least twice `leaseTtlMs`), which is how Redis knows them.
  */
-export function savingsCapMs(paceRate: number, cost: number, limit: BucketLimit): number {
-  return Math.max(cost, 1, (paceRate * limit.burst) / limit.rate) * emissionIntervalMs(limit);
+export function savingsCapMs(
+  paceRate: number,
+  cost: number,
+  limit: BucketLimit,
+  leaseTtlMs: number,
+): number {
+  const horizonS = Math.min(limit.burst / limit.rate, leaseTtlMs / 1000);
+  return Math.max(cost, 1, paceRate * horizonS) * emissionIntervalMs(limit);
 }
 
 /**

@@ -60,6 +60,37 @@ local function fleet_count(key, id, window_ms, epoch, weight)
   return count, epoch, total
 end
 
+-- Tokens a pace member ('!<rate>:<id>', or a lost state's '^<rate>') scored \`ends\` may still bring
+-- at \`at\` beyond the bucket's own: its part not yet due, and what its holder may have saved of
+-- it, up to the pace's rate over horizon_s (pace.ts, savingsCapMs; at least a token), shrinking at
+-- its rate once it ended.
+local function pace_held(g, ends, at, horizon_s)
+  local saved = math.max(1, g * horizon_s)
+  local left_s = (ends - at) / 1000
+  if left_s > 0 then return g * left_s + saved end
+  return math.max(0, saved + g * left_s)
+end
+
+-- What the live and recently ended paces of a fleet set (its members, WITHSCORES) may still
+-- bring beyond the bucket's own tokens; skip: a member left out. The bucket is kept that far
+-- below full (its TAT at least now + held), so that bucket, paces and savings together never
+-- hold more than the burst: a window admits at most burst + rate x window, whatever the
+-- paces hold (docs/fleet.md, "The bounds").
+local function fleet_held(members, at, horizon_s, skip)
+  local held = 0
+  for j = 1, #members, 2 do
+    local m = members[j]
+    local first = string.byte(m, 1)
+    if (first == 33 or first == 94) and m ~= skip then
+      local g
+      if first == 33 then g = tonumber(string.sub(m, 2, string.find(m, ':', 2, true) - 1))
+      else g = tonumber(string.sub(m, 2)) end
+      held = held + pace_held(g, tonumber(members[j + 1]), at, horizon_s)
+    end
+  end
+  return held
+end
+
 -- Pace (issue 29): a share of the bucket's rate, for instance id, for as long as it takes to
 -- bring its tokens (within [min_ms, max_ms]): calls per token stay the same whatever the
 -- share. Its tokens are charged to the bucket at once, into its future refill, and the
@@ -79,12 +110,12 @@ end
 -- it lasts at most sure_ms, and its holder asks again knowing more. Answers the TAT with all
 -- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
 -- another pace ends), and the bucket's own tokens granted with it at once.
-local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight)
+local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, horizon_s)
   local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms =
     p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
   local interval = 1000 / rate
   local at = frame + now
-  local others, own, own_rate, own_until, first_end = 0, nil, 0, 0, nil
+  local others, own, own_rate, own_until, first_end, held_others = 0, nil, 0, 0, nil, 0
   local paced, weights = {}, {}
   local phantom, phantom_end, phantom_member = 0, 0, nil
   local members = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
@@ -95,10 +126,13 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
       local g, ends, holder = tonumber(string.sub(m, 2, sep - 1)), tonumber(members[j + 1]), string.sub(m, sep + 1)
       if holder == id then
         own, own_rate, own_until = m, g, ends
-      elseif ends > at then
-        others = others + g
-        paced[holder] = g
-        if not first_end or ends < first_end then first_end = ends end
+      else
+        held_others = held_others + pace_held(g, ends, at, horizon_s)
+        if ends > at then
+          others = others + g
+          paced[holder] = g
+          if not first_end or ends < first_end then first_end = ends end
+        end
       end
     elseif string.byte(m, 1) == 94 then
       phantom_member, phantom, phantom_end = m, tonumber(string.sub(m, 2)), tonumber(members[j + 1])
@@ -137,6 +171,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     phantom = left
   end
   if phantom_end > at then others = others + phantom end
+  if phantom > 0 then held_others = held_others + pace_held(phantom, phantom_end, at, horizon_s) end
   local share = ask
   if load > 1 then share = math.min(share, rate * weight / load) end
   -- Its share, once sure; before (weights measured early can overstate the load), up to its
@@ -164,9 +199,15 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     end
   end
   if g * grant_ms / 1000 < 1 then
+    -- No pace: the caller's last one is kept as ended now (what it saved of it shrinks from
+    -- here, pace-book.ts), unless the caller is leaving (ask 0: it gave everything back).
+    if own and ask > 0 then redis.call('ZADD', key, string.format('%.17g', math.min(own_until, at)), own) end
     if first_end then return current, 0, first_end - at, 0 end
     return current, 0, 0, 0
   end
+  -- The bucket stays below full by what the other paces and this one may still bring.
+  local floor = now + (held_others + math.max(1, g * horizon_s)) * interval
+  if current < floor then current = floor end
   -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
   -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
   -- fleet whose paces add up to the rate would never spend its burst.

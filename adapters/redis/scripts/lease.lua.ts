@@ -102,6 +102,18 @@ if fleet then
       if not b.tat or b.tat < empty then b.tat = empty end
       b.lost = true
     end
+    -- How long a pace's savings may last (pace.ts, savingsCapMs: within half the window the
+    -- caller counts by; a call counting nobody, the burst's refill time), and the bucket kept
+    -- below full by what the paces may still bring (fleet_held).
+    local counted_ms = tonumber(ARGV[5 + 4 * n])
+    b.horizon = b.burst / b.rate
+    if counted_ms > 0 then b.horizon = math.min(b.horizon, counted_ms / 2000) end
+    if b.epoch then
+      local members = redis.call('ZRANGEBYSCORE', KEYS[n + i], '-inf', '(+inf', 'WITHSCORES')
+      local held = fleet_held(members, frame + now, b.horizon, nil)
+      local floor = now + held * 1000 / b.rate
+      if held > 0 and (not b.tat or b.tat < floor) then b.tat = floor end
+    end
     local join = math.floor(tonumber(ARGV[a]))
     b.joins = join > 0
     join = math.abs(join)
@@ -153,7 +165,7 @@ if fleet then
     if b.max_extra > 0 or b.joins or b.lost or asked then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
     if asked then
       local tat
-      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight)
+      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight, b.horizon)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
