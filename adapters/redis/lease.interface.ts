@@ -71,6 +71,12 @@ export interface PaceAsk {
   /** The pace this instance held until this call (rate, and how long it lasted): 0 for none. */
   readonly held?: number;
   readonly heldMs?: number;
+  /**
+   * Tokens this instance saved of its paces and carries into the one asked
+   * (it keeps no more than that one's cap): what the bucket is kept below
+   * full by for this pace when granted. Omitted: the whole cap.
+   */
+  readonly saved?: number;
 }
 
 /** What `RedisStore.lease` is asked. */

@@ -163,6 +163,12 @@ describe('RedisStore paces (standalone)', () => {
     expect(await takeAll('b', 15_000)).toBe(99);
   });
 
+  it('keeps the bucket below full at a grant only by the savings the caller carries into it', async () => {
+    // As in the first case, but a tells it carries 5 saved tokens: 15 more left in the bucket.
+    expect(await pace('a', 0, 4, { saved: 5 })).toEqual({ rate: 4, ms: 1_000, lump: 20 });
+    expect(await level(0)).toBeCloseTo(BURST - 20 - 4 - 5);
+  });
+
   it('keeps a pace it could not renew as ended at the renewal, not forgotten', async () => {
     await pace('a', 0, 4);
     // a asks too little for a token within its 1 s (0.5/s): no pace, its last one ends now.

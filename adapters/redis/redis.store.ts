@@ -371,5 +371,6 @@ function paceArg(pace: PaceAsk | undefined): string {
   if (!valid || !(tokens > 0 && minMs >= 1 && maxMs >= minMs && instances >= 1)) return '';
   const ms = [minMs, maxMs, sureMs].map((x) => Math.ceil(x)).join(':');
   const told = `${giveBack}:${held}:${Math.ceil(heldMs)}`;
-  return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${told}`;
+  const saved = pace.saved !== undefined && pace.saved >= 0 ? `:${pace.saved}` : '';
+  return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${told}${saved}`;
 }

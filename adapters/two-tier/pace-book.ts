@@ -208,10 +208,13 @@ export class PaceBook {
    * would read as a lost state (`scripts/lease.lua.ts`).
    */
   private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
-    if (state.paceRate <= 0) return pace;
-    const held = stillHeld(state.paceFrom, state.paceUntil, now) ? heldPace(state) : undefined;
+    const held =
+      state.paceRate > 0 && stillHeld(state.paceFrom, state.paceUntil, now)
+        ? heldPace(state)
+        : undefined;
     this.stop(check, state, now);
-    return held === undefined ? pace : { ...pace, ...held };
+    const saved = { saved: state.paceSavedMs / emissionIntervalMs(check.limit) };
+    return held === undefined ? { ...pace, ...saved } : { ...pace, ...held, ...saved };
   }
 
   /** {@link apply} of the pace a lease call (`result`) answered for its `j`-th check, sent `elapsedMs` ago. */

@@ -111,8 +111,8 @@ end
 -- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
 -- another pace ends), and the bucket's own tokens granted with it at once.
 local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, horizon_s)
-  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms =
-    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]
+  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms, saved =
+    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]
   local interval = 1000 / rate
   local at = frame + now
   local others, own, own_rate, own_until, first_end, held_others = 0, nil, 0, 0, nil, 0
@@ -205,8 +205,11 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     if first_end then return current, 0, first_end - at, 0 end
     return current, 0, 0, 0
   end
-  -- The bucket stays below full by what the other paces and this one may still bring.
-  local floor = now + (held_others + math.max(1, g * horizon_s)) * interval
+  -- The bucket stays below full by what the other paces may still bring, and what the caller
+  -- carries into this one (savings it makes from now on are counted by the calls after this).
+  local own_saved = math.max(1, g * horizon_s)
+  if saved then own_saved = math.min(own_saved, saved) end
+  local floor = now + (held_others + own_saved) * interval
   if current < floor then current = floor end
   -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
   -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a

@@ -46,8 +46,8 @@ export const LEASE_LUA = `--[[
               (its demand over the rate), summed over the fleet
     ARGV[9 + 4 n + 4 (i - 1)]  a pace asked for bucket i ('' for none):
               '<tokens/s>:<tokens>:<min ms>:<max ms>:<sure ms>:<instances>:<tokens
-              given back>:<rate of the pace it held>:<that pace's ms>'
-              (fleet_pace)
+              given back>:<rate of the pace it held>:<that pace's ms>[:<tokens
+              it saved and carries into this pace>]' (fleet_pace)
   n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
   Output: as consume ({ allowed, then per key: state, remaining,
