@@ -67,8 +67,10 @@ describe('RedisStore paces (standalone)', () => {
     );
     const live: Record<string, number> = {};
     for (let i = 0; i < members.length; i += 2) {
-      const [rate, id] = members[i]!.slice(1).split(':');
-      if (members[i]!.startsWith('!') && Number(members[i + 1]) > now) live[id!] = Number(rate);
+      // '!<rate>:<since>:<id>'
+      const [rate, , ...id] = members[i]!.slice(1).split(':');
+      if (members[i]!.startsWith('!') && Number(members[i + 1]) > now)
+        live[id.join(':')] = Number(rate);
     }
     return live;
   };
@@ -169,11 +171,25 @@ describe('RedisStore paces (standalone)', () => {
     expect(await level(0)).toBeCloseTo(BURST - 20 - 4 - 5);
   });
 
+  it('counts what a pace may have saved only from what came due since it began', async () => {
+    // a carries nothing into its pace: 76 left; half a second later a may have saved 2 of the
+    // 2 due, and 2 more are not due yet: 81 in the bucket (5 refilled), all of them takeable.
+    await pace('a', 0, 4, { saved: 0 });
+    expect(await takeAll('b', 500)).toBe(80);
+  });
+
   it('keeps a pace it could not renew as ended at the renewal, not forgotten', async () => {
     await pace('a', 0, 4);
     // a asks too little for a token within its 1 s (0.5/s): no pace, its last one ends now.
     expect(await pace('a', 400, 0.5)).toMatchObject({ rate: 0 });
-    expect(await client.zscore(`${redisKey(prefix, 'hot')}:fleet`, '!4:a')).toBe('400');
+    const members = await client.zrange(
+      `${redisKey(prefix, 'hot')}:fleet`,
+      '0',
+      '-1',
+      'WITHSCORES',
+    );
+    const last = members.findIndex((m) => m.startsWith('!4:') && m.endsWith(':a'));
+    expect(members[last + 1]).toBe('400');
   });
 
   it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {

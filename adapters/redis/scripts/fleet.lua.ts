@@ -60,12 +60,22 @@ local function fleet_count(key, id, window_ms, epoch, weight)
   return count, epoch, total
 end
 
--- Tokens a pace member ('!<rate>:<id>', or a lost state's '^<rate>') scored \`ends\` may still bring
--- at \`at\` beyond the bucket's own: its part not yet due, and what its holder may have saved of
--- it, up to the pace's rate over horizon_s (pace.ts, savingsCapMs; at least a token), shrinking at
--- its rate once it ended.
-local function pace_held(g, ends, at, horizon_s)
+-- A pace member, '!<rate>:<since>:<id>': its rate (tokens/s), the moment (absolute ms) from
+-- which its holder's savings may have grown at that rate (the pace's start, less what the
+-- holder carried into it), and the holder's id.
+local function pace_member(m)
+  local a = string.find(m, ':', 2, true)
+  local b = string.find(m, ':', a + 1, true)
+  return tonumber(string.sub(m, 2, a - 1)), tonumber(string.sub(m, a + 1, b - 1)), string.sub(m, b + 1)
+end
+
+-- Tokens a pace of rate g ending at \`ends\` may still bring at \`at\` beyond the bucket's own:
+-- its part not yet due, and what its holder may have saved of it: what came due since
+-- \`since\`, up to the pace's rate over horizon_s (pace.ts, savingsCapMs; at least a token),
+-- shrinking at its rate once it ended. since nil (a lost state's '^<rate>'): the whole cap.
+local function pace_held(g, ends, since, at, horizon_s)
   local saved = math.max(1, g * horizon_s)
+  if since then saved = math.min(saved, math.max(0, g * (math.min(at, ends) - since) / 1000)) end
   local left_s = (ends - at) / 1000
   if left_s > 0 then return g * left_s + saved end
   return math.max(0, saved + g * left_s)
@@ -81,11 +91,11 @@ local function fleet_held(members, at, horizon_s, skip)
   for j = 1, #members, 2 do
     local m = members[j]
     local first = string.byte(m, 1)
-    if (first == 33 or first == 94) and m ~= skip then
-      local g
-      if first == 33 then g = tonumber(string.sub(m, 2, string.find(m, ':', 2, true) - 1))
-      else g = tonumber(string.sub(m, 2)) end
-      held = held + pace_held(g, tonumber(members[j + 1]), at, horizon_s)
+    if first == 33 and m ~= skip then
+      local g, since = pace_member(m)
+      held = held + pace_held(g, tonumber(members[j + 1]), since, at, horizon_s)
+    elseif first == 94 then
+      held = held + pace_held(tonumber(string.sub(m, 2)), tonumber(members[j + 1]), nil, at, horizon_s)
     end
   end
   return held
@@ -95,7 +105,7 @@ end
 -- bring its tokens (within [min_ms, max_ms]): calls per token stay the same whatever the
 -- share. Its tokens are charged to the bucket at once, into its future refill, and the
 -- instance spends them only as they come due, at that rate: the fleet holds no batch of
--- tokens ahead of its spending. The live paces ('!<rate>:<id>', scored by the absolute ms
+-- tokens ahead of its spending. The live paces ('!<rate>:<since>:<id>', scored by the absolute ms
 -- they end) add up to the bucket's rate at most. The caller's own pace is replaced: its
 -- part not yet due is given back first (known here, so given back once), and give_back
 -- tokens it held are put back. The share: the caller's demand (ask, tokens/s) while the
@@ -122,12 +132,12 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   for j = 1, #members, 2 do
     local m = members[j]
     if string.byte(m, 1) == 33 then
-      local sep = string.find(m, ':', 2, true)
-      local g, ends, holder = tonumber(string.sub(m, 2, sep - 1)), tonumber(members[j + 1]), string.sub(m, sep + 1)
+      local g, since, holder = pace_member(m)
+      local ends = tonumber(members[j + 1])
       if holder == id then
         own, own_rate, own_until = m, g, ends
       else
-        held_others = held_others + pace_held(g, ends, at, horizon_s)
+        held_others = held_others + pace_held(g, ends, since, at, horizon_s)
         if ends > at then
           others = others + g
           paced[holder] = g
@@ -171,7 +181,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     phantom = left
   end
   if phantom_end > at then others = others + phantom end
-  if phantom > 0 then held_others = held_others + pace_held(phantom, phantom_end, at, horizon_s) end
+  if phantom > 0 then held_others = held_others + pace_held(phantom, phantom_end, nil, at, horizon_s) end
   local share = ask
   if load > 1 then share = math.min(share, rate * weight / load) end
   -- Its share, once sure; before (weights measured early can overstate the load), up to its
@@ -206,10 +216,10 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     return current, 0, 0, 0
   end
   -- The bucket stays below full by what the other paces may still bring, and what the caller
-  -- carries into this one (savings it makes from now on are counted by the calls after this).
-  local own_saved = math.max(1, g * horizon_s)
-  if saved then own_saved = math.min(own_saved, saved) end
-  local floor = now + (held_others + own_saved) * interval
+  -- carries into this one (what it saves from now on, the calls after this count: since).
+  local carried = math.max(1, g * horizon_s)
+  if saved then carried = math.min(carried, saved) end
+  local floor = now + (held_others + carried) * interval
   if current < floor then current = floor end
   -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
   -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
@@ -218,7 +228,8 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
   current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms
-  redis.call('ZADD', key, string.format('%.17g', ends), '!' .. string.format('%.17g', g) .. ':' .. id)
+  local since = at - carried / g * 1000
+  redis.call('ZADD', key, string.format('%.17g', ends), '!' .. string.format('%.17g', g) .. ':' .. string.format('%.17g', since) .. ':' .. id)
   -- The instance counts, with its weight, while its pace lasts.
   local w = math.max(0, weight)
   redis.call('ZADD', key, string.format('%.17g', math.floor(ends) + w / (1 + w)), id)
