@@ -123,4 +123,11 @@ export interface LeaseResult extends ConsumeResult {
   readonly paceMs?: readonly number[];
   /** With {@link LeaseRequest.fleet}: per check, the bucket's own whole tokens granted at once with the pace. */
   readonly paceLumps?: readonly number[];
+  /**
+   * With {@link LeaseRequest.fleet}: per check, the tokens this instance may
+   * save of the pace granted (its due tokens unspent): Redis keeps the bucket
+   * that far below full while they may be held, so that no window admits
+   * more than one bucket would.
+   */
+  readonly paceSavings?: readonly number[];
 }

@@ -170,6 +170,7 @@ describe('RedisStore leases (standalone)', () => {
         paces: undefined,
         paceMs: undefined,
         paceLumps: undefined,
+        paceSavings: undefined,
       };
       expect({ ...counted, ...fleetParts }).toEqual({ ...plain, ...fleetParts });
       expect(counted).toMatchObject({ paces: [0], paceMs: [0], paceLumps: [0] });

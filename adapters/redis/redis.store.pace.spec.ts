@@ -46,7 +46,8 @@ describe('RedisStore paces (standalone)', () => {
       now,
       fleet: { id, windowMs: 10_000 },
     });
-    return { rate: result.paces![0]!, ms: result.paceMs![0]!, lump: result.paceLumps![0]! };
+    const [rate, ms, lump] = [result.paces![0]!, result.paceMs![0]!, result.paceLumps![0]!];
+    return { rate, ms, lump, savings: result.paceSavings![0]! };
   };
   /**
    * Tokens in the bucket at `now`, negative when paces are charged ahead of it (a request for
@@ -79,7 +80,7 @@ describe('RedisStore paces (standalone)', () => {
   it('grants its demand while the fleet is under the rate, charged to the bucket in advance', async () => {
     // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens (unsure,
     // 1 of 2 instances counted: 1 s at most), and at once up to twice that from the bucket.
-    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 20 });
+    expect(await pace('a', 0, 4)).toEqual({ rate: 4, ms: 1_000, lump: 20, savings: 20 });
     // The bucket also stays below full by what the pace may save: 4/s over half the 10 s window.
     expect(await level(0)).toBeCloseTo(BURST - 20 - 4 - 20);
     expect(await paces(0)).toEqual({ a: 4 });
@@ -101,7 +102,7 @@ describe('RedisStore paces (standalone)', () => {
   it('answers a wait, not a pace, while the others hold the rate: until the first of theirs ends', async () => {
     const held = await pace('a', 0, 20);
     expect(held.rate).toBe(RATE);
-    expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100, lump: 0 });
+    expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100, lump: 0, savings: 0 });
     expect(await paces(100)).toEqual({ a: RATE });
   });
 
@@ -127,7 +128,7 @@ describe('RedisStore paces (standalone)', () => {
     await pace('a', 0, 5);
     // State lost (a restart or failover); a no longer remembers the epoch, but holds a pace.
     await client.del(redisKey(prefix, 'hot'), `${redisKey(prefix, 'hot')}:fleet`);
-    expect(await pace('a', 900, 5, { held: 5, heldMs: 1_000 })).toEqual({
+    expect(await pace('a', 900, 5, { held: 5, heldMs: 1_000 })).toMatchObject({
       rate: 5,
       ms: 1_000,
       lump: 0,
@@ -138,7 +139,7 @@ describe('RedisStore paces (standalone)', () => {
 
   it('gives back the part of the pace it replaces that is not due yet, once', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
-    expect(await pace('a', 0, 5)).toEqual({ rate: 5, ms: 1_000, lump: 20 });
+    expect(await pace('a', 0, 5)).toMatchObject({ rate: 5, ms: 1_000, lump: 20 });
     expect(await level(0)).toBeCloseTo(25); // 50 - 20 at once - 5 charged ahead
     // Half way: 5 refilled, 2.5 of the old pace given back, 20 at once and 5 charged again.
     expect(await pace('a', 500, 5)).toMatchObject({ lump: 20 });
@@ -167,15 +168,27 @@ describe('RedisStore paces (standalone)', () => {
 
   it('keeps the bucket below full at a grant only by the savings the caller carries into it', async () => {
     // As in the first case, but a tells it carries 5 saved tokens: 15 more left in the bucket.
-    expect(await pace('a', 0, 4, { saved: 5 })).toEqual({ rate: 4, ms: 1_000, lump: 20 });
+    expect(await pace('a', 0, 4, { saved: 5 })).toEqual({
+      rate: 4,
+      ms: 1_000,
+      lump: 20,
+      savings: 5,
+    });
     expect(await level(0)).toBeCloseTo(BURST - 20 - 4 - 5);
   });
 
-  it('counts what a pace may have saved only from what came due since it began', async () => {
-    // a carries nothing into its pace: 76 left; half a second later a may have saved 2 of the
-    // 2 due, and 2 more are not due yet: 81 in the bucket (5 refilled), all of them takeable.
-    await pace('a', 0, 4, { saved: 0 });
-    expect(await takeAll('b', 500)).toBe(80);
+  it('lends a pace the savings the bucket has room for below full, and a token', async () => {
+    // A full bucket has no room: a, carrying nothing in, may save one token (75 left: 100 - 1 -
+    // 20 at once - 4 charged ahead). Half a second later 2 are not due yet, and 5 refilled.
+    expect(await pace('a', 0, 4, { saved: 0 })).toMatchObject({ rate: 4, savings: 1 });
+    expect(await takeAll('b', 500)).toBe(79);
+  });
+
+  it('lends the whole cap where the bucket already owes it, at no token', async () => {
+    // 50 spent: the bucket owes 50 beyond any pace, room for a's 20 (its cap) of savings.
+    await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
+    expect(await pace('a', 0, 4, { saved: 0 })).toMatchObject({ rate: 4, savings: 20, lump: 20 });
+    expect(await level(0)).toBeCloseTo(50 - 20 - 4);
   });
 
   it('keeps a pace it could not renew as ended at the renewal, not forgotten', async () => {
@@ -195,7 +208,12 @@ describe('RedisStore paces (standalone)', () => {
   it('ends a pace asked at 0, with its part not yet due and the tokens the instance held', async () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
     await pace('a', 0, 5);
-    expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({ rate: 0, ms: 0, lump: 0 });
+    expect(await pace('a', 500, 0, { giveBack: 3 })).toEqual({
+      rate: 0,
+      ms: 0,
+      lump: 0,
+      savings: 0,
+    });
     expect(await level(500)).toBeCloseTo(35.5); // 25 + 5 refilled + 2.5 not due + 3 held
     expect(await paces(500)).toEqual({});
   });

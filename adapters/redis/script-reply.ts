@@ -34,7 +34,7 @@ export function parseReply(
   const width = withReceipts ? 6 : 4;
   if (
     !Array.isArray(reply) ||
-    reply.length !== 1 + width * count + (lease || windows ? count : 0) + (fleet ? 6 * count : 0)
+    reply.length !== 1 + width * count + (lease || windows ? count : 0) + (fleet ? 7 * count : 0)
   ) {
     throw new Error(`unexpected reply from the rate-limit script: ${errorText(reply)}`);
   }
@@ -74,6 +74,7 @@ export function parseReply(
   const paces: number[] = new Array<number>(count);
   const paceMs: number[] = new Array<number>(count);
   const paceLumps: number[] = new Array<number>(count);
+  const paceSavings: number[] = new Array<number>(count);
   for (let i = 0; i < count; i++) {
     instances[i] = parseNumber(reply[1 + width * count + count + i]);
     epochs[i] = String(reply[1 + width * count + 2 * count + i]);
@@ -81,8 +82,9 @@ export function parseReply(
     paces[i] = parseNumber(reply[1 + width * count + 4 * count + i]);
     paceMs[i] = parseNumber(reply[1 + width * count + 5 * count + i]);
     paceLumps[i] = parseNumber(reply[1 + width * count + 6 * count + i]);
+    paceSavings[i] = parseNumber(reply[1 + width * count + 7 * count + i]);
   }
-  return { ...answer, instances, epochs, loads, paces, paceMs, paceLumps };
+  return { ...answer, instances, epochs, loads, paces, paceMs, paceLumps, paceSavings };
 }
 
 /** A number of the reply: an integer reply (a number, or its text for clients set to return text), or text. */
@@ -108,7 +110,7 @@ export function toConsumeResult(answer: ScriptAnswer): ConsumeResult {
 /** An answer as `lease` gives it. */
 export function toLeaseResult(answer: ScriptAnswer): LeaseResult {
   const { allowed, decisions, extras, instances, epochs, loads } = answer;
-  const { paces, paceMs, paceLumps } = answer;
+  const { paces, paceMs, paceLumps, paceSavings } = answer;
   return instances === undefined
     ? { allowed, decisions, extras }
     : {
@@ -121,5 +123,6 @@ export function toLeaseResult(answer: ScriptAnswer): LeaseResult {
         paces: paces ?? [],
         paceMs: paceMs ?? [],
         paceLumps: paceLumps ?? [],
+        paceSavings: paceSavings ?? [],
       };
 }

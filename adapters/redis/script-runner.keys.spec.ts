@@ -58,7 +58,7 @@ const hot = (name: string): Bucket => ({
   cost: 1,
   maxExtra: 5,
 });
-/** A lease reply for `n` buckets (admitted, 4 fields each, extras, then the fleet counts, epochs and loads). */
+/** A lease reply for `n` buckets (admitted, 4 fields each, extras, then the fleet counts, epochs, loads and the paces' fields). */
 const leaseReply = (n: number, fleet: boolean) => [
   1,
   ...Array.from({ length: n }, () => [1, 4, 0, 600]).flat(),
@@ -71,6 +71,7 @@ const leaseReply = (n: number, fleet: boolean) => [
         ...Array<string>(n).fill('0'),
         ...Array<number>(n).fill(0),
         ...Array<number>(n).fill(0),
+        ...Array<string>(n).fill('0'),
       ]
     : []),
 ];

@@ -42,6 +42,7 @@ describe('KeyTable', () => {
       paceUntil: 0,
       paceDue: 0,
       paceSavedMs: 0,
+      paceLentMs: Number.POSITIVE_INFINITY,
       endedPaceRate: 0,
       savingsShrunkAt: 0,
       pending: undefined,

@@ -76,10 +76,13 @@ export interface KeyState {
   paceDue: number;
   /**
    * Of the lease (`leaseMs`), what came due from the pace and is not spent
-   * yet (bucket time, ms): at most the pace's share of the burst
-   * (`savingsCapMs`), shrinking at `endedPaceRate` once the pace has ended.
+   * yet (bucket time, ms): at most the pace's share of the burst and what
+   * Redis lent with it (`paceLentMs`, `savingsCapMs`), shrinking at
+   * `endedPaceRate` once the pace has ended.
    */
   paceSavedMs: number;
+  /** The savings Redis lent with the pace (bucket time, ms; infinite when it did not say). */
+  paceLentMs: number;
   /** The rate of the pace that ended at `paceUntil` while savings remain (0: none). */
   endedPaceRate: number;
   /** When those savings last shrank (store clock). */
@@ -114,6 +117,7 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     paceUntil: 0,
     paceDue: 0,
     paceSavedMs: 0,
+    paceLentMs: Number.POSITIVE_INFINITY,
     endedPaceRate: 0,
     savingsShrunkAt: 0,
     pending: undefined,

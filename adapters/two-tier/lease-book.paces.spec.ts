@@ -43,6 +43,14 @@ describe('LeaseBook', () => {
       expect(leases.covers({ ...c, cost: 51 }, state, 3_000)).toBe(false);
     });
 
+    it('saves no more than Redis lent with the pace (the room it keeps below full for them)', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 4_000, 0, 3, 0, 10); // 10 tokens lent, of a cap of 50
+      expect(leases.covers({ ...c, cost: 10 }, state, 3_000)).toBe(true);
+      expect(leases.covers({ ...c, cost: 11 }, state, 3_000)).toBe(false);
+    });
+
     it("shrinks an ended pace's savings as the bucket regains its share of the refill", () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);

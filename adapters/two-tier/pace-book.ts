@@ -68,7 +68,7 @@ export class PaceBook {
         due - state.paceDue,
         interval,
         state.paceSavedMs,
-        savingsCapMs(state.paceRate, check.cost, check.limit, this.leaseTtlMs),
+        savingsCapMs(state.paceRate, check.cost, check.limit, this.leaseTtlMs, state.paceLentMs),
       );
       state.paceDue = due;
       if (credit > 0) {
@@ -228,7 +228,8 @@ export class PaceBook {
   ): void {
     const rate = result.paces?.[j] ?? 0;
     const ms = result.paceMs?.[j] ?? 0;
-    this.apply(check, state, rate, ms, now, elapsedMs, result.paceLumps?.[j]);
+    const lent = result.paceSavings?.[j];
+    this.apply(check, state, rate, ms, now, elapsedMs, result.paceLumps?.[j], lent);
   }
 
   /**
@@ -249,6 +250,7 @@ export class PaceBook {
     now: number,
     elapsedMs: number,
     lump = 0,
+    lent?: number,
   ): void {
     if (!(rate > 0 && ms > 0)) {
       if (ms > 0) this.denials.holdAfterDenial(check, state, now, ms);
@@ -258,7 +260,9 @@ export class PaceBook {
     state.paceRate = rate;
     state.endedPaceRate = 0;
     // Savings of the pace before carry over up to this one's cap: what Redis now counts for them.
-    const cap = savingsCapMs(rate, check.cost, check.limit, this.leaseTtlMs);
+    const interval = emissionIntervalMs(check.limit);
+    state.paceLentMs = lent === undefined ? Number.POSITIVE_INFINITY : lent * interval;
+    const cap = savingsCapMs(rate, check.cost, check.limit, this.leaseTtlMs, state.paceLentMs);
     if (state.paceSavedMs > cap) {
       state.leaseMs = Math.max(0, state.leaseMs - (state.paceSavedMs - cap));
       state.paceSavedMs = cap;
@@ -267,7 +271,7 @@ export class PaceBook {
     state.paceUntil = now + ms;
     state.paceDue = 0;
     // The bucket's own tokens granted with it: a lease, spendable at once.
-    if (lump > 0) state.leaseMs += lump * emissionIntervalMs(check.limit);
+    if (lump > 0) state.leaseMs += lump * interval;
     const untilOnClock = this.clock.now() + Math.max(0, ms - elapsedMs);
     state.leaseExpiresAt = Math.max(state.leaseExpiresAt, untilOnClock + this.leaseTtlMs);
     this.keys.leased.add(key);

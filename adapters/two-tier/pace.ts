@@ -39,8 +39,9 @@ export const MAX_PACE_MS = 30_000;
 
 /**
  * Tokens of a pace that come due while the instance does not spend them
- * wait, up to the pace's share of the burst (`pace x burst / rate`) and no
- * more than the pace brings in `leaseTtlMs` (at least one request's cost);
+ * wait, up to the pace's share of the burst (`pace x burst / rate`), no
+ * more than the pace brings in `leaseTtlMs`, and no more than Redis lent
+ * with the pace (`lentMs`, bucket time), though always a request's cost;
  * the rest are dropped. Across the fleet that is the burst at most, what the
  * bucket itself would save over the same pause. Redis keeps the bucket that
  * far below full while the paces live (`fleet_held` in
@@ -54,9 +55,11 @@ export function savingsCapMs(
   cost: number,
   limit: BucketLimit,
   leaseTtlMs: number,
+  lentMs = Number.POSITIVE_INFINITY,
 ): number {
+  const interval = emissionIntervalMs(limit);
   const horizonS = Math.min(limit.burst / limit.rate, leaseTtlMs / 1000);
-  return Math.max(cost, 1, paceRate * horizonS) * emissionIntervalMs(limit);
+  return Math.max(cost * interval, Math.min(lentMs, Math.max(1, paceRate * horizonS) * interval));
 }
 
 /**

@@ -60,9 +60,8 @@ local function fleet_count(key, id, window_ms, epoch, weight)
   return count, epoch, total
 end
 
--- A pace member, '!<rate>:<since>:<id>': its rate (tokens/s), the moment (absolute ms) from
--- which its holder's savings may have grown at that rate (the pace's start, less what the
--- holder carried into it), and the holder's id.
+-- A pace member, '!<rate>:<savings>:<id>': its rate (tokens/s), the tokens its holder may
+-- save of it (lent at the grant: fleet_pace), and the holder's id.
 local function pace_member(m)
   local a = string.find(m, ':', 2, true)
   local b = string.find(m, ':', a + 1, true)
@@ -70,15 +69,18 @@ local function pace_member(m)
 end
 
 -- Tokens a pace of rate g ending at \`ends\` may still bring at \`at\` beyond the bucket's own:
--- its part not yet due, and what its holder may have saved of it: what came due since
--- \`since\`, up to the pace's rate over horizon_s (pace.ts, savingsCapMs; at least a token),
--- shrinking at its rate once it ended. since nil (a lost state's '^<rate>'): the whole cap.
-local function pace_held(g, ends, since, at, horizon_s)
-  local saved = math.max(1, g * horizon_s)
-  if since then saved = math.min(saved, math.max(0, g * (math.min(at, ends) - since) / 1000)) end
+-- its part not yet due, and the savings its holder may keep of it (shrinking at its rate once
+-- it ended, pace-book.ts).
+local function pace_held(g, ends, savings, at)
   local left_s = (ends - at) / 1000
-  if left_s > 0 then return g * left_s + saved end
-  return math.max(0, saved + g * left_s)
+  if left_s > 0 then return g * left_s + savings end
+  return math.max(0, savings + g * left_s)
+end
+
+-- The most a holder may save of a pace at rate g: the pace's rate over horizon_s (its share
+-- of the burst, within a lease TTL: pace.ts, savingsCapMs), and at least a token.
+local function savings_cap(g, horizon_s)
+  return math.max(1, g * horizon_s)
 end
 
 -- What the live and recently ended paces of a fleet set (its members, WITHSCORES) may still
@@ -92,10 +94,12 @@ local function fleet_held(members, at, horizon_s, skip)
     local m = members[j]
     local first = string.byte(m, 1)
     if first == 33 and m ~= skip then
-      local g, since = pace_member(m)
-      held = held + pace_held(g, tonumber(members[j + 1]), since, at, horizon_s)
+      local g, savings = pace_member(m)
+      held = held + pace_held(g, tonumber(members[j + 1]), savings, at)
     elseif first == 94 then
-      held = held + pace_held(tonumber(string.sub(m, 2)), tonumber(members[j + 1]), nil, at, horizon_s)
+      -- What a lost state's paces are taken to hold: their savings unknown, the whole cap.
+      local g = tonumber(string.sub(m, 2))
+      held = held + pace_held(g, tonumber(members[j + 1]), savings_cap(g, horizon_s), at)
     end
   end
   return held
@@ -105,7 +109,7 @@ end
 -- bring its tokens (within [min_ms, max_ms]): calls per token stay the same whatever the
 -- share. Its tokens are charged to the bucket at once, into its future refill, and the
 -- instance spends them only as they come due, at that rate: the fleet holds no batch of
--- tokens ahead of its spending. The live paces ('!<rate>:<since>:<id>', scored by the absolute ms
+-- tokens ahead of its spending. The live paces ('!<rate>:<savings>:<id>', scored by the absolute ms
 -- they end) add up to the bucket's rate at most. The caller's own pace is replaced: its
 -- part not yet due is given back first (known here, so given back once), and give_back
 -- tokens it held are put back. The share: the caller's demand (ask, tokens/s) while the
@@ -119,7 +123,7 @@ end
 -- fleet is over the rate and every instance configured (configured) is counted (count); else
 -- it lasts at most sure_ms, and its holder asks again knowing more. Answers the TAT with all
 -- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
--- another pace ends), and the bucket's own tokens granted with it at once.
+-- another pace ends), the bucket's own tokens granted with it at once, and the savings lent.
 local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, horizon_s)
   local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms, saved =
     p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]
@@ -132,12 +136,12 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   for j = 1, #members, 2 do
     local m = members[j]
     if string.byte(m, 1) == 33 then
-      local g, since, holder = pace_member(m)
+      local g, savings, holder = pace_member(m)
       local ends = tonumber(members[j + 1])
       if holder == id then
         own, own_rate, own_until = m, g, ends
       else
-        held_others = held_others + pace_held(g, ends, since, at, horizon_s)
+        held_others = held_others + pace_held(g, ends, savings, at)
         if ends > at then
           others = others + g
           paced[holder] = g
@@ -181,7 +185,9 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     phantom = left
   end
   if phantom_end > at then others = others + phantom end
-  if phantom > 0 then held_others = held_others + pace_held(phantom, phantom_end, nil, at, horizon_s) end
+  if phantom > 0 then
+    held_others = held_others + pace_held(phantom, phantom_end, savings_cap(phantom, horizon_s), at)
+  end
   local share = ask
   if load > 1 then share = math.min(share, rate * weight / load) end
   -- Its share, once sure; before (weights measured early can overstate the load), up to its
@@ -212,14 +218,16 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     -- No pace: the caller's last one is kept as ended now (what it saved of it shrinks from
     -- here, pace-book.ts), unless the caller is leaving (ask 0: it gave everything back).
     if own and ask > 0 then redis.call('ZADD', key, string.format('%.17g', math.min(own_until, at)), own) end
-    if first_end then return current, 0, first_end - at, 0 end
-    return current, 0, 0, 0
+    if first_end then return current, 0, first_end - at, 0, 0 end
+    return current, 0, 0, 0, 0
   end
-  -- The bucket stays below full by what the other paces may still bring, and what the caller
-  -- carries into this one (what it saves from now on, the calls after this count: since).
-  local carried = math.max(1, g * horizon_s)
-  if saved then carried = math.min(carried, saved) end
-  local floor = now + (held_others + carried) * interval
+  -- The savings lent with the pace: its cap, within the room the bucket already leaves below
+  -- full beyond the other paces (lent, they cost no token), and at least what the caller
+  -- carries in (unknown: the cap) and a token. The bucket stays that far below full.
+  local cap = savings_cap(g, horizon_s)
+  local room = (current - now) / interval - held_others
+  local savings = math.min(cap, math.max(1, saved or cap, room))
+  local floor = now + (held_others + savings) * interval
   if current < floor then current = floor end
   -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
   -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
@@ -228,12 +236,12 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
   current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms
-  local since = at - carried / g * 1000
-  redis.call('ZADD', key, string.format('%.17g', ends), '!' .. string.format('%.17g', g) .. ':' .. string.format('%.17g', since) .. ':' .. id)
+  local member = '!' .. string.format('%.17g', g) .. ':' .. string.format('%.17g', savings) .. ':' .. id
+  redis.call('ZADD', key, string.format('%.17g', ends), member)
   -- The instance counts, with its weight, while its pace lasts.
   local w = math.max(0, weight)
   redis.call('ZADD', key, string.format('%.17g', math.floor(ends) + w / (1 + w)), id)
   if redis.call('PTTL', key) < 2 * grant_ms then redis.call('PEXPIRE', key, math.ceil(2 * grant_ms)) end
-  return current, g, grant_ms, lump
+  return current, g, grant_ms, lump, savings
 end
 `;

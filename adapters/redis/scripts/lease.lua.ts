@@ -59,8 +59,9 @@ export const LEASE_LUA = `--[[
     took no part: asked no lease, no join), its epoch ('' for none), and
     the sum of the counted instances' demand weights (text), and two more:
     the pace granted (tokens/s, text; 0 for none) and for how long (ms;
-    with none, how long until another instance's pace ends), and the whole
-    tokens the bucket gave at once with the pace.
+    with none, how long until another instance's pace ends), the whole
+    tokens the bucket gave at once with the pace, and the tokens the
+    instance may save of the pace (text; fleet_pace).
 ]]
 ${FRAME}${READ}${WRITE}${GCRA}${EXTRAS}${FLEET}
 local receipts = ARGV[3] == '1'
@@ -159,13 +160,13 @@ if fleet then
     -- Only instances taking leases, or asking to join, take part; a loss is recorded at once
     -- (one reset, not one per instance).
     local a = 6 + 4 * n + 4 * (i - 1)
-    local pace, pace_ms, lump = 0, 0, 0
+    local pace, pace_ms, lump, savings = 0, 0, 0, 0
     local asked = b.pace ~= nil
     local weight = tonumber(ARGV[a + 2])
     if b.max_extra > 0 or b.joins or b.lost or asked then count, epoch, load = fleet_count(KEYS[n + i], id, window_ms, epoch, weight) end
     if asked then
       local tat
-      tat, pace, pace_ms, lump = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight, b.horizon)
+      tat, pace, pace_ms, lump, savings = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight, b.horizon)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
@@ -176,6 +177,7 @@ if fleet then
     reply[1 + width * n + 5 * n + i] = pace_ms
     ${replyNumber('pace_ms', 'reply[1 + width * n + 5 * n + i]')}
     reply[1 + width * n + 6 * n + i] = lump
+    reply[1 + width * n + 7 * n + i] = string.format('%.17g', savings)
   end
 end
 return reply
