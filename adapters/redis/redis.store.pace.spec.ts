@@ -68,8 +68,8 @@ describe('RedisStore paces (standalone)', () => {
     );
     const live: Record<string, number> = {};
     for (let i = 0; i < members.length; i += 2) {
-      // '!<rate>:<since>:<id>'
-      const [rate, , ...id] = members[i]!.slice(1).split(':');
+      // '!<rate>:<savings>:<since>:<id>'
+      const [rate, , , ...id] = members[i]!.slice(1).split(':');
       if (members[i]!.startsWith('!') && Number(members[i + 1]) > now)
         live[id.join(':')] = Number(rate);
     }
@@ -189,6 +189,15 @@ describe('RedisStore paces (standalone)', () => {
     await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
     expect(await pace('a', 0, 4, { saved: 0 })).toMatchObject({ rate: 4, savings: 20, lump: 20 });
     expect(await level(0)).toBeCloseTo(50 - 20 - 4);
+  });
+
+  it('counts what a pace may have saved only once it came due (what its holder carried, at once)', async () => {
+    await store.consume({ checks: [check('hot', RATE, BURST, 50)], now: 0 });
+    expect(await pace('a', 0, 4, { saved: 0 })).toMatchObject({ savings: 20 });
+    // b leaves, giving back 74 tokens it held: the bucket is full again.
+    await pace('b', 0, 0, { giveBack: 74 });
+    // 100 ms in, a may have saved 0.4 of the 20 lent, and 3.6 are not due yet: 96 takeable.
+    expect(await takeAll('c', 100)).toBe(95);
   });
 
   it('keeps a pace it could not renew as ended at the renewal, not forgotten', async () => {

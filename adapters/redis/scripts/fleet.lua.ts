@@ -60,18 +60,23 @@ local function fleet_count(key, id, window_ms, epoch, weight)
   return count, epoch, total
 end
 
--- A pace member, '!<rate>:<savings>:<id>': its rate (tokens/s), the tokens its holder may
--- save of it (lent at the grant: fleet_pace), and the holder's id.
+-- A pace member, '!<rate>:<savings>:<since>:<id>': its rate (tokens/s), the tokens its holder
+-- may save of it (lent at the grant: fleet_pace), the moment (absolute ms) from which those
+-- savings may have grown at that rate (the grant, less what the holder carried in), and the
+-- holder's id.
 local function pace_member(m)
   local a = string.find(m, ':', 2, true)
   local b = string.find(m, ':', a + 1, true)
-  return tonumber(string.sub(m, 2, a - 1)), tonumber(string.sub(m, a + 1, b - 1)), string.sub(m, b + 1)
+  local c = string.find(m, ':', b + 1, true)
+  return tonumber(string.sub(m, 2, a - 1)), tonumber(string.sub(m, a + 1, b - 1)),
+    tonumber(string.sub(m, b + 1, c - 1)), string.sub(m, c + 1)
 end
 
 -- Tokens a pace of rate g ending at \`ends\` may still bring at \`at\` beyond the bucket's own:
--- its part not yet due, and the savings its holder may keep of it (shrinking at its rate once
--- it ended, pace-book.ts).
-local function pace_held(g, ends, savings, at)
+-- its part not yet due, and what its holder may have saved of it: no more than lent, nor than
+-- came due since \`since\` (nil: unknown), shrinking at its rate once it ended (pace-book.ts).
+local function pace_held(g, ends, savings, since, at)
+  if since then savings = math.min(savings, math.max(0, g * (math.min(at, ends) - since) / 1000)) end
   local left_s = (ends - at) / 1000
   if left_s > 0 then return g * left_s + savings end
   return math.max(0, savings + g * left_s)
@@ -94,12 +99,12 @@ local function fleet_held(members, at, horizon_s, skip)
     local m = members[j]
     local first = string.byte(m, 1)
     if first == 33 and m ~= skip then
-      local g, savings = pace_member(m)
-      held = held + pace_held(g, tonumber(members[j + 1]), savings, at)
+      local g, savings, since = pace_member(m)
+      held = held + pace_held(g, tonumber(members[j + 1]), savings, since, at)
     elseif first == 94 then
       -- What a lost state's paces are taken to hold: their savings unknown, the whole cap.
       local g = tonumber(string.sub(m, 2))
-      held = held + pace_held(g, tonumber(members[j + 1]), savings_cap(g, horizon_s), at)
+      held = held + pace_held(g, tonumber(members[j + 1]), savings_cap(g, horizon_s), nil, at)
     end
   end
   return held
@@ -109,7 +114,7 @@ end
 -- bring its tokens (within [min_ms, max_ms]): calls per token stay the same whatever the
 -- share. Its tokens are charged to the bucket at once, into its future refill, and the
 -- instance spends them only as they come due, at that rate: the fleet holds no batch of
--- tokens ahead of its spending. The live paces ('!<rate>:<savings>:<id>', scored by the absolute ms
+-- tokens ahead of its spending. The live paces ('!<rate>:<savings>:<since>:<id>', scored by the absolute ms
 -- they end) add up to the bucket's rate at most. The caller's own pace is replaced: its
 -- part not yet due is given back first (known here, so given back once), and give_back
 -- tokens it held are put back. The share: the caller's demand (ask, tokens/s) while the
@@ -136,12 +141,12 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   for j = 1, #members, 2 do
     local m = members[j]
     if string.byte(m, 1) == 33 then
-      local g, savings, holder = pace_member(m)
+      local g, savings, since, holder = pace_member(m)
       local ends = tonumber(members[j + 1])
       if holder == id then
         own, own_rate, own_until = m, g, ends
       else
-        held_others = held_others + pace_held(g, ends, savings, at)
+        held_others = held_others + pace_held(g, ends, savings, since, at)
         if ends > at then
           others = others + g
           paced[holder] = g
@@ -186,7 +191,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   end
   if phantom_end > at then others = others + phantom end
   if phantom > 0 then
-    held_others = held_others + pace_held(phantom, phantom_end, savings_cap(phantom, horizon_s), at)
+    held_others = held_others + pace_held(phantom, phantom_end, savings_cap(phantom, horizon_s), nil, at)
   end
   local share = ask
   if load > 1 then share = math.min(share, rate * weight / load) end
@@ -236,7 +241,10 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
   current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms
-  local member = '!' .. string.format('%.17g', g) .. ':' .. string.format('%.17g', savings) .. ':' .. id
+  -- What it carries in counts at once; what it saves of this pace, only once it came due.
+  local since = at - math.min(savings, saved or savings) / g * 1000
+  local member = '!' .. string.format('%.17g', g) .. ':' .. string.format('%.17g', savings) .. ':'
+    .. string.format('%.17g', since) .. ':' .. id
   redis.call('ZADD', key, string.format('%.17g', ends), member)
   -- The instance counts, with its weight, while its pace lasts.
   local w = math.max(0, weight)
