@@ -48,7 +48,7 @@ local function fleet_count(key, id, window_ms, epoch, weight)
   local scores = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
   local total, count = 0, 0
   for j = 2, #scores, 2 do
-    -- Paces ('!<rate>:<id>') and what a lost state's paces are taken to hold ('^<rate>',
+    -- Paces ('!<rate>:...') and what a lost state's paces are taken to hold ('^<rate>',
     -- fleet_pace) are not instances.
     local first = string.byte(scores[j - 1], 1)
     if first ~= 33 and first ~= 94 then
