@@ -200,6 +200,14 @@ describe('RedisStore paces (standalone)', () => {
     expect(await takeAll('c', 100)).toBe(95);
   });
 
+  it('skips a pace member it cannot read, rather than failing the call or counting it', async () => {
+    await pace('a', 0, 4);
+    // A member in another format (an earlier version of the script), live for a minute.
+    await client.zadd(`${redisKey(prefix, 'hot')}:fleet`, '60000', '!5:b');
+    expect(await pace('c', 100, 4)).toMatchObject({ rate: 4 });
+    expect(await paces(100)).toMatchObject({ a: 4, c: 4 });
+  });
+
   it('keeps a pace it could not renew as ended at the renewal, not forgotten', async () => {
     await pace('a', 0, 4);
     // a asks too little for a token within its 1 s (0.5/s): no pace, its last one ends now.

@@ -63,13 +63,17 @@ end
 -- A pace member, '!<rate>:<savings>:<since>:<id>': its rate (tokens/s), the tokens its holder
 -- may save of it (lent at the grant: fleet_pace), the moment (absolute ms) from which those
 -- savings may have grown at that rate (the grant, less what the holder carried in), and the
--- holder's id.
+-- holder's id. Nil for a member it cannot read (written by another version of this script:
+-- paces are skipped rather than failing every call on the bucket).
 local function pace_member(m)
   local a = string.find(m, ':', 2, true)
-  local b = string.find(m, ':', a + 1, true)
-  local c = string.find(m, ':', b + 1, true)
-  return tonumber(string.sub(m, 2, a - 1)), tonumber(string.sub(m, a + 1, b - 1)),
-    tonumber(string.sub(m, b + 1, c - 1)), string.sub(m, c + 1)
+  local b = a and string.find(m, ':', a + 1, true)
+  local c = b and string.find(m, ':', b + 1, true)
+  if not c then return nil end
+  local g, savings, since = tonumber(string.sub(m, 2, a - 1)), tonumber(string.sub(m, a + 1, b - 1)),
+    tonumber(string.sub(m, b + 1, c - 1))
+  if not (g and savings and since) then return nil end
+  return g, savings, since, string.sub(m, c + 1)
 end
 
 -- Tokens a pace of rate g ending at \`ends\` may still bring at \`at\` beyond the bucket's own:
@@ -100,7 +104,7 @@ local function fleet_held(members, at, horizon_s, skip)
     local first = string.byte(m, 1)
     if first == 33 and m ~= skip then
       local g, savings, since = pace_member(m)
-      held = held + pace_held(g, tonumber(members[j + 1]), savings, since, at)
+      if g then held = held + pace_held(g, tonumber(members[j + 1]), savings, since, at) end
     elseif first == 94 then
       -- What a lost state's paces are taken to hold: their savings unknown, the whole cap.
       local g = tonumber(string.sub(m, 2))
@@ -140,8 +144,10 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   local members = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
   for j = 1, #members, 2 do
     local m = members[j]
-    if string.byte(m, 1) == 33 then
-      local g, savings, since, holder = pace_member(m)
+    local first = string.byte(m, 1)
+    local g, savings, since, holder
+    if first == 33 then g, savings, since, holder = pace_member(m) end
+    if g then
       local ends = tonumber(members[j + 1])
       if holder == id then
         own, own_rate, own_until = m, g, ends
@@ -153,9 +159,9 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
           if not first_end or ends < first_end then first_end = ends end
         end
       end
-    elseif string.byte(m, 1) == 94 then
+    elseif first == 94 then
       phantom_member, phantom, phantom_end = m, tonumber(string.sub(m, 2)), tonumber(members[j + 1])
-    elseif m ~= id then
+    elseif first ~= 33 and m ~= id then
       local f = tonumber(members[j + 1]) % 1
       weights[m] = f / (1 - f)
     end
