@@ -213,8 +213,7 @@ export class PaceBook {
         ? heldPace(state)
         : undefined;
     this.stop(check, state, now);
-    const saved = { saved: state.paceSavedMs / emissionIntervalMs(check.limit) };
-    return held === undefined ? { ...pace, ...saved } : { ...pace, ...held, ...saved };
+    return { ...pace, ...held, saved: state.paceSavedMs / emissionIntervalMs(check.limit) };
   }
 
   /** {@link apply} of the pace a lease call (`result`) answered for its `j`-th check, sent `elapsedMs` ago. */

@@ -93,16 +93,16 @@ local function savings_cap(g, horizon_s)
 end
 
 -- What the live and recently ended paces of a fleet set (its members, WITHSCORES) may still
--- bring beyond the bucket's own tokens; skip: a member left out. The bucket is kept that far
+-- bring beyond the bucket's own tokens. The bucket is kept that far
 -- below full (its TAT at least now + held), so that bucket, paces and savings together never
 -- hold more than the burst: a window admits at most burst + rate x window, whatever the
 -- paces hold (docs/fleet.md, "The bounds").
-local function fleet_held(members, at, horizon_s, skip)
+local function fleet_held(members, at, horizon_s)
   local held = 0
   for j = 1, #members, 2 do
     local m = members[j]
     local first = string.byte(m, 1)
-    if first == 33 and m ~= skip then
+    if first == 33 then
       local g, savings, since = pace_member(m)
       if g then held = held + pace_held(g, tonumber(members[j + 1]), savings, since, at) end
     elseif first == 94 then

@@ -111,7 +111,7 @@ if fleet then
     if counted_ms > 0 then b.horizon = math.min(b.horizon, counted_ms / 2000) end
     if b.epoch then
       local members = redis.call('ZRANGEBYSCORE', KEYS[n + i], '-inf', '(+inf', 'WITHSCORES')
-      local held = fleet_held(members, frame + now, b.horizon, nil)
+      local held = fleet_held(members, frame + now, b.horizon)
       local floor = now + held * 1000 / b.rate
       if held > 0 and (not b.tat or b.tat < floor) then b.tat = floor end
     end
