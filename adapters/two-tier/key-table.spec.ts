@@ -43,6 +43,8 @@ describe('KeyTable', () => {
       paceDue: 0,
       paceSavedMs: 0,
       paceLentMs: Number.POSITIVE_INFINITY,
+      lumpMs: 0,
+      lumpUntil: 0,
       endedPaceRate: 0,
       savingsShrunkAt: 0,
       pending: undefined,

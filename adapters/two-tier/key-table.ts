@@ -83,6 +83,13 @@ export interface KeyState {
   paceSavedMs: number;
   /** The savings Redis lent with the pace (bucket time, ms; infinite when it did not say). */
   paceLentMs: number;
+  /**
+   * Of the lease (`leaseMs`), what is left of the bucket's own tokens a pace
+   * call took at once (bucket time, ms), given back at `lumpUntil` (the
+   * requests' time) if not spent by then (`pace.ts`, `LUMP_LEASE_TTLS`).
+   */
+  lumpMs: number;
+  lumpUntil: number;
   /** The rate of the pace that ended at `paceUntil` while savings remain (0: none). */
   endedPaceRate: number;
   /** When those savings last shrank (store clock). */
@@ -118,6 +125,8 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     paceDue: 0,
     paceSavedMs: 0,
     paceLentMs: Number.POSITIVE_INFINITY,
+    lumpMs: 0,
+    lumpUntil: 0,
     endedPaceRate: 0,
     savingsShrunkAt: 0,
     pending: undefined,
@@ -258,9 +267,18 @@ export class KeyTable extends SweptMap<string, KeyState> {
     const tokens = (state.leaseMs * state.rate) / 1000;
     state.leaseMs = 0;
     state.paceSavedMs = 0;
+    state.lumpMs = 0;
     state.endedPaceRate = 0;
     this.leased.delete(key);
     this.giveBacks.add(key, state.rate, state.burst, tokens);
+  }
+
+  /** Queues `ms` of the key's lease (bucket time) for giving back, as {@link release} does all of it. */
+  releasePart(key: string, state: KeyState, ms: number): void {
+    const part = Math.min(ms, state.leaseMs);
+    state.leaseMs -= part;
+    if (state.leaseMs <= 0) this.leased.delete(key);
+    this.giveBacks.add(key, state.rate, state.burst, (part * state.rate) / 1000);
   }
 
   /** Releases every lease held (at close). */

@@ -43,6 +43,34 @@ describe('LeaseBook', () => {
       expect(leases.covers({ ...c, cost: 51 }, state, 3_000)).toBe(false);
     });
 
+    it('spends the tokens taken at once before the savings, and gives back what is left of them a quarter lease TTL on', () => {
+      const { leases, keys, givenBack } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 4_000, 0, 3, 30); // 1 token every 20 ms, and 30 at once
+      leases.spend({ ...c, cost: 10 }, state, 0); // of the 30: 20 left
+      // 200 ms on: 10 came due and wait, beside the 20.
+      expect(leases.covers({ ...c, cost: 30 }, state, 200)).toBe(true);
+      expect(givenBack).toEqual([]);
+      // At 250 ms the 20 lapse and go back to Redis; the 12.5 due stay.
+      expect(leases.covers({ ...c, cost: 13 }, state, 250)).toBe(false);
+      expect(leases.covers({ ...c, cost: 12 }, state, 250)).toBe(true);
+      expect(givenBack).toEqual([['k', 100, 100, expect.closeTo(20)]]);
+    });
+
+    it('gives back what is left of the tokens taken at once with the next pace it asks', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 1_000, 0, 3, 30);
+      const renewal = leases.paces.renewal(c, state, 100); // 5 came due, saved
+      expect(renewal.pace).toMatchObject({
+        giveBack: expect.closeTo(30),
+        saved: expect.closeTo(5),
+      });
+      expect(state.lumpMs).toBe(0);
+      expect(leases.covers({ ...c, cost: 5 }, state, 100)).toBe(true);
+      expect(leases.covers({ ...c, cost: 6 }, state, 100)).toBe(false);
+    });
+
     it('saves no more than Redis lent with the pace (the room it keeps below full for them)', () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);

@@ -131,6 +131,7 @@ export class LeaseBook {
 
   /** True when the key's live lease holds `check.cost` tokens (an expired lease is given back first). */
   covers(check: TokenBucketCheck, state: KeyState, now: number): boolean {
+    if (state.lumpMs > 0) this.paces.lapseLump(check, state, now);
     if (state.paceRate > 0 || state.endedPaceRate > 0) this.paces.credit(check, state, now);
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
@@ -198,10 +199,14 @@ export class LeaseBook {
     const outcome = gcraConsume(state.shadowTat, now, check.limit, check.cost);
     const interval = emissionIntervalMs(check.limit);
     state.shadowTat = outcome.tat;
-    state.leaseMs = Math.max(0, state.leaseMs - check.cost * interval);
-    // A pace's tokens are spent first: its savings make room for the next ones as soon as spent.
+    const spentMs = check.cost * interval;
+    state.leaseMs = Math.max(0, state.leaseMs - spentMs);
+    // A lump is spent first (it lapses), then a pace's savings (spent, they make room for the
+    // next tokens due).
+    const fromLump = Math.min(state.lumpMs, spentMs);
+    state.lumpMs -= fromLump;
     state.paceSavedMs = Math.min(
-      Math.max(0, state.paceSavedMs - check.cost * interval),
+      Math.max(0, state.paceSavedMs - (spentMs - fromLump)),
       state.leaseMs,
     );
     if (state.leaseMs <= TOKEN_EPSILON * interval) {

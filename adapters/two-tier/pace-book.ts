@@ -11,6 +11,7 @@ import {
   dueTokens,
   heldPace,
   MAX_PACE_MS,
+  LUMP_LEASE_TTLS,
   MIN_PACE_LEASE_TTLS,
   PACE_TOKENS,
   renewalDue,
@@ -136,6 +137,27 @@ export class PaceBook {
   }
 
   /**
+   * The lump granted with the key's pace lapsed at `lumpUntil`: what is left
+   * of it goes back to Redis' bucket (`pace.ts`, {@link LUMP_LEASE_TTLS}).
+   */
+  lapseLump(check: TokenBucketCheck, state: KeyState, now: number): void {
+    if (now < state.lumpUntil) return;
+    const left = Math.min(state.lumpMs, state.leaseMs);
+    state.lumpMs = 0;
+    if (left <= 0) return;
+    this.keys.releasePart(check.key, state, left);
+    state.paceSavedMs = Math.min(state.paceSavedMs, state.leaseMs);
+    this.viewHeld(check, state, now, emissionIntervalMs(check.limit));
+  }
+
+  /** `ms` of the key's lease (bucket time) taken from the bucket with a pace call: they lapse. */
+  private holdAsLump(state: KeyState, ms: number, now: number): void {
+    if (ms <= 0) return;
+    state.lumpMs += ms;
+    state.lumpUntil = now + LUMP_LEASE_TTLS * this.leaseTtlMs;
+  }
+
+  /**
    * A live pace that does not cover `check` yet: the key is held until it
    * does (no Redis call: the fleet's shares add up to the rate). True when held.
    */
@@ -213,7 +235,17 @@ export class PaceBook {
         ? heldPace(state)
         : undefined;
     this.stop(check, state, now);
-    return { ...pace, ...held, saved: state.paceSavedMs / emissionIntervalMs(check.limit) };
+    // What is left of the lump, lapsed or not, goes back with the ask.
+    const interval = emissionIntervalMs(check.limit);
+    const lumpLeft = Math.min(state.lumpMs, state.leaseMs);
+    state.leaseMs -= lumpLeft;
+    state.lumpMs = 0;
+    return {
+      ...pace,
+      ...held,
+      giveBack: (pace.giveBack ?? 0) + lumpLeft / interval,
+      saved: state.paceSavedMs / interval,
+    };
   }
 
   /** {@link apply} of the pace a lease call (`result`) answered for its `j`-th check, sent `elapsedMs` ago. */
@@ -229,6 +261,8 @@ export class PaceBook {
     const ms = result.paceMs?.[j] ?? 0;
     const lent = result.paceSavings?.[j];
     this.apply(check, state, rate, ms, now, elapsedMs, result.paceLumps?.[j], lent);
+    // The bucket's own tokens a pace call took beside the pace (held already) lapse as its lump.
+    this.holdAsLump(state, (result.extras[j] ?? 0) * emissionIntervalMs(check.limit), now);
   }
 
   /**
@@ -269,8 +303,11 @@ export class PaceBook {
     state.paceFrom = this.chargedFromNow ? now : now + Math.max(0, elapsedMs);
     state.paceUntil = now + ms;
     state.paceDue = 0;
-    // The bucket's own tokens granted with it: a lease, spendable at once.
-    if (lump > 0) state.leaseMs += lump * interval;
+    // The bucket's own tokens granted with it: a lease, spendable at once, until it lapses.
+    if (lump > 0) {
+      state.leaseMs += lump * interval;
+      this.holdAsLump(state, lump * interval, now);
+    }
     const untilOnClock = this.clock.now() + Math.max(0, ms - elapsedMs);
     state.leaseExpiresAt = Math.max(state.leaseExpiresAt, untilOnClock + this.leaseTtlMs);
     this.keys.leased.add(key);

@@ -34,6 +34,17 @@ export const PACE_TOKENS = 32;
 /** Shortest pace, in `leaseTtlMs`: a hot key alone on its bucket calls no more often. */
 export const MIN_PACE_LEASE_TTLS = 0.25;
 
+/**
+ * How long the bucket's own tokens taken at once with a pace (its lump, and
+ * any extras of the call) may wait to be spent, in `leaseTtlMs`; what is left
+ * then goes back to Redis. Redis cannot tell them held from spent, and the
+ * bucket refills beside them: a window may admit them on top of `burst +
+ * rate x window`, at most what the bucket refills while they wait
+ * (`rate x LUMP_LEASE_TTLS x leaseTtlMs`), not whatever a light instance
+ * would hold for as long as it paces (`docs/fleet.md`, "The bounds").
+ */
+export const LUMP_LEASE_TTLS = 0.25;
+
 /** Longest pace (ms): a share too small to bring its tokens sooner is asked again then. */
 export const MAX_PACE_MS = 30_000;
 

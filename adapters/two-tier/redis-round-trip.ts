@@ -99,6 +99,7 @@ export class RedisRoundTrip {
     const check = { key, limit, cost: 0 };
     const tokens = (state.leaseMs * state.rate) / 1000;
     state.leaseMs = 0;
+    state.lumpMs = 0;
     this.keys.leased.delete(key);
     const pace = this.leases.paces.of(check, state, 0, tokens);
     const held = heldPace(state);

@@ -12,6 +12,7 @@
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { check } from '../../test/utils/checks.js';
 import { twoTierFixture } from '../../test/utils/two-tier-fixture.js';
+import { LUMP_LEASE_TTLS } from './pace.js';
 
 const T0 = 1_700_000_000_000;
 const RATE = 200;
@@ -61,5 +62,25 @@ describe('TwoTierStore: a fleet whose traffic comes in bursts', () => {
     // The paces served most requests without a call, and the fleet spent a burst each second.
     expect(calls).toBeLessThan(admitted.length / 10);
     expect(admitted.length).toBeGreaterThan(3 * (BURST + RATE / 4) * 0.75);
+  });
+
+  it("admits no more in any window when a light instance holds the bucket's tokens for long", async () => {
+    const [light, other] = [fleet.store(), fleet.store()];
+    const hot = check('hot', RATE, BURST);
+    const admitted: number[] = [];
+    const ask = async (store: typeof light): Promise<void> => {
+      const result: ConsumeResult = await store.consume({ checks: [hot], now: at });
+      if (result.allowed) admitted.push(at);
+    };
+    // One instance asks 20 times a second for two seconds, from a full bucket: its pace covers
+    // that, and what the bucket gave it at once waits in its lease while the bucket refills.
+    for (at = T0; at < T0 + 2_000; at++) if ((at - T0) % 50 === 0) await ask(light);
+    // Then both ask as fast as they can for a fifth of a second.
+    for (; at < T0 + 2_200; at++)
+      for (const store of [light, other, light, other]) await ask(store);
+    // What the bucket gave the light instance at once is spent, or given back, within a quarter
+    // of the 1 s lease TTL: at most what the bucket refills meanwhile comes on top of a window.
+    // Before, it held its lump and renewal extras for as long as it paced: 100 over.
+    expect(worstWindowExcess(admitted)).toBeLessThanOrEqual(RATE * LUMP_LEASE_TTLS);
   });
 });
