@@ -77,6 +77,13 @@ export interface PaceAsk {
    * full by for this pace when granted. Omitted: the whole cap.
    */
   readonly saved?: number;
+  /**
+   * How long this instance keeps the bucket's tokens it takes at once with
+   * the pace before it gives back what is left of them (`two-tier/pace.ts`,
+   * `LUMP_LEASE_TTLS`): it takes no more than its demand (`ask`) spends in
+   * that time. Sent with `saved` only; omitted, no such bound.
+   */
+  readonly lumpMs?: number;
 }
 
 /** What `RedisStore.lease` is asked. */

@@ -200,6 +200,20 @@ describe('RedisStore paces (standalone)', () => {
     expect(await takeAll('c', 100)).toBe(95);
   });
 
+  it("gives at once what the bucket holds beyond the other paces' parts not due yet, its refill to come", async () => {
+    await pace('a', 0, 4, { saved: 0 }); // 20 at once, 4 charged ahead
+    expect(await takeAll('b', 0)).toBe(74); // the rest of the bucket
+    // The bucket holds nothing, but a's 4 not due yet are charged as its refill to come, not
+    // taken: c gets them at once (the refill covers a's pace and them, the paces adding up to
+    // the rate at most).
+    expect(await pace('c', 0, 4, { saved: 0 })).toMatchObject({ rate: 4, lump: 4 });
+  });
+
+  it('gives at once no more than the caller spends while it keeps them', async () => {
+    // 4/s, kept a second: 4 tokens, not the 20 of the first case.
+    expect(await pace('a', 0, 4, { saved: 0, lumpMs: 1_000 })).toMatchObject({ rate: 4, lump: 4 });
+  });
+
   it('skips a pace member it cannot read, rather than failing the call or counting it', async () => {
     await pace('a', 0, 4);
     // A member in another format (an earlier version of the script), live for a minute.

@@ -372,5 +372,7 @@ function paceArg(pace: PaceAsk | undefined): string {
   const ms = [minMs, maxMs, sureMs].map((x) => Math.ceil(x)).join(':');
   const told = `${giveBack}:${held}:${Math.ceil(heldMs)}`;
   const saved = pace.saved !== undefined && pace.saved >= 0 ? `:${pace.saved}` : '';
-  return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${told}${saved}`;
+  const { lumpMs } = pace;
+  const keeps = saved !== '' && lumpMs !== undefined && lumpMs >= 0 ? `:${Math.ceil(lumpMs)}` : '';
+  return `${ask}:${tokens}:${ms}:${Math.floor(instances)}:${told}${saved}${keeps}`;
 }

@@ -45,6 +45,7 @@ describe('KeyTable', () => {
       paceLentMs: Number.POSITIVE_INFINITY,
       lumpMs: 0,
       lumpUntil: 0,
+      lumpOwedMs: 0,
       endedPaceRate: 0,
       savingsShrunkAt: 0,
       pending: undefined,

@@ -85,11 +85,14 @@ export interface KeyState {
   paceLentMs: number;
   /**
    * Of the lease (`leaseMs`), what is left of the bucket's own tokens a pace
-   * call took at once (bucket time, ms), given back at `lumpUntil` (the
-   * requests' time) if not spent by then (`pace.ts`, `LUMP_LEASE_TTLS`).
+   * call took at once (bucket time, ms), no longer spendable from `lumpUntil`
+   * (the requests' time) on (`pace.ts`, `LUMP_LEASE_TTLS`): it is then owed
+   * back (`lumpOwedMs`, outside the lease) and goes with the key's next pace
+   * asked, or its release.
    */
   lumpMs: number;
   lumpUntil: number;
+  lumpOwedMs: number;
   /** The rate of the pace that ended at `paceUntil` while savings remain (0: none). */
   endedPaceRate: number;
   /** When those savings last shrank (store clock). */
@@ -127,11 +130,17 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     paceLentMs: Number.POSITIVE_INFINITY,
     lumpMs: 0,
     lumpUntil: 0,
+    lumpOwedMs: 0,
     endedPaceRate: 0,
     savingsShrunkAt: 0,
     pending: undefined,
     pendingDeadline: 0,
   };
+}
+
+/** True when the key holds tokens to give back: a lease, or a lapsed lump owed. */
+function holds(state: KeyState): boolean {
+  return state.leaseMs > 0 || state.lumpOwedMs > 0;
 }
 
 /** A check that can never be admitted: `sortChecks` denies it without a Redis call. */
@@ -264,21 +273,14 @@ export class KeyTable extends SweptMap<string, KeyState> {
 
   /** Queues the key's unspent lease for giving back (sent at the next flush of the {@link GiveBackQueue}). */
   release(key: string, state: KeyState): void {
-    const tokens = (state.leaseMs * state.rate) / 1000;
+    const tokens = ((state.leaseMs + state.lumpOwedMs) * state.rate) / 1000;
     state.leaseMs = 0;
     state.paceSavedMs = 0;
     state.lumpMs = 0;
+    state.lumpOwedMs = 0;
     state.endedPaceRate = 0;
     this.leased.delete(key);
     this.giveBacks.add(key, state.rate, state.burst, tokens);
-  }
-
-  /** Queues `ms` of the key's lease (bucket time) for giving back, as {@link release} does all of it. */
-  releasePart(key: string, state: KeyState, ms: number): void {
-    const part = Math.min(ms, state.leaseMs);
-    state.leaseMs -= part;
-    if (state.leaseMs <= 0) this.leased.delete(key);
-    this.giveBacks.add(key, state.rate, state.burst, (part * state.rate) / 1000);
   }
 
   /** Releases every lease held (at close). */
@@ -287,7 +289,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
       const state = this.entries.get(key);
       if (!state) continue;
       this.dropPace(key, state);
-      if (state.leaseMs > 0) this.release(key, state);
+      if (holds(state)) this.release(key, state);
     }
   }
 
@@ -314,7 +316,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
       const key = this.nextToSweep();
       if (key === undefined) return;
       const state = this.entries.get(key)!;
-      if (state.leaseMs > 0) {
+      if (holds(state)) {
         if (this.clock.now() >= state.leaseExpiresAt) this.release(key, state);
         else continue;
       }
@@ -335,7 +337,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
     if (key === undefined) return;
     const state = this.entries.get(key);
     if (state) this.dropPace(key, state);
-    if (state && state.leaseMs > 0) this.release(key, state);
+    if (state && holds(state)) this.release(key, state);
     this.entries.delete(key);
     this.leased.delete(key);
   }

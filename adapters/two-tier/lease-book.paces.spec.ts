@@ -43,18 +43,28 @@ describe('LeaseBook', () => {
       expect(leases.covers({ ...c, cost: 51 }, state, 3_000)).toBe(false);
     });
 
-    it('spends the tokens taken at once before the savings, and gives back what is left of them a quarter lease TTL on', () => {
+    it('spends the tokens taken at once before the savings, and owes back what is left of them a quarter lease TTL on', () => {
       const { leases, keys, givenBack } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);
       leases.paces.apply(c, state, 50, 4_000, 0, 3, 30); // 1 token every 20 ms, and 30 at once
       leases.spend({ ...c, cost: 10 }, state, 0); // of the 30: 20 left
       // 200 ms on: 10 came due and wait, beside the 20.
       expect(leases.covers({ ...c, cost: 30 }, state, 200)).toBe(true);
-      expect(givenBack).toEqual([]);
-      // At 250 ms the 20 lapse and go back to Redis; the 12.5 due stay.
+      // At 250 ms the 20 lapse, owed back; the 12.5 due stay.
       expect(leases.covers({ ...c, cost: 13 }, state, 250)).toBe(false);
       expect(leases.covers({ ...c, cost: 12 }, state, 250)).toBe(true);
-      expect(givenBack).toEqual([['k', 100, 100, expect.closeTo(20)]]);
+      // They go with the next pace asked (no call of their own), or with the lease at close.
+      expect(leases.paces.renewal(c, state, 300).pace).toMatchObject({
+        giveBack: expect.closeTo(20),
+      });
+      expect(state.lumpOwedMs).toBe(0);
+      const closing = make({ instances: 2 });
+      const other = closing.keys.stateOf(c, 0);
+      closing.leases.paces.apply(c, other, 50, 4_000, 0, 3, 30);
+      closing.leases.covers(c, other, 250);
+      closing.keys.releaseAll();
+      expect(closing.givenBack).toEqual([['k', 100, 100, expect.closeTo(30 + 12.5)]]);
+      expect(givenBack).toEqual([]);
     });
 
     it('gives back what is left of the tokens taken at once with the next pace it asks', () => {

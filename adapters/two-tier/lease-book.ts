@@ -211,7 +211,8 @@ export class LeaseBook {
     );
     if (state.leaseMs <= TOKEN_EPSILON * interval) {
       state.leaseMs = 0;
-      this.keys.leased.delete(check.key);
+      // A lapsed lump still owed keeps the key among those released at close.
+      if (state.lumpOwedMs <= 0) this.keys.leased.delete(check.key);
     }
     return outcome;
   }

@@ -138,14 +138,16 @@ export class PaceBook {
 
   /**
    * The lump granted with the key's pace lapsed at `lumpUntil`: what is left
-   * of it goes back to Redis' bucket (`pace.ts`, {@link LUMP_LEASE_TTLS}).
+   * of it is no longer spent, and is owed back to Redis' bucket with the next
+   * pace asked (no call of its own: `pace.ts`, {@link LUMP_LEASE_TTLS}).
    */
   lapseLump(check: TokenBucketCheck, state: KeyState, now: number): void {
     if (now < state.lumpUntil) return;
     const left = Math.min(state.lumpMs, state.leaseMs);
     state.lumpMs = 0;
     if (left <= 0) return;
-    this.keys.releasePart(check.key, state, left);
+    state.leaseMs -= left;
+    state.lumpOwedMs += left;
     state.paceSavedMs = Math.min(state.paceSavedMs, state.leaseMs);
     this.viewHeld(check, state, now, emissionIntervalMs(check.limit));
   }
@@ -200,6 +202,7 @@ export class PaceBook {
       sureMs: this.leaseTtlMs,
       instances: this.instances,
       giveBack,
+      lumpMs: LUMP_LEASE_TTLS * this.leaseTtlMs,
     };
   }
 
@@ -235,15 +238,17 @@ export class PaceBook {
         ? heldPace(state)
         : undefined;
     this.stop(check, state, now);
-    // What is left of the lump, lapsed or not, goes back with the ask.
+    // What is left of the lump, and what lapsed of it, goes back with the ask.
     const interval = emissionIntervalMs(check.limit);
     const lumpLeft = Math.min(state.lumpMs, state.leaseMs);
+    const owed = lumpLeft + state.lumpOwedMs;
     state.leaseMs -= lumpLeft;
     state.lumpMs = 0;
+    state.lumpOwedMs = 0;
     return {
       ...pace,
       ...held,
-      giveBack: (pace.giveBack ?? 0) + lumpLeft / interval,
+      giveBack: (pace.giveBack ?? 0) + owed / interval,
       saved: state.paceSavedMs / interval,
     };
   }

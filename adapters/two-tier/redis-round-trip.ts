@@ -97,9 +97,10 @@ export class RedisRoundTrip {
     this.calls++;
     const limit = { algorithm: 'token-bucket' as const, rate: state.rate, burst: state.burst };
     const check = { key, limit, cost: 0 };
-    const tokens = (state.leaseMs * state.rate) / 1000;
+    const tokens = ((state.leaseMs + state.lumpOwedMs) * state.rate) / 1000;
     state.leaseMs = 0;
     state.lumpMs = 0;
+    state.lumpOwedMs = 0;
     this.keys.leased.delete(key);
     const pace = this.leases.paces.of(check, state, 0, tokens);
     const held = heldPace(state);

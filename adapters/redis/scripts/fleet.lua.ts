@@ -134,11 +134,11 @@ end
 -- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
 -- another pace ends), the bucket's own tokens granted with it at once, and the savings lent.
 local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, horizon_s)
-  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms, saved =
-    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]
+  local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms, saved, lump_ms =
+    p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]
   local interval = 1000 / rate
   local at = frame + now
-  local others, own, own_rate, own_until, first_end, held_others = 0, nil, 0, 0, nil, 0
+  local others, own, own_rate, own_until, first_end, held_others, owed = 0, nil, 0, 0, nil, 0, 0
   local paced, weights = {}, {}
   local phantom, phantom_end, phantom_member = 0, 0, nil
   local members = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
@@ -155,6 +155,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
         held_others = held_others + pace_held(g, ends, savings, since, at)
         if ends > at then
           others = others + g
+          owed = owed + g * (ends - at) / 1000
           paced[holder] = g
           if not first_end or ends < first_end then first_end = ends end
         end
@@ -195,7 +196,10 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     if left > 0 then redis.call('ZADD', key, string.format('%.17g', phantom_end), '^' .. string.format('%.17g', left)) end
     phantom = left
   end
-  if phantom_end > at then others = others + phantom end
+  if phantom_end > at then
+    others = others + phantom
+    owed = owed + phantom * (phantom_end - at) / 1000
+  end
   if phantom > 0 then
     held_others = held_others + pace_held(phantom, phantom_end, savings_cap(phantom, horizon_s), nil, at)
   end
@@ -242,8 +246,14 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   if current < floor then current = floor end
   -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
   -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
-  -- fleet whose paces add up to the rate would never spend its burst.
-  local lump = (now + burst * interval - current) / interval
+  -- fleet whose paces add up to the rate would never spend its burst. The other paces' parts
+  -- not yet due are charged to the bucket too, as its future refill, not as tokens taken: they
+  -- leave the burst to give (taken with them, the bucket's refill still covers both, the paces
+  -- adding up to its rate at most), and what an instance gives back of a lump it did not spend
+  -- in time (pace.ts, LUMP_LEASE_TTLS) is given again.
+  local lump = (now + burst * interval - current) / interval + owed
+  -- No more than the caller's demand spends while it keeps them (lump_ms): it gives back the rest.
+  if lump_ms then lump = math.min(lump, ask * lump_ms / 1000) end
   lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
   current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms

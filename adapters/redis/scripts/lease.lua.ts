@@ -47,7 +47,8 @@ export const LEASE_LUA = `--[[
     ARGV[9 + 4 n + 4 (i - 1)]  a pace asked for bucket i ('' for none):
               '<tokens/s>:<tokens>:<min ms>:<max ms>:<sure ms>:<instances>:<tokens
               given back>:<rate of the pace it held>:<that pace's ms>[:<tokens
-              it saved and carries into this pace>]' (fleet_pace)
+              it saved and carries into this pace>][:<ms it keeps the tokens it
+              takes at once, only after the former>]' (fleet_pace)
   n, the buckets, is #KEYS / 2 then, else (#ARGV - 3) / 4.
 
   Output: as consume ({ allowed, then per key: state, remaining,
