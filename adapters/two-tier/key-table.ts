@@ -273,6 +273,15 @@ export class KeyTable extends SweptMap<string, KeyState> {
 
   /** Queues the key's unspent lease for giving back (sent at the next flush of the {@link GiveBackQueue}). */
   release(key: string, state: KeyState): void {
+    this.giveBacks.add(key, state.rate, state.burst, this.takeLease(key, state));
+  }
+
+  /**
+   * Empties the key's lease, with what it saved and what it owes of a lump,
+   * and returns the tokens to give back: the one place a lease ends, whether
+   * it goes back alone ({@link release}) or with its pace (`releasePace`).
+   */
+  takeLease(key: string, state: KeyState): number {
     const tokens = ((state.leaseMs + state.lumpOwedMs) * state.rate) / 1000;
     state.leaseMs = 0;
     state.paceSavedMs = 0;
@@ -280,7 +289,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
     state.lumpOwedMs = 0;
     state.endedPaceRate = 0;
     this.leased.delete(key);
-    this.giveBacks.add(key, state.rate, state.burst, tokens);
+    return tokens;
   }
 
   /** Releases every lease held (at close). */

@@ -97,11 +97,7 @@ export class RedisRoundTrip {
     this.calls++;
     const limit = { algorithm: 'token-bucket' as const, rate: state.rate, burst: state.burst };
     const check = { key, limit, cost: 0 };
-    const tokens = ((state.leaseMs + state.lumpOwedMs) * state.rate) / 1000;
-    state.leaseMs = 0;
-    state.lumpMs = 0;
-    state.lumpOwedMs = 0;
-    this.keys.leased.delete(key);
+    const tokens = this.keys.takeLease(key, state);
     const pace = this.leases.paces.of(check, state, 0, tokens);
     const held = heldPace(state);
     state.paceRate = 0;
