@@ -4,6 +4,7 @@ import type {
   MaybePromise,
   TokenBucketRequest,
 } from '../../lib/store/rate-limit-store.interface.js';
+import type { RelativeTime } from '../../lib/store/relative-time.js';
 import type { DenyCache } from './deny-cache.js';
 import type { Fallback } from './fallback.js';
 import type { KeyState, KeyTable } from './key-table.js';
@@ -37,6 +38,8 @@ export class Decider {
     private readonly fallback: Fallback,
     /** The RedisStore's `timeoutMs`: each request's whole budget, however many calls it waits on. */
     private readonly timeoutMs: number,
+    /** The store's frame: the newest `now` it has seen dates a request decided after a wait. */
+    private readonly time: RelativeTime,
   ) {}
 
   /**
@@ -45,7 +48,8 @@ export class Decider {
    * another request's call on the same key. `deadline` (`performance.now()`
    * ms, 0 until the request first waits or calls): one per request, `timeoutMs`
    * after that moment, however many calls it waits on; past it, the request
-   * rejects and the module applies its `failMode`.
+   * rejects and the module applies its `failMode`. `at`: `now` in the module's
+   * clock, what a Redis call is sent with (`request.now` unless a wait moved it).
    */
   decide(
     request: TokenBucketRequest,
@@ -53,6 +57,7 @@ export class Decider {
     waits: number,
     deadline: number,
     local = false,
+    at = request.now,
   ): MaybePromise<ConsumeResult> {
     const { checks } = request;
     const count = checks.length;
@@ -91,7 +96,7 @@ export class Decider {
       // (a lease, a denial) probably decides this one too, without a call.
       const inFlight = callsInFlight(remote, states, deadline);
       if (inFlight)
-        return this.join(request, now, waits, deadline, inFlight.pending, inFlight.later);
+        return this.join(request, now, at, waits, deadline, inFlight.pending, inFlight.later);
     }
     const left = deadline - performance.now();
     if (left < MIN_CALL_MS) return this.roundTrip.timedOut(request);
@@ -101,6 +106,7 @@ export class Decider {
       { states, remote, leased: leased ?? [] },
       left,
       deadline,
+      at,
     );
   }
 
@@ -110,10 +116,20 @@ export class Decider {
    * later than it is not waited for past it (`later`), and a call that
    * failed fails the requests waiting on it too (Redis just failed for their
    * key: the module decides them by its `failMode` at once).
+   *
+   * Decided again no earlier than the newest `now` the store has seen: the
+   * answer may come long after the request arrived (a stalled event loop, a
+   * slow Redis), and requests that arrived meanwhile may have spent the
+   * key's new lease already, moving its view (`shadowTat`) to their own,
+   * later `now`; read from the request's arrival, that view would count the
+   * wait as debt, and a wait longer than the burst's refill time would deny
+   * it with the bucket nearly full. (Redis, on its own `TIME`, decides a late
+   * request at its execution just as well.)
    */
   private join(
     request: TokenBucketRequest,
     now: number,
+    at: number,
     waits: number,
     deadline: number,
     pending: Promise<boolean>[],
@@ -130,7 +146,9 @@ export class Decider {
     return answers.then((ok) => {
       if (ok === undefined || ok.includes(false))
         return this.roundTrip.timedOut(request, ok !== undefined);
-      return this.decide(request, now, waits + 1, deadline);
+      const latest = this.time.lastNow;
+      if (latest <= at) return this.decide(request, now, waits + 1, deadline, false, at);
+      return this.decide(request, this.time.relative(latest), waits + 1, deadline, false, latest);
     });
   }
 

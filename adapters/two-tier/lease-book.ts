@@ -177,15 +177,27 @@ export class LeaseBook {
     return this.join ? firstSightingAsk(checks, (check) => this.joinOf(check)) : undefined;
   }
 
-  /** What a fleet call answered for a bucket (see `rememberFleet`), on the store clock. */
+  /**
+   * What a fleet call answered for a bucket (see `rememberFleet`), dated on the
+   * store clock as of `sentAt`, when the call was sent: Redis wrote the fleet
+   * set no earlier, and its expiry runs from that write, not from when this
+   * instance got round to the answer (a stalled event loop can make that
+   * later than the set's whole life).
+   */
   rememberFleet(
     state: KeyState,
     epoch?: string,
     load?: number,
     weight?: number,
     instances?: number,
+    sentAt = this.clock.now(),
   ): void {
-    rememberFleet(state, this.clock.now(), epoch, load, weight, instances);
+    rememberFleet(state, sentAt, epoch, load, weight, instances);
+  }
+
+  /** The store clock's time (what dates a fleet call's answer, `rememberFleet`). */
+  clockNow(): number {
+    return this.clock.now();
   }
 
   private joinOf(check: TokenBucketCheck): number {

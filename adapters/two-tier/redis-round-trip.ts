@@ -57,6 +57,7 @@ export class RedisRoundTrip {
   renewPace(check: TokenBucketCheck, state: KeyState, now: number, requestNow: number): void {
     const ask = this.leases.paces.renewal(check, state, now);
     const sentAt = performance.now();
+    const sentClock = this.leases.clockNow();
     this.calls++;
     const windowMs = this.leases.fleetWindowMs([ask], [state]);
     const answered = this.redis
@@ -70,6 +71,7 @@ export class RedisRoundTrip {
             result.loads?.[0],
             ask.weight,
             result.instances?.[0] ?? 0,
+            sentClock,
           );
           this.leases.takeExtra(check, state, result.extras[0] ?? 0);
           this.leases.paces.applyAnswer(check, state, result, 0, now, performance.now() - sentAt);
@@ -133,7 +135,8 @@ export class RedisRoundTrip {
   /**
    * One Redis call within `timeoutMs`; `deadline` (`performance.now()` ms) is
    * recorded on the asked keys, so that requests joining this call know when
-   * it gives up.
+   * it gives up. `at`: `now` in the module's clock (`request.now` unless the
+   * request waited, see `Decider.join`), what Redis is told.
    */
   call(
     request: TokenBucketRequest,
@@ -141,6 +144,7 @@ export class RedisRoundTrip {
     checks: RemoteChecks,
     timeoutMs: number,
     deadline: number,
+    at = request.now,
   ): Promise<ConsumeResult> {
     const { remote, leased, states: all } = checks;
     const reservations: Reservation[] = leased.map((index) =>
@@ -148,6 +152,7 @@ export class RedisRoundTrip {
     );
     const states = remote.map((i) => all[i]!);
     const sentAt = performance.now();
+    const sentClock = this.leases.clockNow();
     const asked = this.leases.ask(request.checks, remote as number[], states, now);
     // Tokens due back go first: Redis must not count them as taken when it decides.
     this.giveBacks.flush();
@@ -155,8 +160,8 @@ export class RedisRoundTrip {
     const windowMs = this.leases.fleetWindowMs(asked, states);
     const call = this.redis.lease(
       windowMs > 0
-        ? { checks: asked, now: request.now, fleet: { id: this.instanceId, windowMs } }
-        : { checks: asked, now: request.now },
+        ? { checks: asked, now: at, fleet: { id: this.instanceId, windowMs } }
+        : { checks: asked, now: at },
       timeoutMs,
     );
     const settle = () => {
@@ -167,7 +172,17 @@ export class RedisRoundTrip {
         settle();
         // A write reached Redis: towards the end of a fallback.
         this.fallback.succeeded();
-        return this.applyAnswer(request, now, remote, states, reservations, result, asked, sentAt);
+        return this.applyAnswer(
+          request,
+          now,
+          remote,
+          states,
+          reservations,
+          result,
+          asked,
+          sentAt,
+          sentClock,
+        );
       },
       (error: unknown) => {
         settle();
@@ -230,6 +245,7 @@ export class RedisRoundTrip {
   ): Promise<ConsumeResult> {
     const { checks } = request;
     const windowMs = this.leases.fleetWindowMs(asked, []);
+    const sentClock = this.leases.clockNow();
     return this.redis
       .lease({ checks: asked, now: request.now, fleet: { id: this.instanceId, windowMs } })
       .then(
@@ -239,7 +255,7 @@ export class RedisRoundTrip {
             return { allowed: true, decisions: result.decisions };
           const remote = checks.map((_, i) => i);
           const states = checks.map((check) => this.keys.stateOf(check, now));
-          return this.applyAnswer(request, now, remote, states, [], result, asked);
+          return this.applyAnswer(request, now, remote, states, [], result, asked, 0, sentClock);
         },
         (error: unknown) => {
           this.failed.add(request);
@@ -277,6 +293,7 @@ export class RedisRoundTrip {
     result: LeaseResult,
     asked: readonly LeaseCheck[],
     sentAt = 0,
+    sentClock?: number,
   ): ConsumeResult {
     const { checks } = request;
     const decisions: RateLimitDecision[] = new Array(checks.length);
@@ -287,7 +304,14 @@ export class RedisRoundTrip {
       const extra = result.extras[j] ?? 0;
       const { maxExtra, joinExtra = 0, weight } = asked[j]!;
       const instances = result.instances?.[j] ?? 0;
-      this.leases.rememberFleet(state, result.epochs?.[j], result.loads?.[j], weight, instances);
+      this.leases.rememberFleet(
+        state,
+        result.epochs?.[j],
+        result.loads?.[j],
+        weight,
+        instances,
+        sentClock,
+      );
       decisions[index] = this.leases.settle(
         check,
         state,

@@ -173,6 +173,7 @@ export class TwoTierStore implements RateLimitStore {
       this.roundTrip,
       this.fallback,
       this.redis.timeoutMs,
+      this.time,
     );
     this.changes = new BucketChanges(
       this.redis,
