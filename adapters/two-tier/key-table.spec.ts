@@ -7,13 +7,13 @@ import { hashOf, MAX_SIGHTING_SLOTS, Sightings } from './sightings.js';
 /** What the table hands to the give-back queue: [key, rate, burst, tokens]. */
 type GivenBack = [string, number, number, number];
 
-function table(maxKeys: number, idleMs = 1_000) {
+function table(maxKeys: number, idleMs = 1_000, owedForMs = 0) {
   const givenBack: GivenBack[] = [];
   const giveBacks = {
     add: (...args: GivenBack) => givenBack.push(args),
   } as unknown as GiveBackQueue;
   const clock = new ManualClock(0);
-  return { keys: new KeyTable(maxKeys, idleMs, clock, giveBacks), givenBack, clock };
+  return { keys: new KeyTable(maxKeys, idleMs, clock, giveBacks, owedForMs), givenBack, clock };
 }
 
 describe('KeyTable', () => {
@@ -45,7 +45,7 @@ describe('KeyTable', () => {
       paceLentMs: Number.POSITIVE_INFINITY,
       lumpMs: 0,
       lumpUntil: 0,
-      lumpOwedMs: 0,
+      owedMs: 0,
       endedPaceRate: 0,
       savingsShrunkAt: 0,
       pending: undefined,
@@ -131,6 +131,32 @@ describe('KeyTable', () => {
     expect(keys.leased.size).toBe(0);
   });
 
+  it('gives an expired lease back at once, alone; in a fleet, owes it for owedForMs to the next call, then gives it back', () => {
+    const alone = table(10);
+    const state = alone.keys.stateOf(check('a', 10, 10), 0);
+    state.leaseMs = 200;
+    alone.keys.leased.add('a');
+    alone.keys.expire('a', state);
+    expect(alone.givenBack).toEqual([['a', 10, 10, 2]]);
+
+    const fleet = table(10, 1_000, 1_000);
+    const held = fleet.keys.stateOf(check('b', 10, 10), 0);
+    Object.assign(held, { leaseMs: 200, lumpMs: 100, owedMs: 100, paceSavedMs: 50 });
+    fleet.keys.leased.add('b');
+    fleet.clock.advance(500);
+    fleet.keys.expire('b', held);
+    // Not spendable any more, and no give-back of its own: owed until 1.5 s (store clock).
+    expect(fleet.givenBack).toEqual([]);
+    expect(held).toMatchObject({ leaseMs: 0, lumpMs: 0, paceSavedMs: 0, owedMs: 300 });
+    expect(held.leaseExpiresAt).toBe(1_500);
+    expect(fleet.keys.leased.has('b')).toBe(true);
+    // No call came for the key by then: the owed tokens go back on their own.
+    fleet.keys.expire('b', held);
+    expect(fleet.givenBack).toEqual([['b', 10, 10, 3]]);
+    expect(held.owedMs).toBe(0);
+    expect(fleet.keys.leased.has('b')).toBe(false);
+  });
+
   describe('sweep', () => {
     /** Enough sweep steps for a couple of whole passes. */
     const sweepAll = (keys: KeyTable, now: number) => {
@@ -174,6 +200,22 @@ describe('KeyTable', () => {
       expect(givenBack).toEqual([['leased', 10, 10, 3]]);
       expect(keys.get('leased')).toBeUndefined();
       expect(keys.leased.size).toBe(0);
+    });
+
+    it('in a fleet, keeps a key whose expired lease is owed, and gives it back once owedForMs is over', () => {
+      const { keys, givenBack, clock } = table(100, 1_000, 1_000);
+      const state = keys.stateOf(check('owed', 10, 10), 0);
+      state.leaseMs = 300;
+      state.leaseExpiresAt = 1_000;
+      keys.leased.add('owed');
+      clock.advance(1_000);
+      sweepAll(keys, 2_000);
+      expect(givenBack).toEqual([]);
+      expect(keys.get('owed')).toBe(state); // unseen for idleMs, but owing
+      clock.advance(1_000);
+      sweepAll(keys, 3_000);
+      expect(givenBack).toEqual([['owed', 10, 10, 3]]);
+      expect(keys.get('owed')).toBeUndefined();
     });
   });
 

@@ -87,12 +87,18 @@ export interface KeyState {
    * Of the lease (`leaseMs`), what is left of the bucket's own tokens a pace
    * call took at once (bucket time, ms), no longer spendable from `lumpUntil`
    * (the requests' time) on (`pace.ts`, `LUMP_LEASE_TTLS`): it is then owed
-   * back (`lumpOwedMs`, outside the lease) and goes with the key's next pace
-   * asked, or its release.
+   * back (`owedMs`).
    */
   lumpMs: number;
   lumpUntil: number;
-  lumpOwedMs: number;
+  /**
+   * Tokens taken from the bucket that are no longer spent and not given back
+   * yet (bucket time, ms, outside the lease): a lapsed lump, or, in a fleet,
+   * a lease that expired ({@link KeyTable.expire}). They go with the key's
+   * next call (a pace's `giveBack`, or a give-back sent before it), else by
+   * a call of their own at `leaseExpiresAt`, or at the key's release.
+   */
+  owedMs: number;
   /** The rate of the pace that ended at `paceUntil` while savings remain (0: none). */
   endedPaceRate: number;
   /** When those savings last shrank (store clock). */
@@ -130,7 +136,7 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
     paceLentMs: Number.POSITIVE_INFINITY,
     lumpMs: 0,
     lumpUntil: 0,
-    lumpOwedMs: 0,
+    owedMs: 0,
     endedPaceRate: 0,
     savingsShrunkAt: 0,
     pending: undefined,
@@ -138,9 +144,9 @@ export function newKeyState(limit: TokenBucketLimit, now: number): KeyState {
   };
 }
 
-/** True when the key holds tokens to give back: a lease, or a lapsed lump owed. */
-function holds(state: KeyState): boolean {
-  return state.leaseMs > 0 || state.lumpOwedMs > 0;
+/** True when the key holds tokens to give back: a lease, or tokens owed. */
+export function holds(state: KeyState): boolean {
+  return state.leaseMs > 0 || state.owedMs > 0;
 }
 
 /** A check that can never be admitted: `sortChecks` denies it without a Redis call. */
@@ -186,6 +192,8 @@ export class KeyTable extends SweptMap<string, KeyState> {
     private readonly idleMs: number,
     private readonly clock: { now(): number },
     private readonly giveBacks: GiveBackQueue,
+    /** How long an expired lease waits, owed, for the key's next call (0: given back at once; see {@link expire}). */
+    private readonly owedForMs = 0,
   ) {
     super();
     this.sightings = new Sightings(maxKeys, idleMs);
@@ -282,14 +290,34 @@ export class KeyTable extends SweptMap<string, KeyState> {
    * it goes back alone ({@link release}) or with its pace (`releasePace`).
    */
   takeLease(key: string, state: KeyState): number {
-    const tokens = ((state.leaseMs + state.lumpOwedMs) * state.rate) / 1000;
+    const tokens = ((state.leaseMs + state.owedMs) * state.rate) / 1000;
     state.leaseMs = 0;
     state.paceSavedMs = 0;
     state.lumpMs = 0;
-    state.lumpOwedMs = 0;
+    state.owedMs = 0;
     state.endedPaceRate = 0;
     this.leased.delete(key);
     return tokens;
+  }
+
+  /**
+   * The key's lease is past `leaseExpiresAt` (store clock). In a fleet
+   * (`owedForMs` > 0) what is left of it is owed rather than given back at
+   * once: a key still in demand calls again soon, and its next pace carries
+   * the tokens back (`giveBack`) where a give-back of their own would cost a
+   * Redis call (a light instance's join lease, spent at its demand and
+   * expiring with a token or two left). Owed tokens are not spent: what the
+   * fleet loses is that they come back up to `owedForMs` later. A key with
+   * only tokens owed left, past that time, gives them back now.
+   */
+  expire(key: string, state: KeyState): void {
+    if (this.owedForMs <= 0 || state.leaseMs <= 0) return this.release(key, state);
+    state.owedMs += state.leaseMs;
+    state.leaseMs = 0;
+    state.lumpMs = 0;
+    state.paceSavedMs = 0;
+    state.endedPaceRate = 0;
+    state.leaseExpiresAt = this.clock.now() + this.owedForMs;
   }
 
   /** Releases every lease held (at close). */
@@ -325,10 +353,8 @@ export class KeyTable extends SweptMap<string, KeyState> {
       const key = this.nextToSweep();
       if (key === undefined) return;
       const state = this.entries.get(key)!;
-      if (holds(state)) {
-        if (this.clock.now() >= state.leaseExpiresAt) this.release(key, state);
-        else continue;
-      }
+      if (holds(state) && this.clock.now() >= state.leaseExpiresAt) this.expire(key, state);
+      if (holds(state)) continue;
       // A bucket not yet full again is still worth its view (what local denials report).
       if (
         state.pending !== undefined ||

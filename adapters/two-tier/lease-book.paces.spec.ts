@@ -57,7 +57,7 @@ describe('LeaseBook', () => {
       expect(leases.paces.renewal(c, state, 300).pace).toMatchObject({
         giveBack: expect.closeTo(20),
       });
-      expect(state.lumpOwedMs).toBe(0);
+      expect(state.owedMs).toBe(0);
       const closing = make({ instances: 2 });
       const other = closing.keys.stateOf(c, 0);
       closing.leases.paces.apply(c, other, 50, 4_000, 0, 3, 30);

@@ -10,7 +10,7 @@ import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interfac
 import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
-import type { KeyState, KeyTable } from './key-table.js';
+import { holds, type KeyState, type KeyTable } from './key-table.js';
 import { FLEET_DEMAND_SHARE, fleetHoldTokens, joinLease } from './fleet-share.js';
 import {
   firstSightingAsk,
@@ -135,7 +135,7 @@ export class LeaseBook {
     if (state.paceRate > 0 || state.endedPaceRate > 0) this.paces.credit(check, state, now);
     if (state.leaseMs <= 0) return false;
     if (this.clock.now() >= state.leaseExpiresAt) {
-      this.keys.release(check.key, state);
+      this.keys.expire(check.key, state);
       return false;
     }
     const need = check.cost * emissionIntervalMs(check.limit);
@@ -146,8 +146,9 @@ export class LeaseBook {
    * What the lease call asks for the checks at `indices` (whose states are
    * `states`): each its cost, and up to its lease target on top. A leftover
    * lease too small for its request (fractional costs, a rate that changed)
-   * is released first, to go back in the same pipeline: Redis then decides
-   * on the bucket as if this instance had never held it, as the view assumes.
+   * and tokens owed (unless a pace ask carries them) are released first, to
+   * go back in the same pipeline: Redis then decides on the bucket as if
+   * this instance had never held them, as the view assumes.
    */
   ask(
     checks: readonly TokenBucketCheck[],
@@ -164,7 +165,7 @@ export class LeaseBook {
       return pace === undefined ? ask : { ...ask, pace };
     });
     indices.forEach((i, j) => {
-      if (states[j]!.leaseMs > 0) this.keys.release(checks[i]!.key, states[j]!);
+      if (holds(states[j]!)) this.keys.release(checks[i]!.key, states[j]!);
     });
     return asked;
   }
@@ -224,7 +225,7 @@ export class LeaseBook {
     if (state.leaseMs <= TOKEN_EPSILON * interval) {
       state.leaseMs = 0;
       // A lapsed lump still owed keeps the key among those released at close.
-      if (state.lumpOwedMs <= 0) this.keys.leased.delete(check.key);
+      if (state.owedMs <= 0) this.keys.leased.delete(check.key);
     }
     return outcome;
   }
@@ -385,8 +386,8 @@ export class LeaseBook {
     const { leased } = this.keys;
     for (const key of leased) {
       const state = this.keys.get(key);
-      if (state === undefined || state.leaseMs <= 0) leased.delete(key);
-      else if (clockNow >= state.leaseExpiresAt) this.keys.release(key, state);
+      if (state === undefined || !holds(state)) leased.delete(key);
+      else if (clockNow >= state.leaseExpiresAt) this.keys.expire(key, state);
     }
     this.giveBacks.flush();
     if (leased.size === 0) this.stopTimer();

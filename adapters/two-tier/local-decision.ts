@@ -7,7 +7,7 @@ import {
   type TokenBucketLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
 import type { DenyCache } from './deny-cache.js';
-import type { KeyState, KeyTable } from './key-table.js';
+import { holds, type KeyState, type KeyTable } from './key-table.js';
 import type { LeaseBook } from './lease-book.js';
 
 /** How the checks of one request can be decided, as {@link sortChecks} finds them. */
@@ -97,7 +97,7 @@ export function changeViews<C extends BucketRef>(
   for (const check of checks) {
     const state = keys.get(check.key);
     if (state === undefined || isWindowLimit(check.limit)) continue;
-    if (state.leaseMs > 0) keys.release(check.key, state);
+    if (holds(state)) keys.release(check.key, state);
     state.shadowTat = nextTat(state, check as C & { readonly limit: TokenBucketLimit });
     denials.clear(state);
   }

@@ -147,7 +147,7 @@ export class PaceBook {
     state.lumpMs = 0;
     if (left <= 0) return;
     state.leaseMs -= left;
-    state.lumpOwedMs += left;
+    state.owedMs += left;
     state.paceSavedMs = Math.min(state.paceSavedMs, state.leaseMs);
     this.viewHeld(check, state, now, emissionIntervalMs(check.limit));
   }
@@ -241,10 +241,10 @@ export class PaceBook {
     // What is left of the lump, and what lapsed of it, goes back with the ask.
     const interval = emissionIntervalMs(check.limit);
     const lumpLeft = Math.min(state.lumpMs, state.leaseMs);
-    const owed = lumpLeft + state.lumpOwedMs;
+    const owed = lumpLeft + state.owedMs;
     state.leaseMs -= lumpLeft;
     state.lumpMs = 0;
-    state.lumpOwedMs = 0;
+    state.owedMs = 0;
     return {
       ...pace,
       ...held,

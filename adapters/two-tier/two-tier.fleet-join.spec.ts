@@ -6,6 +6,7 @@
  * lease and leaves nothing in Redis but its bucket. The shared redis-server;
  * time from each request's `now` and a fixed store clock.
  */
+import { ManualClock } from '../../lib/clock.js';
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
 import { check } from '../../test/utils/checks.js';
 import { twoTierFixture } from '../../test/utils/two-tier-fixture.js';
@@ -35,6 +36,21 @@ describe('TwoTierStore: joining a fleet', () => {
       expect(answer.allowed).toBe(true);
     }
     expect(joiner.stats()).toMatchObject({ redisCalls: 1, localDecisions: 5 });
+  });
+
+  it("owes a joiner's expired lease to its next call (the pace's give-back), not to a call of its own", async () => {
+    const clock = new ManualClock(0); // leases timed by the test
+    const leader = redis.store({ instances: 2, leaseTtlMs: 10_000, clock });
+    for (let i = 0; i < 40; i++) await leader.consume({ checks: [hot], now: T0 + i });
+    const joiner = redis.store({ instances: 2, leaseTtlMs: 10_000, clock });
+    await joiner.consume({ checks: [hot], now: T0 + 40 }); // the join: a lease
+    expect(joiner.consume({ checks: [hot], now: T0 + 41 })).toMatchObject({ allowed: true });
+    expect(joiner.stats()).toMatchObject({ redisCalls: 1, leasesTaken: 1 });
+    // Its lease expires with tokens left; its next request asks the fleet again, once, and the
+    // tokens left go back with that call (before: a give-back call of their own beside it).
+    clock.advance(10_000);
+    expect(await joiner.consume({ checks: [hot], now: T0 + 60 })).toMatchObject({ allowed: true });
+    expect(joiner.stats()).toMatchObject({ redisCalls: 2, leasesReturned: 0 });
   });
 
   it('gives a key nobody leases no lease, and writes nothing but its bucket', async () => {

@@ -139,7 +139,14 @@ export class TwoTierStore implements RateLimitStore {
       settings.probeIntervalMs,
     );
     this.giveBacks = new GiveBackQueue(this.redis, this.time, this.fallback);
-    this.keys = new KeyTable(settings.maxKeys, settings.leaseTtlMs, settings.clock, this.giveBacks);
+    // In a fleet, an expired lease waits a leaseTtlMs, owed, for its key's next pace to carry it back.
+    this.keys = new KeyTable(
+      settings.maxKeys,
+      settings.leaseTtlMs,
+      settings.clock,
+      this.giveBacks,
+      settings.instances > 1 ? settings.leaseTtlMs : 0,
+    );
     this.leases = new LeaseBook(
       settings.leaseTtlMs,
       settings.maxLeaseShare,
