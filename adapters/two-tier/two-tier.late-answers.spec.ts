@@ -6,44 +6,19 @@
  * `two-tier.hot-start.spec.ts` on a loaded machine: 68 requests denied with
  * the bucket nearly full).
  */
-import type { Redis } from 'ioredis';
 import { ManualClock } from '../../lib/clock.js';
 import type { ConsumeResult } from '../../lib/store/rate-limit-store.interface.js';
-import { uniquePrefix } from '../../test/utils/redis-harness.js';
-import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
-import { connectSharedClient } from '../../test/utils/redis-client.js';
-import { redisKey } from '../redis/redis-keys.js';
-import { TwoTierStore, type TwoTierStoreOptions } from './index.js';
 import { check } from '../../test/utils/checks.js';
+import { twoTierFixture } from '../../test/utils/two-tier-fixture.js';
+import { redisKey } from '../redis/redis-keys.js';
 
 const T0 = 1_700_000_000_000;
 const isPromise = (value: unknown): value is Promise<unknown> =>
   typeof (value as { then?: unknown })?.then === 'function';
 
 describe('TwoTierStore, answers read late', () => {
-  let client: Redis;
-  let prefix: string;
-  const stores: TwoTierStore[] = [];
-
-  beforeAll(async () => {
-    client = await connectSharedClient();
-  });
-  afterAll(async () => {
-    await client.quit();
-  });
-  beforeEach(() => {
-    prefix = uniquePrefix('two-tier-late');
-  });
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-  });
-
-  /** A store on the test's clock ({@link ON_TEST_CLOCK}), closed after the test. */
-  const makeStore = (options: Partial<TwoTierStoreOptions> = {}) => {
-    const store = new TwoTierStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK, ...options });
-    stores.push(store);
-    return store;
-  };
+  const redis = twoTierFixture('two-tier-late');
+  const makeStore = redis.store.bind(redis);
 
   it('decides a request that waited for a call in flight no earlier than the requests that spent the lease meanwhile', async () => {
     // CI (hot-start spec, loaded machine): a call answered over a second late (event loop or Redis
@@ -84,7 +59,7 @@ describe('TwoTierStore, answers read late', () => {
     expect(isPromise(call)).toBe(true);
     clock.set(T0 + 2_500); // the answer is read 2.5 s after the call was sent...
     expect((await call).allowed).toBe(true);
-    await client.del(`${redisKey(prefix, 'epoch')}:fleet`); // ...when the set had expired
+    await redis.client.del(`${redisKey(redis.prefix, 'epoch')}:fleet`); // ...when the set had expired
     const next = await store.consume({ checks: [dear], now: T0 + 2_500 });
     expect(next.decisions[0]).toMatchObject({ allowed: true });
   });
