@@ -92,7 +92,7 @@ export class GiveBackQueue {
     }
   }
 
-  /** Counts a give-back made another way (a pace given back with its tokens: `RedisRoundTrip.releasePace`). */
+  /** Counts a give-back made another way: with a pace (`RedisRoundTrip.releasePace`), or carried by a pace ask (`PaceAsk.giveBack`). */
   count(tokens: number, returned: boolean): void {
     if (!returned) {
       this.lostTokens += tokens;

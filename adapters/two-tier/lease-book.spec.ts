@@ -80,6 +80,7 @@ describe('LeaseBook', () => {
       const { leases, keys } = make();
       const state = keys.stateOf(c, 0);
       state.leaseMs = 30;
+      state.leaseExpiresAt = 1_000;
       keys.leased.add('k');
       const reservation = leases.reserve(0, c, state, 0);
       expect(reservation).toMatchObject({
@@ -96,6 +97,19 @@ describe('LeaseBook', () => {
       leases.spend(c, state, 0); // another request spent meanwhile
       leases.unreserve(again);
       expect(state).toMatchObject({ shadowTat: 10, leaseMs: 20 });
+      expect(keys.leased.has('k')).toBe(true);
+    });
+
+    it('puts a reservation back as owed when its lease expired meanwhile: never spent past its life', () => {
+      const { leases, keys, clock } = make();
+      const state = keys.stateOf(c, 0);
+      state.leaseMs = 30;
+      state.leaseExpiresAt = 1_000;
+      keys.leased.add('k');
+      const reservation = leases.reserve(0, c, state, 0);
+      clock.advance(1_000);
+      leases.unreserve(reservation);
+      expect(state).toMatchObject({ leaseMs: 20, owedMs: 10 });
       expect(keys.leased.has('k')).toBe(true);
     });
   });

@@ -40,6 +40,8 @@ export interface Reservation {
   readonly previous: number | undefined;
   readonly chargedMs: number;
   readonly leaseMs: number;
+  /** The lease's `leaseExpiresAt` when reserved: put back after it, the tokens are owed, not spendable. */
+  readonly expiresAt: number;
 }
 
 /**
@@ -161,7 +163,9 @@ export class LeaseBook {
       const check = checks[i]!;
       const state = states[j]!;
       const ask = leaseAsk(check, state, this.joinOf(check), clockNow, this.leaseTtlMs);
-      const pace = this.paces.ask(check, state, ask, now);
+      // A call of several keys may span Cluster slots, where paces (and what they carry back) are
+      // not sent: what the key owes then goes back by a give-back before the call (below).
+      const pace = this.paces.ask(check, state, ask, now, indices.length === 1);
       return pace === undefined ? ask : { ...ask, pace };
     });
     indices.forEach((i, j) => {
@@ -244,6 +248,7 @@ export class LeaseBook {
       previous,
       chargedMs: outcome.tat - current,
       leaseMs: leaseMs - state.leaseMs,
+      expiresAt: state.leaseExpiresAt,
     };
   }
 
@@ -255,8 +260,11 @@ export class LeaseBook {
       state.shadowTat === reservation.outcome.tat
         ? reservation.previous
         : state.shadowTat! - reservation.chargedMs;
-    state.leaseMs += reservation.leaseMs;
-    if (state.leaseMs > 0 && this.keys.get(reservation.key) === state)
+    // Put back after its lease expired (in a fleet, `KeyTable.expire` may have dated the key anew
+    // meanwhile): the tokens are owed, never spent past the lease's life.
+    if (this.clock.now() >= reservation.expiresAt) state.owedMs += reservation.leaseMs;
+    else state.leaseMs += reservation.leaseMs;
+    if (holds(state) && this.keys.get(reservation.key) === state)
       this.keys.leased.add(reservation.key);
   }
 

@@ -177,17 +177,20 @@ export class PaceBook {
   /**
    * The pace a lease call (`asked`, sent at `now`) asks when instances share
    * the buckets: for a hot key, or one asking to join a fleet; `undefined` for
-   * none. The pace the key held stops.
+   * none. The pace the key held stops. `carry`: the ask also carries back
+   * what the key owes (its `giveBack`); false for a call that may span
+   * Cluster slots, which sends no pace.
    */
   ask(
     check: TokenBucketCheck,
     state: KeyState,
     asked: LeaseCheck,
     now: number,
+    carry = true,
   ): PaceAsk | undefined {
     if (!this.join || !(isHot(state.target) || (asked.joinExtra ?? 0) > 0)) return undefined;
     // The pace held so far stops here: Redis gives back its part not yet due when it answers.
-    return this.replacing(check, state, this.of(check, state), now);
+    return this.replacing(check, state, this.of(check, state), now, carry);
   }
 
   /** A pace of this instance's demand for `check`'s bucket; `giveBack` tokens it held go back with it. */
@@ -232,7 +235,13 @@ export class PaceBook {
    * set to have expired in the silence since ({@link stillHeld}): told, it
    * would read as a lost state (`scripts/lease.lua.ts`).
    */
-  private replacing(check: TokenBucketCheck, state: KeyState, pace: PaceAsk, now: number): PaceAsk {
+  private replacing(
+    check: TokenBucketCheck,
+    state: KeyState,
+    pace: PaceAsk,
+    now: number,
+    carry = true,
+  ): PaceAsk {
     const held =
       state.paceRate > 0 && stillHeld(state.paceFrom, state.paceUntil, now)
         ? heldPace(state)
@@ -244,11 +253,12 @@ export class PaceBook {
     const owed = lumpLeft + state.owedMs;
     state.leaseMs -= lumpLeft;
     state.lumpMs = 0;
-    state.owedMs = 0;
+    // Not carried: left owed, for a give-back of its own (`LeaseBook.ask`).
+    state.owedMs = carry ? 0 : owed;
     return {
       ...pace,
       ...held,
-      giveBack: (pace.giveBack ?? 0) + owed / interval,
+      giveBack: (pace.giveBack ?? 0) + (carry ? owed / interval : 0),
       saved: state.paceSavedMs / interval,
     };
   }

@@ -75,10 +75,12 @@ export class RedisRoundTrip {
           );
           this.leases.takeExtra(check, state, result.extras[0] ?? 0);
           this.leases.paces.applyAnswer(check, state, result, 0, now, performance.now() - sentAt);
+          this.countCarried([ask], true);
           return true;
         },
         () => {
           this.fallback.failed();
+          this.countCarried([ask], false);
           return false;
         },
       );
@@ -113,6 +115,13 @@ export class RedisRoundTrip {
       )
       .finally(() => this.releases.delete(sent));
     this.releases.add(sent);
+  }
+
+  /** Counts what the paces of `asked` carried back (`PaceAsk.giveBack`) as given back, or lost with a failed call. */
+  private countCarried(asked: readonly LeaseCheck[], answered: boolean): void {
+    for (const { pace } of asked)
+      if (pace?.giveBack !== undefined && pace.giveBack > 0)
+        this.giveBacks.count(pace.giveBack, answered);
   }
 
   /** Settles when every pace given back so far is answered (or failed). */
@@ -172,6 +181,7 @@ export class RedisRoundTrip {
         settle();
         // A write reached Redis: towards the end of a fallback.
         this.fallback.succeeded();
+        this.countCarried(asked, true);
         return this.applyAnswer(
           request,
           now,
@@ -187,6 +197,7 @@ export class RedisRoundTrip {
       (error: unknown) => {
         settle();
         for (let r = reservations.length - 1; r >= 0; r--) this.leases.unreserve(reservations[r]!);
+        this.countCarried(asked, false);
         this.failed.add(request);
         this.fallback.failed();
         throw toStoreError(error, 'TwoTierStore: Redis failed');

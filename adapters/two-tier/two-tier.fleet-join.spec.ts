@@ -50,7 +50,28 @@ describe('TwoTierStore: joining a fleet', () => {
     // tokens left go back with that call (before: a give-back call of their own beside it).
     clock.advance(10_000);
     expect(await joiner.consume({ checks: [hot], now: T0 + 60 })).toMatchObject({ allowed: true });
-    expect(joiner.stats()).toMatchObject({ redisCalls: 2, leasesReturned: 0 });
+    expect(joiner.stats()).toMatchObject({ redisCalls: 2, leasesReturned: 1 });
+  });
+
+  it('never spends a reservation put back after its lease expired (in a fleet, the key is owed anew)', async () => {
+    const clock = new ManualClock(0);
+    const leader = redis.store({ instances: 2, leaseTtlMs: 10_000, clock });
+    for (let i = 0; i < 40; i++) await leader.consume({ checks: [hot], now: T0 + i });
+    const joiner = redis.store({ instances: 2, leaseTtlMs: 10_000, clock });
+    await joiner.consume({ checks: [hot], now: T0 + 40 }); // the join: a lease until 10 s
+    const cold = check('cold', 1, 1);
+    await redis.redisStore().consume({ checks: [cold], now: T0 + 41 }); // empty: Redis will deny it
+    // Two tokens of the lease spent ahead of the call that decides `cold`...
+    const dear = check('hot', 1_000, 1_000, 2);
+    const pending = joiner.consume({ checks: [dear, cold], now: T0 + 42 });
+    // ...while the lease expires (the sweep of the next request finds it), and is owed until 20 s.
+    clock.advance(10_000);
+    await joiner.consume({ checks: [check('elsewhere', 1, 10)], now: T0 + 43 });
+    expect((await pending).allowed).toBe(false); // the two tokens come back: owed, not spendable
+    clock.advance(9_999);
+    const later = joiner.consume({ checks: [dear], now: T0 + 44 });
+    expect(later).toHaveProperty('then'); // a Redis call, not a lease granted 19.999 s ago
+    await later;
   });
 
   it('gives a key nobody leases no lease, and writes nothing but its bucket', async () => {
