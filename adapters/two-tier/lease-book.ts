@@ -11,6 +11,7 @@ import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
 import { holds, type KeyState, type KeyTable } from './key-table.js';
+import { LeaseExpiry } from './lease-expiry.js';
 import { FLEET_DEMAND_SHARE, fleetHoldTokens, joinLease } from './fleet-share.js';
 import {
   firstSightingAsk,
@@ -53,9 +54,7 @@ export interface Reservation {
  *   {@link unreserve} for leases spent ahead of a Redis call;
  * - Redis' answers ({@link settle}): leases granted, and hot keys'
  *   contention and holds after a denial or a shortfall;
- * - expiry: a store-wide timer, `unref()`'d, runs every `leaseTtlMs / 2`
- *   while leases are held and gives back those no request touched since
- *   they expired (requests and the sweep give back the others).
+ * - expiry: a store-wide timer ({@link LeaseExpiry}) while leases are held.
  *
  * @internal
  */
@@ -65,8 +64,7 @@ export class LeaseBook {
   /** Extra tokens leased from Redis, paces' tokens included. */
   takenTokens = 0;
 
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private closed = false;
+  private readonly expiry: LeaseExpiry;
 
   /**
    * @param leaseTtlMs longest time a lease is held, and the time constant of demand
@@ -93,11 +91,12 @@ export class LeaseBook {
     instances = 1,
     chargedFromNow = false,
   ) {
+    this.expiry = new LeaseExpiry(keys, giveBacks, clock, leaseTtlMs);
     this.paces = new PaceBook(leaseTtlMs, clock, keys, denials, join, instances, chargedFromNow, {
       granted: (tokens) => {
         this.taken++;
         this.takenTokens += tokens;
-        this.startTimer();
+        this.expiry.start();
       },
     });
   }
@@ -283,7 +282,7 @@ export class LeaseBook {
     this.keys.leased.add(key);
     this.taken++;
     this.takenTokens += extra;
-    this.startTimer();
+    this.expiry.start();
   }
 
   /**
@@ -371,33 +370,7 @@ export class LeaseBook {
 
   /** Stops the expiry timer and gives every lease back (at close). */
   close(): void {
-    this.closed = true;
-    this.stopTimer();
+    this.expiry.close();
     this.keys.releaseAll();
-  }
-
-  private startTimer(): void {
-    if (this.timer !== undefined || this.closed) return;
-    this.timer = setInterval(() => this.expire(), Math.max(10, this.leaseTtlMs / 2));
-    this.timer.unref();
-  }
-
-  private stopTimer(): void {
-    if (this.timer === undefined) return;
-    clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  /** Timer: gives back leases of keys no request touched since they expired. */
-  private expire(): void {
-    const clockNow = this.clock.now();
-    const { leased } = this.keys;
-    for (const key of leased) {
-      const state = this.keys.get(key);
-      if (state === undefined || !holds(state)) leased.delete(key);
-      else if (clockNow >= state.leaseExpiresAt) this.keys.expire(key, state);
-    }
-    this.giveBacks.flush();
-    if (leased.size === 0) this.stopTimer();
   }
 }
