@@ -1,10 +1,5 @@
-import type { Cluster } from 'ioredis';
-import {
-  startRedisCluster,
-  uniquePrefix,
-  type RedisClusterHandle,
-} from '../../test/utils/redis-harness.js';
-import { connectClusterClient } from '../../test/utils/redis-client.js';
+import { redisClusterFixture } from '../../test/utils/redis-cluster-fixture.js';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { RedisStore } from './index.js';
 import { keySlot, redisKey } from './redis-keys.js';
 
@@ -13,21 +8,11 @@ import { keySlot, redisKey } from './redis-keys.js';
  * so keys in different hash slots each live and decide on their own node.
  */
 describe('RedisStore slots on a Redis Cluster (3 masters)', () => {
-  let cluster: RedisClusterHandle;
-  let client: Cluster;
-
-  beforeAll(async () => {
-    cluster = await startRedisCluster();
-    client = await connectClusterClient(cluster);
-  }, 60_000);
-  afterAll(async () => {
-    client?.disconnect();
-    await cluster?.stop();
-  });
+  const redis = redisClusterFixture();
 
   it('acquire, refuse, release and count on keys spread over the slots', async () => {
     const keyPrefix = uniquePrefix('cluster-slots');
-    const store = new RedisStore({ client, keyPrefix, timeoutMs: 5_000 });
+    const store = new RedisStore({ client: redis.client, keyPrefix, timeoutMs: 5_000 });
     const keys = Array.from({ length: 12 }, (_, i) => `cc|gen|r1|k=${i}`);
     // The keys are spread over several hash slots (and so over the nodes).
     expect(new Set(keys.map((key) => keySlot(redisKey(keyPrefix, key)))).size).toBeGreaterThan(3);

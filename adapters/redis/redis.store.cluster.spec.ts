@@ -7,17 +7,11 @@
  * redis.store.lease.spec.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Cluster } from 'ioredis';
 import { RateLimitStoreError } from '../../lib/errors/rate-limit-store.error.js';
-import {
-  rawCommand,
-  startRedisCluster,
-  uniquePrefix,
-  type RedisClusterHandle,
-} from '../../test/utils/redis-harness.js';
+import { rawCommand, uniquePrefix } from '../../test/utils/redis-harness.js';
 import { approximately } from '../../test/utils/approximately.js';
 import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
-import { connectClusterClient } from '../../test/utils/redis-client.js';
+import { redisClusterFixture } from '../../test/utils/redis-cluster-fixture.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
 import { describeStoreContract, describeWindowStoreContract } from '../../lib/store/index.js';
 import { ModelStore } from '../../lib/store/contract/model-store.js';
@@ -34,18 +28,7 @@ const lease = (
   maxExtra: number,
 ): LeaseCheck => ({ ...check(key, rate, burst, cost), maxExtra });
 
-let cluster: RedisClusterHandle;
-let client: Cluster;
-
-beforeAll(async () => {
-  cluster = await startRedisCluster();
-  client = await connectClusterClient(cluster);
-}, 60_000);
-
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-});
+const redis = redisClusterFixture();
 
 describe('RedisStore on a Redis Cluster (3 masters)', () => {
   let prefix: string;
@@ -55,16 +38,16 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
   });
 
   const makeStore = (options: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}) =>
-    new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK, ...options });
+    new RedisStore({ client: redis.client, keyPrefix: prefix, ...ON_TEST_CLOCK, ...options });
 
   it('computes the same slots as the Cluster, whatever the key contains', async () => {
     for (const raw of ['foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}', '{}', 'é', 'plain']) {
-      expect(await client.cluster('KEYSLOT', raw)).toBe(keySlot(raw));
+      expect(await redis.client.cluster('KEYSLOT', raw)).toBe(keySlot(raw));
     }
     const keys = ['ip:10.0.0.1', 'user:{admin}', '{x}', 'é{', '}{', 'x'.repeat(500), '#h'];
     for (const key of keys) {
       const stored = redisKey(prefix, key);
-      expect(await client.cluster('KEYSLOT', stored)).toBe(keySlot(stored));
+      expect(await redis.client.cluster('KEYSLOT', stored)).toBe(keySlot(stored));
     }
     // An injected tag does not pull two callers' buckets into one slot (or onto the tag's slot).
     const a = redisKey(prefix, 'route:a:{victim}');
@@ -77,7 +60,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const store = makeStore();
     const evalshaCalls = async () => {
       let total = 0;
-      for (const node of cluster.nodes) {
+      for (const node of redis.cluster.nodes) {
         const info = await rawCommand(node.port, ['INFO', 'commandstats']);
         total += Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
       }
@@ -87,10 +70,12 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     // the count below is not disturbed by NOSCRIPT fallbacks.
     for (const script of Object.values(SCRIPTS)) {
       await Promise.all(
-        cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', script.source])),
+        redis.cluster.nodes.map((node) => rawCommand(node.port, ['SCRIPT', 'LOAD', script.source])),
       );
     }
-    await Promise.all(cluster.nodes.map((node) => rawCommand(node.port, ['CONFIG', 'RESETSTAT'])));
+    await Promise.all(
+      redis.cluster.nodes.map((node) => rawCommand(node.port, ['CONFIG', 'RESETSTAT'])),
+    );
     const result = await store.consume({ checks: [check('solo', 1, 2)], now: 0 });
     expect(result.decisions[0]).toMatchObject({ allowed: true, remaining: 1 });
     expect(await evalshaCalls()).toBe(1);
@@ -127,7 +112,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const admitted = { checks, now: 0 };
     expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
     const values = await Promise.all(
-      [first, second, third].map((k) => client.get(redisKey(prefix, k))),
+      [first, second, third].map((k) => redis.client.get(redisKey(prefix, k))),
     );
 
     const denied = { checks, now: 10 };
@@ -136,7 +121,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     expect(result).toEqual(approximately(model.consume(denied)));
     // The slots before the denying one were charged, then put back exactly.
     expect(
-      await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k)))),
+      await Promise.all([first, second, third].map((k) => redis.client.get(redisKey(prefix, k)))),
     ).toEqual(values);
   });
 
@@ -165,14 +150,14 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     const admitted = { checks, now: T };
     expect(await store.consume(admitted)).toEqual(approximately(model.consume(admitted)));
     const values = await Promise.all(
-      [first, second, third].map((k) => client.get(redisKey(prefix, k))),
+      [first, second, third].map((k) => redis.client.get(redisKey(prefix, k))),
     );
     const denied = { checks, now: T + 10 };
     const result = await store.consume(denied);
     expect(result.allowed).toBe(false);
     expect(result).toEqual(approximately(model.consume(denied)));
     expect(
-      await Promise.all([first, second, third].map((k) => client.get(redisKey(prefix, k)))),
+      await Promise.all([first, second, third].map((k) => redis.client.get(redisKey(prefix, k)))),
     ).toEqual(values);
   });
 
@@ -184,7 +169,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     model.consume({ checks: [check(first, 1, 1)], now: 0 });
     const request = { checks: [check(second, 10, 5, 2), check(first, 1, 1)], now: 0 };
     expect(await store.consume(request)).toEqual(approximately(model.consume(request)));
-    expect(await client.exists(redisKey(prefix, second))).toBe(0);
+    expect(await redis.client.exists(redisKey(prefix, second))).toBe(0);
   });
 
   /** The script sent (by SHA or by source), by name. */
@@ -202,17 +187,17 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     return {
       isCluster: true,
       get status() {
-        return client.status;
+        return redis.client.status;
       },
       evalsha: (sha, numkeys, ...args) =>
         fail(sha, numkeys, args)
           ? Promise.reject(new Error('injected failure'))
-          : client.evalsha(sha, numkeys, ...args),
+          : redis.client.evalsha(sha, numkeys, ...args),
       eval: (script, numkeys, ...args) =>
         fail(script, numkeys, args)
           ? Promise.reject(new Error('injected failure'))
-          : client.eval(script, numkeys, ...args),
-      del: (...keys) => client.del(...keys),
+          : redis.client.eval(script, numkeys, ...args),
+      del: (...keys) => redis.client.del(...keys),
     };
   };
 
@@ -236,7 +221,7 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
       retryAfterMs: 0,
       resetMs: 100,
     });
-    expect(await client.get(redisKey(prefix, first))).toBe('0:100');
+    expect(await redis.client.get(redisKey(prefix, first))).toBe('0:100');
     expect(store.refundFailures).toBe(1);
   });
 
@@ -257,8 +242,8 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     ).rejects.toThrow(RateLimitStoreError);
     const firstKey = redisKey(prefix, first);
     const deadline = Date.now() + 5_000;
-    while ((await client.exists(firstKey)) === 1 && Date.now() < deadline) await sleep(10);
-    expect(await client.exists(firstKey)).toBe(0);
+    while ((await redis.client.exists(firstKey)) === 1 && Date.now() < deadline) await sleep(10);
+    expect(await redis.client.exists(firstKey)).toBe(0);
   });
 
   it('peeks and resets across slots', async () => {
@@ -291,14 +276,19 @@ describe('RedisStore on a Redis Cluster (3 masters)', () => {
     'RedisStore on a Redis Cluster (client time)',
     () =>
       new RedisStore({
-        client,
+        client: redis.client,
         keyPrefix: uniquePrefix('cluster-window-contract'),
         ...ON_TEST_CLOCK,
       }),
   );
   describeStoreContract(
     'RedisStore on a Redis Cluster (client time)',
-    () => new RedisStore({ client, keyPrefix: uniquePrefix('cluster-contract'), ...ON_TEST_CLOCK }),
+    () =>
+      new RedisStore({
+        client: redis.client,
+        keyPrefix: uniquePrefix('cluster-contract'),
+        ...ON_TEST_CLOCK,
+      }),
   );
 });
 
@@ -310,7 +300,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
   });
 
   it('leases slot by slot, and a later slot that denies gives back cost and extras of the earlier ones', async () => {
-    const store = new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK });
+    const store = new RedisStore({ client: redis.client, keyPrefix: prefix, ...ON_TEST_CLOCK });
     const [first, second] = keysInDistinctSlots(prefix, 2) as [string, string];
     const admitted = await store.lease({
       checks: [lease(first, 10, 10, 1, 3), lease(second, 10, 10, 1, 2)],
@@ -321,7 +311,7 @@ describe('RedisStore leases on a Redis Cluster', () => {
     await store.refund({ checks: [check(first, 10, 10, 3), check(second, 10, 10, 2)], now: 0 });
 
     await store.consume({ checks: [check(second, 10, 10, 9)], now: 0 }); // second: 1 + 9 = 10 taken
-    const before = await client.get(redisKey(prefix, first));
+    const before = await redis.client.get(redisKey(prefix, first));
     const denied = await store.lease({
       checks: [lease(first, 10, 10, 1, 5), lease(second, 10, 10, 1, 5)],
       now: 0,
@@ -329,13 +319,13 @@ describe('RedisStore leases on a Redis Cluster', () => {
     expect(denied.allowed).toBe(false);
     expect(denied.extras).toEqual([0, 0]);
     // The first slot was charged 1 + 5, then put back exactly.
-    expect(await client.get(redisKey(prefix, first))).toBe(before);
+    expect(await redis.client.get(redisKey(prefix, first))).toBe(before);
     await store.close();
   });
 
   it('gives back across slots', async () => {
     const store = new RedisStore({
-      client: client as RedisClient,
+      client: redis.client as RedisClient,
       keyPrefix: prefix,
       ...ON_TEST_CLOCK,
     });

@@ -3,40 +3,25 @@
  * span slots goes slot by slot (`RedisStore`'s cross-slot path), which sends
  * no fleet and no pace. What a key owes its bucket must still get back there.
  */
-import type { Cluster } from 'ioredis';
 import { ManualClock } from '../../lib/clock.js';
 import { bucket, check } from '../../test/utils/checks.js';
 import { keysInDistinctSlots } from '../../test/utils/cluster-keys.js';
-import { connectClusterClient } from '../../test/utils/redis-client.js';
-import {
-  startRedisCluster,
-  uniquePrefix,
-  type RedisClusterHandle,
-} from '../../test/utils/redis-harness.js';
+import { redisClusterFixture } from '../../test/utils/redis-cluster-fixture.js';
+import { uniquePrefix } from '../../test/utils/redis-harness.js';
 import { ON_TEST_CLOCK } from '../../test/utils/test-clock-store-options.js';
 import { RedisStore } from '../redis/index.js';
 import { TwoTierStore } from './index.js';
 
 const T0 = 1_700_000_000_000;
 
-let cluster: RedisClusterHandle;
-let client: Cluster;
-
-beforeAll(async () => {
-  cluster = await startRedisCluster();
-  client = await connectClusterClient(cluster);
-}, 60_000);
-
-afterAll(async () => {
-  client?.disconnect();
-  await cluster?.stop();
-});
+const redis = redisClusterFixture();
 
 it("gives an expired lease's owed tokens back before a request across slots (its pace, which would carry them, is not sent)", async () => {
   const prefix = uniquePrefix('two-tier-cluster-owed');
   const [hotKey, otherKey] = keysInDistinctSlots(prefix, 2) as [string, string];
   const hot = check(hotKey, 1, 1_000); // 1/s: the bucket refills nothing worth counting here
   const other = check(otherKey, 1, 1);
+  const { client } = redis;
   const plain = new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK });
   const remaining = async () =>
     (await plain.peek({ checks: [bucket(hotKey, 1, 1_000)], now: T0 + 50 })).decisions[0]!
