@@ -285,7 +285,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
   }
 
   /**
-   * Empties the key's lease, with what it saved and what it owes of a lump,
+   * Empties the key's lease, with what it saved and what it owes (`owedMs`),
    * and returns the tokens to give back: the one place a lease ends, whether
    * it goes back alone ({@link release}) or with its pace (`releasePace`).
    */

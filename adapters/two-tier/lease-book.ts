@@ -227,7 +227,7 @@ export class LeaseBook {
     );
     if (state.leaseMs <= TOKEN_EPSILON * interval) {
       state.leaseMs = 0;
-      // A lapsed lump still owed keeps the key among those released at close.
+      // Tokens still owed (a lapsed lump, an expired lease) keep the key among those released at close.
       if (state.owedMs <= 0) this.keys.leased.delete(check.key);
     }
     return outcome;
