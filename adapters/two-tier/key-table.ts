@@ -149,6 +149,20 @@ export function holds(state: KeyState): boolean {
   return state.leaseMs > 0 || state.owedMs > 0;
 }
 
+/**
+ * Empties the key's lease, with what it saved and what it owes, and answers
+ * the bucket time (ms) they held: what goes back to Redis, now or owed.
+ */
+function emptyLease(state: KeyState): number {
+  const ms = state.leaseMs + state.owedMs;
+  state.leaseMs = 0;
+  state.paceSavedMs = 0;
+  state.lumpMs = 0;
+  state.owedMs = 0;
+  state.endedPaceRate = 0;
+  return ms;
+}
+
 /** A check that can never be admitted: `sortChecks` denies it without a Redis call. */
 function overBurst(check: TokenBucketCheck): boolean {
   return check.cost > check.limit.burst + TOKEN_EPSILON;
@@ -290,12 +304,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
    * it goes back alone ({@link release}) or with its pace (`releasePace`).
    */
   takeLease(key: string, state: KeyState): number {
-    const tokens = ((state.leaseMs + state.owedMs) * state.rate) / 1000;
-    state.leaseMs = 0;
-    state.paceSavedMs = 0;
-    state.lumpMs = 0;
-    state.owedMs = 0;
-    state.endedPaceRate = 0;
+    const tokens = (emptyLease(state) * state.rate) / 1000;
     this.leased.delete(key);
     return tokens;
   }
@@ -312,11 +321,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
    */
   expire(key: string, state: KeyState): void {
     if (this.owedForMs <= 0 || state.leaseMs <= 0) return this.release(key, state);
-    state.owedMs += state.leaseMs;
-    state.leaseMs = 0;
-    state.lumpMs = 0;
-    state.paceSavedMs = 0;
-    state.endedPaceRate = 0;
+    state.owedMs = emptyLease(state);
     state.leaseExpiresAt = this.clock.now() + this.owedForMs;
   }
 
