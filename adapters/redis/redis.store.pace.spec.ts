@@ -34,7 +34,13 @@ describe('RedisStore paces (standalone)', () => {
   afterEach(() => store.close());
 
   /** What instance `id` asks at `now`: `ask` tokens/s (its weight: ask / RATE), no cost. */
-  const pace = async (id: string, now: number, ask: number, told: Partial<PaceAsk> = {}) => {
+  const pace = async (
+    id: string,
+    now: number,
+    ask: number,
+    told: Partial<PaceAsk> = {},
+    windowMs = 10_000,
+  ) => {
     const asked: LeaseCheck = {
       ...check('hot', RATE, BURST, 0),
       maxExtra: 0,
@@ -44,7 +50,7 @@ describe('RedisStore paces (standalone)', () => {
     const result = await store.lease({
       checks: [asked],
       now,
-      fleet: { id, windowMs: 10_000 },
+      fleet: { id, windowMs },
     });
     const [rate, ms, lump] = [result.paces![0]!, result.paceMs![0]!, result.paceLumps![0]!];
     return { rate, ms, lump, savings: result.paceSavings![0]! };
@@ -104,6 +110,19 @@ describe('RedisStore paces (standalone)', () => {
     expect(held.rate).toBe(RATE);
     expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100, lump: 0, savings: 0 });
     expect(await paces(100)).toEqual({ a: RATE });
+  });
+
+  it('keeps an instance answered a wait counted until the wait ends, longer than the window', async () => {
+    // A window of 500 ms. a holds the whole rate for 1 s (unsure: b not counted yet); b, told
+    // to wait until then, stays counted: a's renewal at 950 ms knows the fleet (2 of 2, load
+    // 4), and takes its share, 5/s, for as long as that brings 10 tokens, 2 s. Counted only
+    // for the window, b would be gone by then, and a would take the rate again, unsure, 1 s.
+    const first = await pace('a', 0, 20, {}, 500);
+    expect([first.rate, first.ms]).toEqual([RATE, expect.closeTo(1_000)]);
+    const waiting = await pace('b', 10, 20, {}, 500);
+    expect([waiting.rate, waiting.ms]).toEqual([0, expect.closeTo(990)]);
+    const renewed = await pace('a', 950, 20, {}, 500);
+    expect([renewed.rate, renewed.ms]).toEqual([expect.closeTo(5), expect.closeTo(2_000)]);
   });
 
   it('leaves an instance without a pace its share when renewing a short pace, whatever the long ones hold', async () => {

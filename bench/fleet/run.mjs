@@ -267,6 +267,7 @@ async function main() {
               bucketAtEnd: Math.round(bucket.endTokens),
               wastedWhileFull: Math.round(bucket.wastedTokens),
               fullMs: bucket.fullMs,
+              shortBy: shortfallTimeline(done, settings),
             };
         }
         rows.push(row);
@@ -322,7 +323,7 @@ function printBreakdown(rows) {
     lines.push(
       `N=${r.n} ${r.scenario}: Redis calls (first second/after/close) ${kinds}` +
         (u
-          ? `; under the bound by ${u.short}: held at close ${u.heldAtClose}, in the bucket at the end ${u.bucketAtEnd}, refill lost while full ${u.wastedWhileFull} (${u.fullMs} ms full)`
+          ? `; under the bound by ${u.short}: held at close ${u.heldAtClose}, in the bucket at the end ${u.bucketAtEnd}, refill lost while full ${u.wastedWhileFull} (${u.fullMs} ms full); short of b + r·t by ${u.shortBy}`
           : '') +
         instanceSpread(r),
     );
@@ -330,6 +331,20 @@ function printBreakdown(rows) {
   (process.env.FLEET_BREAKDOWN === '1' ? process.stdout : process.stderr).write(
     `${lines.join('\n')}\n`,
   );
+}
+
+/** Admitted short of `b + r·t` at a few moments `t` of the run: where in time the under-admission sits. */
+function shortfallTimeline(done, { rate, burst, durationMs }) {
+  const times = done.flatMap((d) => d.times).sort((a, b) => a - b);
+  const marks = [250, 500, 1000, 2000, durationMs].filter(
+    (t, i, all) => t <= durationMs && all.indexOf(t) === i,
+  );
+  return marks
+    .map((t) => {
+      const admitted = times.filter((at) => at < t).length;
+      return `${Math.round(burst + (rate * t) / 1000) - admitted} at ${t} ms`;
+    })
+    .join(', ');
 }
 
 /**

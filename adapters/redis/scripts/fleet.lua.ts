@@ -233,8 +233,16 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     -- No pace: the caller's last one is kept as ended now (what it saved of it shrinks from
     -- here, pace-book.ts), unless the caller is leaving (ask 0: it gave everything back).
     if own and ask > 0 then redis.call('ZADD', key, string.format('%.17g', math.min(own_until, at)), own) end
-    if first_end then return current, 0, first_end - at, 0, 0 end
-    return current, 0, 0, 0, 0
+    if not first_end then return current, 0, 0, 0, 0 end
+    -- It waits until the first of the others' paces ends, and asks again then: counted (with
+    -- its weight) until that end, as a pace's holder is, so that a wait longer than the window
+    -- does not leave the fleet counted short of the instances configured, every share unsure.
+    -- (Not one leaving, asking 0: it is counted no longer than its last call.)
+    if ask > 0 then
+      local w = math.max(0, weight)
+      redis.call('ZADD', key, string.format('%.17g', math.floor(first_end) + w / (1 + w)), id)
+    end
+    return current, 0, first_end - at, 0, 0
   end
   -- The savings lent with the pace: its cap, within the room the bucket already leaves below
   -- full beyond the other paces (lent, they cost no token), and at least what the caller
