@@ -217,6 +217,19 @@ describe('KeyTable', () => {
       expect(givenBack).toEqual([['owed', 10, 10, 3]]);
       expect(keys.get('owed')).toBeUndefined();
     });
+
+    it('gives the live pace of a key it drops (unseen for idleMs, nothing held) back', () => {
+      const { keys } = table(100, 1_000);
+      const released: string[] = [];
+      keys.releasePace = (key) => released.push(key);
+      const state = keys.stateOf(check('paced', 10, 10), 0);
+      Object.assign(state, { paceRate: 2, paceFrom: 0, paceUntil: 30_000 });
+      keys.leased.add('paced');
+      sweepAll(keys, 2_000);
+      expect(released).toEqual(['paced']); // before: dropped, its pace not given back
+      expect(keys.get('paced')).toBeUndefined();
+      expect(keys.leased.size).toBe(0);
+    });
   });
 
   describe('first sightings', () => {

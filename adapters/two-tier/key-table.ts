@@ -150,6 +150,15 @@ export function holds(state: KeyState): boolean {
 }
 
 /**
+ * True while `close()` has something of the key to give back: tokens held or
+ * owed, or a live pace (its part not yet due), even with every token that
+ * came due spent. Such keys stay in {@link KeyTable.leased}.
+ */
+export function givesBackAtClose(state: KeyState): boolean {
+  return holds(state) || state.paceRate > 0;
+}
+
+/**
  * Empties the key's lease, with what it saved and what it owes, and answers
  * the bucket time (ms) they held: what goes back to Redis, now or owed.
  */
@@ -305,7 +314,7 @@ export class KeyTable extends SweptMap<string, KeyState> {
    */
   takeLease(key: string, state: KeyState): number {
     const tokens = (emptyLease(state) * state.rate) / 1000;
-    this.leased.delete(key);
+    if (!givesBackAtClose(state)) this.leased.delete(key);
     return tokens;
   }
 
@@ -367,8 +376,9 @@ export class KeyTable extends SweptMap<string, KeyState> {
         (state.shadowTat !== undefined && state.shadowTat > now)
       )
         continue;
-      // Unseen for a whole demand window: it would start over as a cold key.
-      if (now - state.seenAt >= this.idleMs) this.entries.delete(key);
+      // Unseen for a whole demand window: it would start over as a cold key (a live pace,
+      // which it no longer needs, goes back).
+      if (now - state.seenAt >= this.idleMs) this.drop(key, state);
     }
   }
 
@@ -376,8 +386,13 @@ export class KeyTable extends SweptMap<string, KeyState> {
     const key = this.oldest();
     if (key === undefined) return;
     const state = this.entries.get(key);
-    if (state) this.dropPace(key, state);
-    if (state && holds(state)) this.release(key, state);
+    if (state) this.drop(key, state);
+  }
+
+  /** Drops a key from the table, giving back what it has: its live pace, its lease. */
+  private drop(key: string, state: KeyState): void {
+    this.dropPace(key, state);
+    if (holds(state)) this.release(key, state);
     this.entries.delete(key);
     this.leased.delete(key);
   }

@@ -67,6 +67,18 @@ describe('LeaseBook', () => {
       expect(givenBack).toEqual([]);
     });
 
+    it('gives a live pace back at close though every token that came due was spent', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const released: string[] = [];
+      keys.releasePace = (key) => released.push(key);
+      const state = keys.stateOf(c, 0);
+      leases.paces.apply(c, state, 50, 4_000, 0, 3); // 1 token every 20 ms, until 4 s
+      expect(leases.covers(c, state, 20)).toBe(true);
+      leases.spend(c, state, 20); // nothing held now; the pace goes on, its part not yet due
+      keys.releaseAll();
+      expect(released).toEqual(['k']);
+    });
+
     it('gives back what is left of the tokens taken at once with the next pace it asks', () => {
       const { leases, keys } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);

@@ -10,7 +10,7 @@ import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interfac
 import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
-import { holds, type KeyState, type KeyTable } from './key-table.js';
+import { givesBackAtClose, holds, type KeyState, type KeyTable } from './key-table.js';
 import { LeaseExpiry } from './lease-expiry.js';
 import { FLEET_DEMAND_SHARE, fleetHoldTokens, joinLease } from './fleet-share.js';
 import {
@@ -227,8 +227,9 @@ export class LeaseBook {
     );
     if (state.leaseMs <= TOKEN_EPSILON * interval) {
       state.leaseMs = 0;
-      // Tokens still owed (a lapsed lump, an expired lease) keep the key among those released at close.
-      if (state.owedMs <= 0) this.keys.leased.delete(check.key);
+      // Tokens still owed (a lapsed lump, an expired lease), or a live pace, keep the key among
+      // those released at close.
+      if (!givesBackAtClose(state)) this.keys.leased.delete(check.key);
     }
     return outcome;
   }

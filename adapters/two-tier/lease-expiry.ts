@@ -1,5 +1,5 @@
 import type { GiveBackQueue } from './give-back-queue.js';
-import { holds, type KeyTable } from './key-table.js';
+import { givesBackAtClose, holds, type KeyTable } from './key-table.js';
 
 /**
  * The store-wide lease expiry timer: while any key holds tokens, every
@@ -45,8 +45,8 @@ export class LeaseExpiry {
     const { leased } = this.keys;
     for (const key of leased) {
       const state = this.keys.get(key);
-      if (state === undefined || !holds(state)) leased.delete(key);
-      else if (clockNow >= state.leaseExpiresAt) this.keys.expire(key, state);
+      if (state === undefined || !givesBackAtClose(state)) leased.delete(key);
+      else if (holds(state) && clockNow >= state.leaseExpiresAt) this.keys.expire(key, state);
     }
     this.giveBacks.flush();
     if (leased.size === 0) this.stop();
