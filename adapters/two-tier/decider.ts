@@ -7,7 +7,8 @@ import type {
 import type { RelativeTime } from '../../lib/store/relative-time.js';
 import type { DenyCache } from './deny-cache.js';
 import type { Fallback } from './fallback.js';
-import type { KeyState, KeyTable } from './key-table.js';
+import type { KeyState } from './key-state.js';
+import type { KeyTable } from './key-table.js';
 import type { LeaseBook } from './lease-book.js';
 import { callsInFlight, type RedisRoundTrip } from './redis-round-trip.js';
 import { localDecision, sortChecks } from './local-decision.js';

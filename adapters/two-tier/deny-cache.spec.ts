@@ -1,7 +1,7 @@
 import { gcraConsume } from '../../lib/algorithms/gcra.js';
 import { check } from '../../test/utils/checks.js';
 import { DenyCache, denyWaitMs } from './deny-cache.js';
-import { newKeyState } from './key-table.js';
+import { newKeyState } from './key-state.js';
 
 describe('deny cache', () => {
   describe('denyWaitMs (pure)', () => {

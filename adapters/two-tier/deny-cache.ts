@@ -1,6 +1,6 @@
 import { emissionIntervalMs, gcraPeek, type RateLimitDecision } from '../../lib/algorithms/gcra.js';
 import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interface.js';
-import type { KeyState } from './key-table.js';
+import type { KeyState } from './key-state.js';
 
 /**
  * Time until a request of `cost` may be asked of Redis again, when a

@@ -1,5 +1,5 @@
 import { fleetSize, rememberFleet } from './fleet-asks.js';
-import { newKeyState } from './key-table.js';
+import { newKeyState } from './key-state.js';
 import { tokenBucket } from '../../test/utils/checks.js';
 
 describe('rememberFleet', () => {

@@ -5,7 +5,7 @@ import type {
 } from '../../lib/store/rate-limit-store.interface.js';
 import type { LeaseCheck } from '../redis/index.js';
 import { EPOCH_MEMORY_SHARE, fleetWindowMs } from './fleet-share.js';
-import type { KeyState } from './key-table.js';
+import type { KeyState } from './key-state.js';
 import { demandPerSecond } from './pace.js';
 
 /**

@@ -10,7 +10,8 @@ import type { TokenBucketCheck } from '../../lib/store/rate-limit-store.interfac
 import type { LeaseCheck } from '../redis/index.js';
 import type { DenyCache } from './deny-cache.js';
 import type { GiveBackQueue } from './give-back-queue.js';
-import { givesBackAtClose, holds, type KeyState, type KeyTable } from './key-table.js';
+import { givesBackAtClose, holds, type KeyState } from './key-state.js';
+import type { KeyTable } from './key-table.js';
 import { LeaseExpiry } from './lease-expiry.js';
 import { FLEET_DEMAND_SHARE, fleetHoldTokens, joinLease } from './fleet-share.js';
 import {

@@ -1,5 +1,6 @@
 import type { GiveBackQueue } from './give-back-queue.js';
-import { givesBackAtClose, holds, type KeyTable } from './key-table.js';
+import { givesBackAtClose, holds } from './key-state.js';
+import type { KeyTable } from './key-table.js';
 
 /**
  * The store-wide lease expiry timer: while any key holds tokens, every

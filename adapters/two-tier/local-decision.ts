@@ -7,7 +7,8 @@ import {
   type TokenBucketLimit,
 } from '../../lib/store/rate-limit-store.interface.js';
 import type { DenyCache } from './deny-cache.js';
-import { holds, type KeyState, type KeyTable } from './key-table.js';
+import { holds, type KeyState } from './key-state.js';
+import type { KeyTable } from './key-table.js';
 import type { LeaseBook } from './lease-book.js';
 
 /** How the checks of one request can be decided, as {@link sortChecks} finds them. */

@@ -4,7 +4,8 @@ import type { LeaseCheck, LeaseResult } from '../redis/index.js';
 import type { PaceAsk } from '../redis/lease.interface.js';
 import type { DenyCache } from './deny-cache.js';
 import { leaseAsk } from './fleet-asks.js';
-import type { KeyState, KeyTable } from './key-table.js';
+import type { KeyState } from './key-state.js';
+import type { KeyTable } from './key-table.js';
 import { isHot } from './lease-sizing.js';
 import {
   demandPerSecond,

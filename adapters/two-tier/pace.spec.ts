@@ -10,7 +10,7 @@ import {
   savingsCreditMs,
   waitForTokens,
 } from './pace.js';
-import { newKeyState } from './key-table.js';
+import { newKeyState } from './key-state.js';
 import { tokenBucket } from '../../test/utils/checks.js';
 
 describe('paces (pure)', () => {

@@ -21,7 +21,7 @@
  * @internal
  */
 import type { PaceAsk } from '../redis/lease.interface.js';
-import type { KeyState } from './key-table.js';
+import type { KeyState } from './key-state.js';
 import { emissionIntervalMs, type BucketLimit } from '../../lib/algorithms/gcra.js';
 
 /**

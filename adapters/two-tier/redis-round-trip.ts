@@ -9,7 +9,8 @@ import type {
 import type { LeaseCheck, LeaseResult, RedisStore } from '../redis/index.js';
 import type { Fallback } from './fallback.js';
 import type { GiveBackQueue } from './give-back-queue.js';
-import type { KeyState, KeyTable } from './key-table.js';
+import type { KeyState } from './key-state.js';
+import type { KeyTable } from './key-table.js';
 import type { LeaseBook, Reservation } from './lease-book.js';
 import { heldPace } from './pace.js';
 
