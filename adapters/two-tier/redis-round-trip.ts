@@ -102,10 +102,11 @@ export class RedisRoundTrip {
     this.calls++;
     const limit = { algorithm: 'token-bucket' as const, rate: state.rate, burst: state.burst };
     const check = { key, limit, cost: 0 };
+    const held = heldPace(state);
+    // Ended before its lease is taken: the key, holding nothing then, leaves the set close() visits.
+    state.paceRate = 0;
     const tokens = this.keys.takeLease(key, state);
     const pace = this.leases.paces.of(check, state, 0, tokens);
-    const held = heldPace(state);
-    state.paceRate = 0;
     const ask: LeaseCheck = { ...check, maxExtra: 0, pace: { ...pace, ...held } };
     const windowMs = this.leases.fleetWindowMs([ask], [state]);
     const sent: Promise<unknown> = this.redis
