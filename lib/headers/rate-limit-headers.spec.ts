@@ -207,9 +207,9 @@ describe('concurrency limits in the headers', () => {
       reason: 'limit' as const,
     };
     expect(legacyHeaders([rate, slots], [rateDecision, denied])).toEqual([
-      ['X-RateLimit-Limit', '5'],
-      ['X-RateLimit-Remaining', '4'],
-      ['X-RateLimit-Reset', '6'],
+      ['x-ratelimit-limit', '5'],
+      ['x-ratelimit-remaining', '4'],
+      ['x-ratelimit-reset', '6'],
     ]);
     expect(numericPolicyHeader([rate, slots])).toBe('5;w=30');
     expect(legacyHeaders([slots], [denied])).toEqual([]);

@@ -13,9 +13,9 @@ describe('legacyHeaders (X-RateLimit-*)', () => {
   it('limit (whole burst), remaining, reset (seconds until full, rounded up) of a single limit', () => {
     const pairs = legacyHeaders([limit('default', 1, 10)], [admitted(7, 3000)]);
     expect(pairs).toEqual([
-      ['X-RateLimit-Limit', '10'],
-      ['X-RateLimit-Remaining', '7'],
-      ['X-RateLimit-Reset', '3'],
+      ['x-ratelimit-limit', '10'],
+      ['x-ratelimit-remaining', '7'],
+      ['x-ratelimit-reset', '3'],
     ]);
   });
 
@@ -31,7 +31,7 @@ describe('legacyHeaders (X-RateLimit-*)', () => {
 
   it('limit is the whole part of the burst', () => {
     expect(legacyHeaders([limit('a', 1, 2.5)], [admitted(2, 500)])[0]).toEqual([
-      'X-RateLimit-Limit',
+      'x-ratelimit-limit',
       '2',
     ]);
   });
@@ -42,9 +42,9 @@ describe('legacyHeaders (X-RateLimit-*)', () => {
       [admitted(90, 1000), admitted(2, 3000)],
     );
     expect(pairs).toEqual([
-      ['X-RateLimit-Limit', '5'],
-      ['X-RateLimit-Remaining', '2'],
-      ['X-RateLimit-Reset', '3'],
+      ['x-ratelimit-limit', '5'],
+      ['x-ratelimit-remaining', '2'],
+      ['x-ratelimit-reset', '3'],
     ]);
   });
 
@@ -52,10 +52,10 @@ describe('legacyHeaders (X-RateLimit-*)', () => {
     const limits = [limit('a', 1, 5), limit('b', 1, 6), limit('c', 1, 7)];
     expect(
       legacyHeaders(limits, [admitted(0, 2000), admitted(0, 4000), admitted(0, 3000)])[0],
-    ).toEqual(['X-RateLimit-Limit', '6']);
+    ).toEqual(['x-ratelimit-limit', '6']);
     expect(
       legacyHeaders(limits, [admitted(1, 2000), admitted(1, 2000), admitted(1, 2000)])[0],
-    ).toEqual(['X-RateLimit-Limit', '5']);
+    ).toEqual(['x-ratelimit-limit', '5']);
   });
 });
 
@@ -81,23 +81,23 @@ describe("draft6Headers ('draft-6')", () => {
       [admitted(90, 1000), admitted(2, 2500)],
     );
     expect(pairs).toEqual([
-      ['RateLimit-Policy', '100;w=10, 5;w=5'],
-      ['RateLimit-Limit', '5'],
-      ['RateLimit-Remaining', '2'],
-      ['RateLimit-Reset', '3'],
+      ['ratelimit-policy', '100;w=10, 5;w=5'],
+      ['ratelimit-limit', '5'],
+      ['ratelimit-remaining', '2'],
+      ['ratelimit-reset', '3'],
     ]);
   });
 
   it('a denial: remaining 0, reset the seconds until the bucket is full again (never earlier than the quota is back)', () => {
     const pairs = draft6Headers([limit('default', 1, 10)], [denied(1000, 10_000)]);
     expect(names(pairs)).toEqual([
-      'RateLimit-Policy',
-      'RateLimit-Limit',
-      'RateLimit-Remaining',
-      'RateLimit-Reset',
+      'ratelimit-policy',
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
     ]);
-    expect(pairs[2]).toEqual(['RateLimit-Remaining', '0']);
-    expect(pairs[3]).toEqual(['RateLimit-Reset', '10']);
+    expect(pairs[2]).toEqual(['ratelimit-remaining', '0']);
+    expect(pairs[3]).toEqual(['ratelimit-reset', '10']);
   });
 });
 
@@ -108,8 +108,8 @@ describe("draft7Headers ('draft-7')", () => {
       [admitted(90, 1000), admitted(2, 2500)],
     );
     expect(pairs).toEqual([
-      ['RateLimit-Policy', '100;w=10, 5;w=5'],
-      ['RateLimit', 'limit=5, remaining=2, reset=3'],
+      ['ratelimit-policy', '100;w=10, 5;w=5'],
+      ['ratelimit', 'limit=5, remaining=2, reset=3'],
     ]);
     const fields = parseDictionary(pairs[1]![1]);
     expect([...fields].map(([key, [value]]) => [key, value])).toEqual([

@@ -1,4 +1,5 @@
 import type { RateLimitDecision } from '../algorithms/gcra.js';
+import { HeaderName } from './header-names.js';
 import {
   quota,
   wholeSeconds,
@@ -52,9 +53,9 @@ export function legacyHeaders(
   if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
   return [
-    ['X-RateLimit-Limit', String(quota(limits[worst]!))],
-    ['X-RateLimit-Remaining', String(decisions[worst]!.remaining)],
-    ['X-RateLimit-Reset', String(wholeSeconds(decisions[worst]!.resetMs))],
+    [HeaderName.legacyLimit, String(quota(limits[worst]!))],
+    [HeaderName.legacyRemaining, String(decisions[worst]!.remaining)],
+    [HeaderName.legacyReset, String(wholeSeconds(decisions[worst]!.resetMs))],
   ];
 }
 
@@ -80,10 +81,10 @@ export function draft6Headers(
   if (limits.length === 0) return [];
   const worst = mostRestrictive(decisions);
   return [
-    ['RateLimit-Policy', numericPolicyHeader(limits)],
-    ['RateLimit-Limit', String(quota(limits[worst]!))],
-    ['RateLimit-Remaining', String(decisions[worst]!.remaining)],
-    ['RateLimit-Reset', String(wholeSeconds(decisions[worst]!.resetMs))],
+    [HeaderName.policy, numericPolicyHeader(limits)],
+    [HeaderName.limit, String(quota(limits[worst]!))],
+    [HeaderName.remaining, String(decisions[worst]!.remaining)],
+    [HeaderName.reset, String(wholeSeconds(decisions[worst]!.resetMs))],
   ];
 }
 
@@ -98,9 +99,9 @@ export function draft7Headers(
   const limit = quota(limits[worst]!);
   const decision = decisions[worst]!;
   return [
-    ['RateLimit-Policy', numericPolicyHeader(limits)],
+    [HeaderName.policy, numericPolicyHeader(limits)],
     [
-      'RateLimit',
+      HeaderName.rateLimit,
       `limit=${limit}, remaining=${decision.remaining}, reset=${wholeSeconds(decision.resetMs)}`,
     ],
   ];

@@ -7,6 +7,7 @@ import {
   type HeaderLimit,
   type HeaderPair,
 } from './rate-limit-headers.js';
+import { HeaderName } from './header-names.js';
 import { draft6Headers, draft7Headers, legacyHeaders } from './single-limit-headers.js';
 
 /** What the headers of one response are made of. */
@@ -42,8 +43,12 @@ export function writeRateLimitHeaders(
       return;
     case 'draft':
     case 'both':
-      adapter.setHeader(response, 'RateLimit-Policy', source.policy ?? policyHeader(source.limits));
-      adapter.setHeader(response, 'RateLimit', rateLimitHeader(source.limits, source.decisions));
+      adapter.setHeader(response, HeaderName.policy, source.policy ?? policyHeader(source.limits));
+      adapter.setHeader(
+        response,
+        HeaderName.rateLimit,
+        rateLimitHeader(source.limits, source.decisions),
+      );
       if (mode === 'both')
         setAll(adapter, response, legacyHeaders(source.limits, source.decisions));
       return;

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { PROBLEM_JSON } from '../errors/denial-body.js';
 import type { HeaderSource } from '../headers/write-headers.js';
+import { HeaderName } from '../headers/header-names.js';
 import { writeRateLimitHeaders } from '../headers/write-headers.js';
 import type {
   ErrorFormat,
@@ -78,7 +79,8 @@ export class HttpTransport implements RateLimitTransport {
     const adapter = this.adapter();
     if (response === undefined || !adapter) return;
     writeRateLimitHeaders(adapter, response, mode, source);
-    if (retryAfter !== undefined) adapter.setHeader(response, 'Retry-After', String(retryAfter));
+    if (retryAfter !== undefined)
+      adapter.setHeader(response, HeaderName.retryAfter, String(retryAfter));
   }
 
   /**
@@ -120,8 +122,9 @@ export class HttpTransport implements RateLimitTransport {
     if (response === undefined || !adapter) return;
     if (denial.limits.length > 0) writeRateLimitHeaders(adapter, response, mode, denial);
     if (denial.retryAfter !== undefined)
-      adapter.setHeader(response, 'Retry-After', String(denial.retryAfter));
-    if (errorFormat === 'problem+json') adapter.setHeader(response, 'Content-Type', PROBLEM_JSON);
+      adapter.setHeader(response, HeaderName.retryAfter, String(denial.retryAfter));
+    if (errorFormat === 'problem+json')
+      adapter.setHeader(response, HeaderName.contentType, PROBLEM_JSON);
   }
 
   filterReply(denial: RateLimitDenial, host: ArgumentsHost): unknown {

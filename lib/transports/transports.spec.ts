@@ -42,9 +42,9 @@ describe('transports', () => {
     });
     http.writeHeaders(res, 'draft', source, 2);
     expect(headers.map(([, name]) => name)).toEqual([
-      'RateLimit-Policy',
-      'RateLimit',
-      'Retry-After',
+      'ratelimit-policy',
+      'ratelimit',
+      'retry-after',
     ]);
     const denial = http.denialError({ ...source, retryAfter: 2 });
     expect(denial).toBeInstanceOf(RateLimitExceededException);
