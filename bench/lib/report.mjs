@@ -478,10 +478,11 @@ function issue27Notes(results) {
     '## Issue 27: where the remaining time goes (profiles by hand, with their commands)',
     '',
     ...orders,
-    "- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `cd bench && node --input-type=module -e \"import { profileGuard } from './guard/profile.mjs'; console.log(await profileGuard(300000, 'holdup'))\"` (after the guard's split into `RouteEvaluation`, 2026-11-27), inclusive samples as a share of `canActivate`: " +
-      "`MemoryStore.consume` 58.5 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 26.9 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too; the incremental sweep 12.5 %; `insert` 16.7 %, new buckets: the profiled process starts with none of the 100k clients held, and its untimed warm-up visits only half of them), " +
-      'headers 10.5 % (two `setHeader` calls, 9.7 %: the floor writes one), the key (`byAddress`) 5.8 %, `switchToHttp` 4.4 %, `Date.now` 3.8 %. ' +
-      "What is left above the floor is the store's own bookkeeping that the floor does not have (a sweep step every 8th decision, a second hash lookup per examined entry, the shard's hash, the typed-array slot: what bounds memory and keeps pauses short at 1M keys) and the second header; the guard's own code is under 1 %.",
+    ...inFlightNotes(results),
+    "- Guard, admitted, 100k clients (target ≤ 2× the floor guard): `cd bench && node --input-type=module -e \"import { profileGuard } from './guard/profile.mjs'; console.log(await profileGuard(300000, 'holdup'))\"`, twice, after header names went lowercase (2026-11-29), inclusive samples as a share of `canActivate`: " +
+      "`MemoryStore.consume` 42.6-52.3 % (of which `BucketShard.slotOf`, the `Map` lookup of the caller's slot, 22.4-24.6 %: cache misses on the caller's entry, which the floor's single `Map.get` pays too; `insert` 12.5-14.4 %, new buckets: the profiled process starts with none of the 100k clients held, and its untimed warm-up visits only half of them; the incremental sweep 1.9-2.4 %), " +
+      'the key (`byAddress`: the client address checked and made canonical, where the floor reads `req.ip`) 8.1-8.2 %, the headers 7.5-11.7 % (two `setHeader` calls 4.3-4.4 %: the floor writes one; before the names went lowercase, 10.5 % and 9.7 %), `Date.now` 5.7-5.9 %. ' +
+      "What is left above the floor is the store's own bookkeeping that the floor does not have (a sweep step every 8th decision, the shard's hash, the typed-array slot: what bounds memory and keeps pauses short at 1M keys), the address check and the second header; the guard's own code is under 1 %.",
     "- Guard, denied: capturing a stack trace for the 429 was 36 % of a denial's samples (`BENCH_GUARD_ONLY=holdup-denied node --cpu-prof bench/guard/guard.mjs 100000 3`, `HttpException` constructor); the exception is now made without one (`HttpTransport.denialError`). " +
       "What remains is the `throw` itself (V8 unwinding from the guard's frames, ~25 % of the samples; the floor guard throws too) and the headers (`answerDenied`, ~15 %).",
     "- Redis, one request at a time (target ≥ rate-limiter-flexible's decisions/s and p99): the difference is inside Redis. `INFO commandstats` after 33,000 calls at c=1 (a scratch script calling `store.consume` / `limiter.consume` in a loop against `taskset -c 1 redis-server`): " +
@@ -494,6 +495,32 @@ function issue27Notes(results) {
       "about 2 µs of text in and out for an exact TAT, 2.1 µs for the three commands, against rate-limiter-flexible's counter, which needs neither (its INCRBY and PTTL take and give integers). " +
       'Handing SET the expiry as a Lua number instead of text is slower (1,277 ns: Redis formats it itself); a binary TAT (`struct.pack`) would be cheaper but unreadable to a process of an earlier version sharing the keys during a rolling deploy, and binary replies need a Buffer client.',
     '',
+  ];
+}
+
+/**
+ * Issue 27, Redis at 16 in flight: how busy the pinned Redis core was for
+ * ours and for rate-limiter-flexible (decisions/s x Redis CPU per decision),
+ * and what the script itself takes per decision (commandstats), from this run.
+ */
+function inFlightNotes(results) {
+  const load = results.redis?.loads?.find((row) => row.inFlight === 16 && !row.autoPipelining);
+  const rows = results.redis?.rows ?? [];
+  const scriptOf = (prefix) => rows.find((row) => row.store.startsWith(prefix));
+  const ours = scriptOf('holdup RedisStore');
+  const theirs = scriptOf('rate-limiter-flexible');
+  const floor = scriptOf('EVALSHA floor');
+  if (!load || !ours || !theirs || !floor) return [];
+  const busy = (perSecond, micros) => `${Math.round((perSecond * micros) / 1e4)} %`;
+  const speed = load.ours / load.rlf;
+  const cost = load.rlfRedisCpu / load.oursRedisCpu;
+  // Within 5 %: Redis's time per decision is what sets the pace; else the run says it is not.
+  const follows = Math.abs(speed - cost) <= 0.05 * cost;
+  return [
+    `- Redis, 16 in flight (targets ≥ 1.2× rate-limiter-flexible's decisions/s, ≥ 0.8× the EVALSHA floor, Redis CPU per decision ≤ theirs), this run: the Redis core was busy ${busy(load.ours, load.oursRedisCpu)} of the time on ours (${fmt(load.ours)} decisions/s × ${load.oursRedisCpu} µs) and ${busy(load.rlf, load.rlfRedisCpu)} on rate-limiter-flexible's (${fmt(load.rlf)} × ${load.rlfRedisCpu} µs), ` +
+      `and the decisions per second are ${follows ? '' : 'not '}in the ratio of the Redis CPU per decision: ours ${speed.toFixed(2)}× theirs, their CPU per decision ${cost.toFixed(2)}× ours. ` +
+      `Inside the script calls (commandstats), ours takes ${ours.scriptMicrosPerDecision} µs per decision and theirs ${theirs.scriptMicrosPerDecision}: Redis TIME and the exact TAT as text, as at c=1 below, where a counter needs neither. ` +
+      `The rest of Redis's time is the connection: the EVALSHA floor (a script that returns 1) costs ${floor.redisCpuMicrosPerDecisionMedian} µs of Redis CPU per call on this machine, ${floor.scriptMicrosPerDecision} of them in the script.`,
   ];
 }
 
