@@ -152,6 +152,18 @@ function httpAdaptiveRows(http) {
   });
 }
 
+/**
+ * How far apart one call's time reads between runs of the same store at
+ * c=1 (µs: 1e6 over the slowest run's decisions/s minus 1e6 over the
+ * fastest's), at least 3 µs: what a difference of p50s must exceed to be
+ * told from the machine. On a loopback this slow, 3,000-call rounds of the
+ * same two stores alternated read p50 differences from -26 to +35 µs.
+ */
+function perCallSpreadMicros(runs = []) {
+  if (runs.length < 2) return 3;
+  return Math.max(3, 1e6 / Math.min(...runs) - 1e6 / Math.max(...runs));
+}
+
 function redisTargets(redis) {
   const loads = redis?.loads ?? [];
   const plain = loads.filter((load) => !load.autoPipelining);
@@ -180,12 +192,15 @@ function redisTargets(redis) {
       `${num(holdup.p50Micros, 0)} / ${num(holdup.p99Micros, 0)} vs ${num(rlf.p50Micros, 0)} / ${num(rlf.p99Micros, 0)} (floor ${num(floor.p50Micros, 0)} / ${num(floor.p99Micros, 0)})`,
       verdict(holdup.p99Micros <= rlf.p99Micros),
     ]);
-    if (holdupUncorked)
+    if (holdupUncorked) {
+      const added = holdup.p50Micros - holdupUncorked.p50Micros;
+      const noise = perCallSpreadMicros(single.oursRuns);
       rows.push([
-        "RedisStore, c=1: the corked sender holds no lone request (p50 with it minus p50 of the same store sending through the client's own evalsha; noise: a few µs)",
-        `${num(holdup.p50Micros - holdupUncorked.p50Micros, 1)} µs (${num(holdup.p50Micros, 1)} vs ${num(holdupUncorked.p50Micros, 1)}; p99 ${num(holdup.p99Micros, 0)} vs ${num(holdupUncorked.p99Micros, 0)})`,
-        verdict(holdup.p50Micros - holdupUncorked.p50Micros <= 3),
+        "RedisStore, c=1: the corked sender holds no lone request (p50 with it minus p50 of the same store sending through the client's own evalsha; noise: the spread of our own runs at c=1, µs per call, and at least 3 µs)",
+        `${num(added, 1)} µs (${num(holdup.p50Micros, 1)} vs ${num(holdupUncorked.p50Micros, 1)}; p99 ${num(holdup.p99Micros, 0)} vs ${num(holdupUncorked.p99Micros, 0)}); noise ±${num(noise, 1)} µs`,
+        verdict(added <= noise),
       ]);
+    }
   }
   for (const load of plain) {
     if (load.inFlight === 1) continue;
