@@ -26,6 +26,13 @@ local function fleet_epoch(key)
   return redis.call('ZRANGEBYSCORE', key, '+inf', '+inf', 'LIMIT', 0, 1)[1]
 end
 
+-- Counts instance id until the millisecond ms, with its demand weight in the score's fraction
+-- (w / (1 + w): below 1, decoded by fleet_count and fleet_pace).
+local function fleet_member(key, id, ms, weight)
+  local w = math.max(0, weight)
+  redis.call('ZADD', key, string.format('%.17g', math.floor(ms) + w / (1 + w)), id)
+end
+
 -- Instances other than id that asked for a lease of this bucket within window_ms.
 local function fleet_others(key, id, window_ms)
   local count = redis.call('ZCOUNT', key, frame - window_ms, '(+inf')
@@ -36,8 +43,7 @@ end
 -- Counts id in (now, with its demand weight), trims, creates the epoch if missing: the
 -- instances counted, the epoch, and the sum of their weights.
 local function fleet_count(key, id, window_ms, epoch, weight)
-  local w = math.max(0, weight)
-  redis.call('ZADD', key, string.format('%.17g', frame + w / (1 + w)), id)
+  fleet_member(key, id, frame, weight)
   if not epoch then
     epoch = '~' .. frame
     redis.call('ZADD', key, '+inf', epoch)
@@ -238,10 +244,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     -- its weight) until that end, as a pace's holder is, so that a wait longer than the window
     -- does not leave the fleet counted short of the instances configured, every share unsure.
     -- (Not one leaving, asking 0: it is counted no longer than its last call.)
-    if ask > 0 then
-      local w = math.max(0, weight)
-      redis.call('ZADD', key, string.format('%.17g', math.floor(first_end) + w / (1 + w)), id)
-    end
+    if ask > 0 then fleet_member(key, id, first_end, weight) end
     return current, 0, first_end - at, 0, 0
   end
   -- The savings lent with the pace: its cap, within the room the bucket already leaves below
@@ -271,8 +274,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
     .. string.format('%.17g', since) .. ':' .. id
   redis.call('ZADD', key, string.format('%.17g', ends), member)
   -- The instance counts, with its weight, while its pace lasts.
-  local w = math.max(0, weight)
-  redis.call('ZADD', key, string.format('%.17g', math.floor(ends) + w / (1 + w)), id)
+  fleet_member(key, id, ends, weight)
   if redis.call('PTTL', key) < 2 * grant_ms then redis.call('PEXPIRE', key, math.ceil(2 * grant_ms)) end
   return current, g, grant_ms, lump, savings
 end
