@@ -60,8 +60,8 @@ export interface PaceAsk {
   readonly minMs: number;
   readonly maxMs: number;
   /**
-   * Longest pace while its share is unsure: the fleet's load under the rate,
-   * or fewer than `instances` instances counted.
+   * Longest pace while its share is unsure: the fleet's load (estimated,
+   * `scripts/fleet.lua.ts`) under the rate, or no other instance counted.
    */
   readonly sureMs: number;
   /** The instances configured to share the bucket (the `instances` option). */

@@ -82,6 +82,11 @@ describe('RedisStore paces (standalone)', () => {
     return live;
   };
   const sum = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
+  /**
+   * The bucket's fleet as one that started a minute ago (its epoch member): past its first
+   * window, it expects no instance configured and not counted yet.
+   */
+  const settled = () => client.zadd(`${redisKey(prefix, 'hot')}:fleet`, '+inf', '~-60000');
 
   it('grants its demand while the fleet is under the rate, charged to the bucket in advance', async () => {
     // Alone, and under the rate: its demand, for as long as it takes to bring 10 tokens (unsure,
@@ -93,6 +98,7 @@ describe('RedisStore paces (standalone)', () => {
   });
 
   it('shares the rate by demand once over it, and the live paces never add up to more', async () => {
+    await settled();
     const first = await pace('a', 0, 8);
     expect(first.rate).toBe(8); // alone: its demand
     // b asks as much: over the rate now, but a holds 8 of 10 for its pace.
@@ -105,7 +111,53 @@ describe('RedisStore paces (standalone)', () => {
     expect(sum(await paces(first.ms - 40))).toBeLessThanOrEqual(RATE + 1e-9);
   });
 
+  it('leaves a young fleet the shares of the instances configured and not counted yet', async () => {
+    // a alone of 2, asking 8/s (weight 0.8): the other is taken to weigh the lower median of a's
+    // weight and an even share (0.5), so a's share is 10 x 0.8 / 1.3, and the rest is kept.
+    expect((await pace('a', 0, 8)).rate).toBeCloseTo((RATE * 0.8) / 1.3);
+    // A fleet past its first window expects nobody: alone, a takes its demand.
+    prefix = uniquePrefix('pace');
+    store = new RedisStore({ client, keyPrefix: prefix, ...ON_TEST_CLOCK });
+    await settled();
+    expect((await pace('a', 0, 8)).rate).toBe(8);
+  });
+
+  it('weighs an instance counted but not measured yet (a first sighting) as a typical one', async () => {
+    await settled();
+    const three = { instances: 3 };
+    await pace('a', 0, 4, three);
+    // b's first sighting finds a leasing the bucket: counted, its demand not known yet.
+    const sighting: LeaseCheck = {
+      ...check('hot', RATE, BURST, 1),
+      maxExtra: 0,
+      joinExtra: 4,
+      joinCounts: false,
+    };
+    await store.lease({ checks: [sighting], now: 5, fleet: { id: 'b', windowMs: 10_000 } });
+    // c (0.8): b weighs the lower median of 1/3, 0.8 and a's 0.4, so the load is 1.6 and c's
+    // share 5 (counted as nothing, b would leave c 6 of the 6 a leaves). Sure (the fleet over
+    // the rate, more than one instance counted): as long as 10 tokens take, 2 s.
+    expect(await pace('c', 10, 8, three)).toMatchObject({
+      rate: expect.closeTo(5),
+      ms: expect.closeTo(2_000),
+    });
+  });
+
+  it('takes a share as sure once another instance is counted, though fewer than configured', async () => {
+    await settled();
+    const four = { instances: 4 };
+    const first = await pace('a', 0, 8, four);
+    expect([first.rate, first.ms]).toEqual([8, 1_000]); // alone: unsure, 1 s at most
+    await pace('b', 10, 8, four);
+    // a renews knowing b: half the rate, for as long as 10 tokens take at 5/s (not 1 s).
+    expect(await pace('a', 950, 8, four)).toMatchObject({
+      rate: expect.closeTo(5),
+      ms: expect.closeTo(2_000),
+    });
+  });
+
   it('answers a wait, not a pace, while the others hold the rate: until the first of theirs ends', async () => {
+    await settled();
     const held = await pace('a', 0, 20);
     expect(held.rate).toBe(RATE);
     expect(await pace('b', 100, 5)).toEqual({ rate: 0, ms: held.ms - 100, lump: 0, savings: 0 });
@@ -113,6 +165,7 @@ describe('RedisStore paces (standalone)', () => {
   });
 
   it('keeps an instance answered a wait counted until the wait ends, longer than the window', async () => {
+    await settled();
     // A window of 500 ms. a holds the whole rate for 1 s (unsure: b not counted yet); b, told
     // to wait until then, stays counted: a's renewal at 950 ms knows the fleet (2 of 2, load
     // 4), and takes its share, 5/s, for as long as that brings 10 tokens, 2 s. Counted only
@@ -126,6 +179,7 @@ describe('RedisStore paces (standalone)', () => {
   });
 
   it('leaves an instance without a pace its share when renewing a short pace, whatever the long ones hold', async () => {
+    await settled();
     // a: a heavy instance, whose paces (4 tokens at a share of 5 to 10/s) last under a second.
     const heavy = (now: number) => pace('a', now, 20, { tokens: 4 });
     const first = await heavy(0);
@@ -220,12 +274,17 @@ describe('RedisStore paces (standalone)', () => {
   });
 
   it("gives at once what the bucket holds beyond the other paces' parts not due yet, its refill to come", async () => {
+    await settled();
     await pace('a', 0, 4, { saved: 0 }); // 20 at once, 4 charged ahead
     expect(await takeAll('b', 0)).toBe(74); // the rest of the bucket
     // The bucket holds nothing, but a's 4 not due yet are charged as its refill to come, not
     // taken: c gets them at once (the refill covers a's pace and them, the paces adding up to
-    // the rate at most).
-    expect(await pace('c', 0, 4, { saved: 0 })).toMatchObject({ rate: 4, lump: 4 });
+    // the rate at most). Its share: a third of the load of a, b (counted without a demand:
+    // weighing as a typical instance, 0.4) and c.
+    expect(await pace('c', 0, 4, { saved: 0 })).toMatchObject({
+      rate: expect.closeTo(RATE / 3),
+      lump: 4,
+    });
   });
 
   it('gives at once no more than the caller spends while it keeps them', async () => {

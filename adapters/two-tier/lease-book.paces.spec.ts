@@ -7,6 +7,7 @@
  */
 import { check } from '../../test/utils/checks.js';
 import { leaseBooks } from '../../test/utils/lease-book-fixture.js';
+import { MIN_PACE_LEASE_TTLS, PACE_TOKENS, YOUNG_PACE_LEASE_TTLS } from './pace.js';
 
 const c = check('k', 100, 100); // 10 ms per token
 
@@ -22,8 +23,30 @@ describe('LeaseBook', () => {
         const [asked] = leases.ask([c], [0], [state], 100_000);
         if (instances === 1) expect(asked!.pace).toBeUndefined();
         else
-          expect(asked!.pace).toMatchObject({ ask: expect.closeTo(10, 5), tokens: 32, instances });
+          expect(asked!.pace).toMatchObject({
+            ask: expect.closeTo(10, 5),
+            tokens: PACE_TOKENS,
+            instances,
+          });
       }
+    });
+
+    it('asks a young key pace again soon while its share is unsure, an older one within a lease TTL', () => {
+      const { leases, keys } = make({ instances: 2 });
+      const leaseTtlMs = 1_000;
+      const paceOf = (firstSeen: number) => {
+        const state = keys.stateOf({ ...c, key: `k${firstSeen}` }, firstSeen);
+        Object.assign(state, { target: 7, score: 10, seenAt: 100_000 });
+        const [asked] = leases.ask([{ ...c, key: `k${firstSeen}` }], [0], [state], 100_000);
+        return asked!.pace!;
+      };
+      // Its demand measured over 50 ms (two requests that came together read as a rate).
+      const young = YOUNG_PACE_LEASE_TTLS * leaseTtlMs;
+      expect(paceOf(99_950)).toMatchObject({ minMs: young, sureMs: young });
+      expect(paceOf(0)).toMatchObject({
+        minMs: MIN_PACE_LEASE_TTLS * leaseTtlMs,
+        sureMs: leaseTtlMs,
+      });
     });
 
     it('spends its tokens as they come due, and holds the key without a call until they cover a request', () => {

@@ -14,6 +14,7 @@ import {
   MAX_PACE_MS,
   LUMP_LEASE_TTLS,
   MIN_PACE_LEASE_TTLS,
+  YOUNG_PACE_LEASE_TTLS,
   PACE_TOKENS,
   renewalDue,
   savingsAfterShrinkMs,
@@ -196,14 +197,19 @@ export class PaceBook {
 
   /** A pace of this instance's demand for `check`'s bucket; `giveBack` tokens it held go back with it. */
   of(check: TokenBucketCheck, state: KeyState, ask?: number, giveBack = 0): PaceAsk {
-    const demand =
-      ask ?? demandPerSecond(state.score, state.seenAt - state.firstSeen, this.leaseTtlMs);
+    const ageMs = state.seenAt - state.firstSeen;
+    const demand = ask ?? demandPerSecond(state.score, ageMs, this.leaseTtlMs);
+    // A young key's demand is measured over a few requests (two that came together read 50/s
+    // for a caller of 800/s), and the instances joining next size their shares by it: while
+    // its share is unsure, it asks again soon.
+    const young = ageMs < this.leaseTtlMs;
+    const shortestMs = (young ? YOUNG_PACE_LEASE_TTLS : MIN_PACE_LEASE_TTLS) * this.leaseTtlMs;
     return {
       ask: demand,
       tokens: Math.min(PACE_TOKENS, check.limit.burst),
-      minMs: MIN_PACE_LEASE_TTLS * this.leaseTtlMs,
+      minMs: shortestMs,
       maxMs: MAX_PACE_MS,
-      sureMs: this.leaseTtlMs,
+      sureMs: young ? shortestMs : this.leaseTtlMs,
       instances: this.instances,
       giveBack,
       lumpMs: LUMP_LEASE_TTLS * this.leaseTtlMs,

@@ -29,10 +29,17 @@ import { emissionIntervalMs, type BucketLimit } from '../../lib/algorithms/gcra.
  * the rate takes to bring them, so that calls per admitted request stay
  * about `1 / PACE_TOKENS` whatever the number of instances sharing the rate.
  */
-export const PACE_TOKENS = 32;
+export const PACE_TOKENS = 64;
 
-/** Shortest pace, in `leaseTtlMs`: a hot key alone on its bucket calls no more often. */
-export const MIN_PACE_LEASE_TTLS = 0.25;
+/**
+ * Shortest pace, in `leaseTtlMs`: a hot key alone on its bucket calls no more
+ * often, nor does the heavy instance of a skewed fleet (a share of 160/s brings
+ * `PACE_TOKENS` in 400 ms).
+ */
+export const MIN_PACE_LEASE_TTLS = 1;
+
+/** Shortest pace of a young key (within `leaseTtlMs` of its first request), and its longest while unsure, in `leaseTtlMs`. */
+export const YOUNG_PACE_LEASE_TTLS = 0.25;
 
 /**
  * How long the bucket's own tokens taken at once with a pace (its lump, and

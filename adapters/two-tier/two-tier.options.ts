@@ -22,6 +22,9 @@ export interface TwoTierStoreOptions extends Partial<Omit<RedisStoreOptions, 'cl
    * `1 / instances` of every limit on its own. Above 1, a key's first
    * Redis call also asks to join the fleet: it comes back with a small
    * lease when other instances lease its bucket already (`docs/fleet.md`).
+   * A hot key's first paces expect this many instances: configured above
+   * the instances that run, a fleet's start under-admits by the missing
+   * ones' shares until those paces end.
    * @default 1
    */
   readonly instances?: number;

@@ -120,6 +120,37 @@ local function fleet_held(members, at, horizon_s)
   return held
 end
 
+-- The weight taken for an instance not measured yet: the lower median of the other instances'
+-- weights measured (weights, by id), the caller's own and an even share of the configured fleet,
+-- so that one instance of many times the others' demand weighs for neither the many nor the few.
+local function fleet_fill(weights, own, configured)
+  local known = { 1 / configured }
+  if own > 0 then known[2] = own end
+  for _, w in pairs(weights) do
+    if w > 0 then known[#known + 1] = w end
+  end
+  table.sort(known)
+  return known[math.floor((#known + 1) / 2)]
+end
+
+-- The fleet's load a pace is sized by: the caller's weight and the other instances' (weights,
+-- by id). One counted but not measured yet (weight 0: a first sighting) weighs the fill
+-- (fleet_fill), and so, while the fleet is young (within a window of its epoch), does each
+-- instance configured and not counted yet: without them, the first callers of a fleet starting
+-- together read a load of a few and took shares of it. Fills weights in; answers the load and
+-- the part of it expected.
+local function fleet_load(weights, weight, configured, count, young)
+  local fill = fleet_fill(weights, weight, configured)
+  local expected = 0
+  if young then expected = math.max(0, configured - count) * fill end
+  local load = weight + expected
+  for holder, w in pairs(weights) do
+    if w <= 0 then weights[holder] = fill end
+    load = load + weights[holder]
+  end
+  return load, expected
+end
+
 -- Pace (issue 29): a share of the bucket's rate, for instance id, for as long as it takes to
 -- bring its tokens (within [min_ms, max_ms]): calls per token stay the same whatever the
 -- share. Its tokens are charged to the bucket at once, into its future refill, and the
@@ -135,11 +166,13 @@ end
 -- rate), for twice its last pace's length (held_ms), a '^<rate>' member charged as a pace;
 -- each instance telling the pace it held takes its part back from it (never over: what no
 -- instance claims stays unused until then). A pace is long only when its share is sure: the
--- fleet is over the rate and every instance configured (configured) is counted (count); else
--- it lasts at most sure_ms, and its holder asks again knowing more. Answers the TAT with all
--- that charged, the pace's rate (0: none), how long it lasts (ms; with none, how long until
--- another pace ends), the bucket's own tokens granted with it at once, and the savings lent.
-local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, horizon_s)
+-- fleet's load, estimated (instances not measured yet, and while the fleet is young those
+-- configured and not counted yet, weigh fleet_fill), is over the rate and another instance is
+-- counted (count); else it lasts at most sure_ms, and its holder asks again knowing more.
+-- Answers the TAT with all that charged, the pace's rate (0: none), how long it lasts (ms;
+-- with none, how long until another pace ends), the bucket's own tokens granted with it at
+-- once, and the savings lent.
+local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, horizon_s, young)
   local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms, saved, lump_ms =
     p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]
   local interval = 1000 / rate
@@ -173,9 +206,12 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
       weights[m] = f / (1 - f)
     end
   end
-  -- What the other instances counted lack of their shares (all of it without a pace yet) is
-  -- kept for them; unpaced: the shares of those without one.
-  local lacking, unpaced = 0, 0
+  local expected
+  load, expected = fleet_load(weights, weight, configured, count, young)
+  -- What the other instances counted (or expected) lack of their shares (all of it without a
+  -- pace yet) is kept for them; unpaced: the shares of those without one.
+  local lacking = rate * expected / math.max(load, 1)
+  local unpaced = lacking
   for holder, w in pairs(weights) do
     local owed = rate * w / math.max(load, 1)
     lacking = lacking + math.max(0, owed - (paced[holder] or 0))
@@ -213,7 +249,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
   if load > 1 then share = math.min(share, rate * weight / load) end
   -- Its share, once sure; before (weights measured early can overstate the load), up to its
   -- demand from what no pace holds and no other instance's share lacks, for sure_ms at most.
-  local sure = load > 1 and count >= configured
+  local sure = load > 1 and count >= math.min(2, configured)
   local g = math.min(ask, rate - others, share)
   -- As long as the caller's share takes to bring the tokens (before the bounds below).
   local length = tokens * 1000 / share
