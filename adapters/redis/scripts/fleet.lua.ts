@@ -172,7 +172,7 @@ end
 -- Answers the TAT with all that charged, the pace's rate (0: none), how long it lasts (ms;
 -- with none, how long until another pace ends), the bucket's own tokens granted with it at
 -- once, and the savings lent.
-local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weight, horizon_s, young)
+local function fleet_pace(key, id, tat, rate, burst, p, lost, count, weight, horizon_s, young)
   local ask, tokens, min_ms, max_ms, sure_ms, configured, give_back, held, held_ms, saved, lump_ms =
     p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11]
   local interval = 1000 / rate
@@ -206,8 +206,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, load, weigh
       weights[m] = f / (1 - f)
     end
   end
-  local expected
-  load, expected = fleet_load(weights, weight, configured, count, young)
+  local load, expected = fleet_load(weights, weight, configured, count, young)
   -- What the other instances counted (or expected) lack of their shares (all of it without a
   -- pace yet) is kept for them; unpaced: the shares of those without one.
   local lacking = rate * expected / math.max(load, 1)

@@ -169,7 +169,7 @@ if fleet then
       local tat
       -- A fleet within a window of its epoch expects the instances configured and not counted yet.
       local young = epoch ~= '' and frame - tonumber(string.sub(epoch, 2)) < window_ms
-      tat, pace, pace_ms, lump, savings = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, load, weight, b.horizon, young)
+      tat, pace, pace_ms, lump, savings = fleet_pace(KEYS[n + i], id, b.final, b.rate, b.burst, b.pace, b.lost, count, weight, b.horizon, young)
       -- Written when a pace was charged or anything given back.
       if tat ~= (b.final or tat - 1) then write(b.key, tat) end
     end
