@@ -197,6 +197,40 @@ describe('RedisStore paces (standalone)', () => {
     expect(sum(await paces(1_110))).toBeLessThanOrEqual(RATE + 1e-9);
   });
 
+  /**
+   * A settled fleet of 3 whose paces leave part of the rate unheld: a and b took shares of a
+   * load where c weighed 0.8 (3.33/s each, 30 tokens: 9 s, renewed at about 8.5 s), and c,
+   * now asking at 5/s (weight 0.5), has a share of 2.38 of a load of 2.1.
+   */
+  const unheldRate = async () => {
+    await settled();
+    const three = { instances: 3 };
+    await pace('a', 0, 8, three);
+    await pace('b', 10, 8, three);
+    expect((await pace('c', 20, 8, three)).rate).toBe(0); // a wait, counted at 0.8
+    expect((await pace('a', 950, 8, { ...three, tokens: 30 })).rate).toBeCloseTo(10 / 3);
+    expect((await pace('b', 960, 8, { ...three, tokens: 30 })).rate).toBeCloseTo(10 / 3);
+    return (told: Partial<PaceAsk>) => pace('c', 1_000, 5, { ...three, ...told });
+  };
+
+  it('takes the rate no pace holds and nobody waits for, up to its demand, until another pace is renewed', async () => {
+    const c = await unheldRate();
+    // Its share would leave 0.95/s unheld until a or b renews; it takes the rest of the rate
+    // (under its demand) for its pace's length, 4.2 s, which ends before their renewals.
+    expect(await c({})).toMatchObject({ rate: expect.closeTo(10 / 3), ms: expect.closeTo(4_200) });
+    expect(sum(await paces(1_000))).toBeCloseTo(RATE);
+  });
+
+  it('takes its share alone when the spare rate would end its pace early, with fewer tokens than a pace', async () => {
+    const c = await unheldRate();
+    // 30 tokens at 2.38/s: 12.6 s. With the spare, 3.33/s until a renews (about 7.5 s from
+    // now): 25 tokens, for a call, where a pace brings 30.
+    expect(await c({ tokens: 30 })).toMatchObject({
+      rate: expect.closeTo(50 / 21),
+      ms: expect.closeTo(12_600),
+    });
+  });
+
   it('takes a bucket whose fleet set vanished under a caller holding a pace as lost, though it tells no epoch', async () => {
     await pace('a', 0, 5);
     // State lost (a restart or failover); a no longer remembers the epoch, but holds a pace.

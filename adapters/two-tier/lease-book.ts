@@ -350,7 +350,8 @@ export class LeaseBook {
         state.contention = contended(state.contention);
         waitMs += Math.max(0, this.holdTokens(check, state) - check.cost) * interval;
       }
-      this.denials.holdAfterDenial(check, state, now, waitMs);
+      const holdMs = state.instances > 1 ? Math.min(waitMs, this.paces.askWithinMs) : waitMs;
+      this.denials.holdAfterDenial(check, state, now, holdMs);
       return waitMs === answer.retryAfterMs ? answer : { ...answer, retryAfterMs: waitMs };
     }
     return exact

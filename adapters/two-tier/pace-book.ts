@@ -216,6 +216,19 @@ export class PaceBook {
     };
   }
 
+  /**
+   * The longest a hot key of a bucket other instances lease waits after a
+   * denial before its next call, which asks its pace: the bucket's own wait
+   * counts the fleet's paces, charged ahead for as long as they last (10 s
+   * for a share of 6.25/s), and a key that joins a paced fleet by a denied
+   * first sighting would wait that long for a share kept for it. A young
+   * key's shortest pace: its demand is measured by then. Unbounded when
+   * instances do not share the buckets.
+   */
+  get askWithinMs(): number {
+    return this.join ? YOUNG_PACE_LEASE_TTLS * this.leaseTtlMs : Number.POSITIVE_INFINITY;
+  }
+
   /** True when the key's pace should be renewed at `now` (by a call of its own, {@link renewal}). */
   renewalDue(state: KeyState, now: number): boolean {
     return (

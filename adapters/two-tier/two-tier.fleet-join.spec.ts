@@ -74,6 +74,23 @@ describe('TwoTierStore: joining a fleet', () => {
     await later;
   });
 
+  it('holds a key a paced fleet denied at its first sighting a quarter lease TTL at most: its next call asks its pace', async () => {
+    const slow = check('paced', 5, 100);
+    const leader = makeStore(2);
+    for (let i = 0; i < 200; i++) await leader.consume({ checks: [slow], now: T0 + i });
+    const joiner = makeStore(2);
+    const denied = await joiner.consume({ checks: [slow], now: T0 + 200 });
+    // The bucket's own wait counts the leader's pace, charged ahead for as long as it lasts.
+    expect(denied.allowed).toBe(false);
+    expect(denied.decisions[0]!.retryAfterMs).toBeGreaterThan(2_500);
+    // Held a quarter of leaseTtlMs (10 s here), then asked again: a pace.
+    expect(joiner.consume({ checks: [slow], now: T0 + 2_699 })).not.toHaveProperty('then');
+    const asked = joiner.consume({ checks: [slow], now: T0 + 2_700 });
+    expect(asked).toHaveProperty('then');
+    await asked;
+    expect(joiner.stats()).toMatchObject({ redisCalls: 2 });
+  });
+
   it('gives a key nobody leases no lease, and writes nothing but its bucket', async () => {
     const store = makeStore(2);
     const user = check('user:1', 1, 10);

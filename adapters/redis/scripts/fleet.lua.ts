@@ -151,6 +151,22 @@ local function fleet_load(weights, weight, configured, count, young)
   return load, expected
 end
 
+-- The rate no pace holds and no instance without one is kept (spare: its share, for each
+-- counted or expected), taken by a caller granted g for grant_ms, up to its demand (ask), until
+-- the first other pace is renewed (in renewal_ms): left in the bucket, it would wait there
+-- until then, since instances holding a pace ask for nothing more. A fleet whose first paces
+-- were sized on early readings of its demands (shares that add up to less than the rate) gets
+-- the rest of the rate this way, and the other paces' holders, renewing, find it free again.
+-- Not when that ends the pace sooner than its own length and leaves it fewer tokens than a
+-- pace brings (calls per token would grow), nor when it would last under min_ms.
+local function fleet_spare(g, grant_ms, ask, spare, renewal_ms, min_ms, tokens)
+  local taken = math.min(ask, spare)
+  local spare_ms = math.min(grant_ms, renewal_ms)
+  if taken <= g or spare_ms < min_ms then return g, grant_ms end
+  if spare_ms < grant_ms and taken * spare_ms / 1000 < tokens then return g, grant_ms end
+  return taken, spare_ms
+end
+
 -- Pace (issue 29): a share of the bucket's rate, for instance id, for as long as it takes to
 -- bring its tokens (within [min_ms, max_ms]): calls per token stay the same whatever the
 -- share. Its tokens are charged to the bucket at once, into its future refill, and the
@@ -178,6 +194,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, weight, hor
   local interval = 1000 / rate
   local at = frame + now
   local others, own, own_rate, own_until, first_end, held_others, owed = 0, nil, 0, 0, nil, 0, 0
+  local first_renewal = nil
   local paced, weights = {}, {}
   local phantom, phantom_end, phantom_member = 0, 0, nil
   local members = redis.call('ZRANGEBYSCORE', key, '-inf', '(+inf', 'WITHSCORES')
@@ -197,6 +214,10 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, weight, hor
           owed = owed + g * (ends - at) / 1000
           paced[holder] = g
           if not first_end or ends < first_end then first_end = ends end
+          -- Its holder renews it a tenth of its length before it ends (pace.ts, PACE_RENEW_SHARE),
+          -- its length at most since its savings' start.
+          local renewal = ends - 0.1 * (ends - since)
+          if not first_renewal or renewal < first_renewal then first_renewal = renewal end
         end
       end
     elseif first == 94 then
@@ -270,6 +291,7 @@ local function fleet_pace(key, id, tat, rate, burst, p, lost, count, weight, hor
       grant_ms = math.min(grant_ms, math.max(min_ms, first_end - at, 1000 / g))
     end
   end
+  if g > 0 and first_renewal then g, grant_ms = fleet_spare(g, grant_ms, ask, rate - others - unpaced, first_renewal - at, min_ms, tokens) end
   if g * grant_ms / 1000 < 1 then
     -- No pace: the caller's last one is kept as ended now (what it saved of it shrinks from
     -- here, pace-book.ts), unless the caller is leaving (ask 0: it gave everything back).
