@@ -350,8 +350,7 @@ export class LeaseBook {
         state.contention = contended(state.contention);
         waitMs += Math.max(0, this.holdTokens(check, state) - check.cost) * interval;
       }
-      const holdMs = state.instances > 1 ? Math.min(waitMs, this.paces.askWithinMs) : waitMs;
-      this.denials.holdAfterDenial(check, state, now, holdMs);
+      this.denials.holdAfterDenial(check, state, now, waitMs);
       return waitMs === answer.retryAfterMs ? answer : { ...answer, retryAfterMs: waitMs };
     }
     return exact

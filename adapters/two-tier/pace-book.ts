@@ -217,16 +217,17 @@ export class PaceBook {
   }
 
   /**
-   * The longest a hot key of a bucket other instances lease waits after a
-   * denial before its next call, which asks its pace: the bucket's own wait
-   * counts the fleet's paces, charged ahead for as long as they last (10 s
-   * for a share of 6.25/s), and a key that joins a paced fleet by a denied
-   * first sighting would wait that long for a share kept for it. A young
-   * key's shortest pace: its demand is measured by then. Unbounded when
-   * instances do not share the buckets.
+   * A first sighting (`state`, answered at `now`) denied while other
+   * instances lease its bucket: held `leaseTtlMs / 4` at most, a young key's
+   * shortest pace (its demand is measured by then), so that its next call
+   * asks its pace. The bucket's own wait counts the fleet's paces, charged
+   * ahead for as long as they last (10 s for a share of 6.25/s): a key that
+   * meets a paced fleet by a denied first sighting would wait that long for
+   * a share kept for it. Later denials answer a pace asked, or a wait.
    */
-  get askWithinMs(): number {
-    return this.join ? YOUNG_PACE_LEASE_TTLS * this.leaseTtlMs : Number.POSITIVE_INFINITY;
+  askSoon(state: KeyState, now: number): void {
+    if (!this.join || state.instances <= 1) return;
+    state.denyUntil = Math.min(state.denyUntil, now + YOUNG_PACE_LEASE_TTLS * this.leaseTtlMs);
   }
 
   /** True when the key's pace should be renewed at `now` (by a call of its own, {@link renewal}). */

@@ -268,7 +268,19 @@ export class RedisRoundTrip {
             return { allowed: true, decisions: result.decisions };
           const remote = checks.map((_, i) => i);
           const states = checks.map((check) => this.keys.stateOf(check, now));
-          return this.applyAnswer(request, now, remote, states, [], result, asked, 0, sentClock);
+          const answer = this.applyAnswer(
+            request,
+            now,
+            remote,
+            states,
+            [],
+            result,
+            asked,
+            0,
+            sentClock,
+          );
+          if (!result.allowed) for (const state of states) this.leases.paces.askSoon(state, now);
+          return answer;
         },
         (error: unknown) => {
           this.failed.add(request);

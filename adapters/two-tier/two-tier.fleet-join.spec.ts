@@ -75,17 +75,19 @@ describe('TwoTierStore: joining a fleet', () => {
   });
 
   it('holds a key a paced fleet denied at its first sighting a quarter lease TTL at most: its next call asks its pace', async () => {
-    const slow = check('paced', 5, 100);
+    const slow = check('paced', 2, 100);
     const leader = makeStore(2);
     for (let i = 0; i < 200; i++) await leader.consume({ checks: [slow], now: T0 + i });
-    const joiner = makeStore(2);
-    const denied = await joiner.consume({ checks: [slow], now: T0 + 200 });
     // The bucket's own wait counts the leader's pace, charged ahead for as long as it lasts.
-    expect(denied.allowed).toBe(false);
-    expect(denied.decisions[0]!.retryAfterMs).toBeGreaterThan(2_500);
-    // Held a quarter of leaseTtlMs (10 s here), then asked again: a pace.
-    expect(joiner.consume({ checks: [slow], now: T0 + 2_699 })).not.toHaveProperty('then');
-    const asked = joiner.consume({ checks: [slow], now: T0 + 2_700 });
+    const bucket = await redis.redisStore().peek({ checks: [slow], now: T0 + 200 });
+    expect(bucket.decisions[0]!.retryAfterMs).toBeGreaterThan(2_000);
+    // A joiner with a lease TTL of 4 s: held a quarter of it, 1 s, then asked again.
+    const joiner = redis.store({ instances: 2, leaseTtlMs: 4_000 });
+    expect(await joiner.consume({ checks: [slow], now: T0 + 200 })).toMatchObject({
+      allowed: false,
+    });
+    expect(joiner.consume({ checks: [slow], now: T0 + 1_199 })).not.toHaveProperty('then');
+    const asked = joiner.consume({ checks: [slow], now: T0 + 1_200 });
     expect(asked).toHaveProperty('then');
     await asked;
     expect(joiner.stats()).toMatchObject({ redisCalls: 2 });

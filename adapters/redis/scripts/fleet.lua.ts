@@ -185,6 +185,8 @@ end
 -- fleet's load, estimated (instances not measured yet, and while the fleet is young those
 -- configured and not counted yet, weigh fleet_fill), is over the rate and another instance is
 -- counted (count); else it lasts at most sure_ms, and its holder asks again knowing more.
+-- Beyond its share, a caller takes the rate no pace holds and nobody is kept until the first
+-- other pace is renewed (fleet_spare).
 -- Answers the TAT with all that charged, the pace's rate (0: none), how long it lasts (ms;
 -- with none, how long until another pace ends), the bucket's own tokens granted with it at
 -- once, and the savings lent.
