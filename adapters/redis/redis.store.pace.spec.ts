@@ -33,18 +33,22 @@ describe('RedisStore paces (standalone)', () => {
   });
   afterEach(() => store.close());
 
-  /** What instance `id` asks at `now`: `ask` tokens/s (its weight: ask / RATE), no cost. */
+  /**
+   * What instance `id` asks at `now`: `ask` tokens/s, no cost, and the demand weight it tells
+   * (`weight`: what the others read of it until its next call; by default ask / RATE).
+   */
   const pace = async (
     id: string,
     now: number,
     ask: number,
     told: Partial<PaceAsk> = {},
     windowMs = 10_000,
+    weight = ask / RATE,
   ) => {
     const asked: LeaseCheck = {
       ...check('hot', RATE, BURST, 0),
       maxExtra: 0,
-      weight: ask / RATE,
+      weight,
       pace: { ask, tokens: 10, minMs: 100, maxMs: 30_000, sureMs: 1_000, instances: 2, ...told },
     };
     const result = await store.lease({
@@ -198,37 +202,37 @@ describe('RedisStore paces (standalone)', () => {
   });
 
   /**
-   * A settled fleet of 3 whose paces leave part of the rate unheld: a and b took shares of a
-   * load where c weighed 0.8 (3.33/s each, 30 tokens: 9 s, renewed at about 8.5 s), and c,
-   * now asking at 5/s (weight 0.5), has a share of 2.38 of a load of 2.1.
+   * A settled fleet of 3 whose paces leave part of the rate unheld: a and b took their shares
+   * (1.74/s each, 60 tokens: 30 s) of a load where c, waiting, weighed 3; c now asks at 8/s.
    */
   const unheldRate = async () => {
     await settled();
     const three = { instances: 3 };
     await pace('a', 0, 8, three);
     await pace('b', 10, 8, three);
-    expect((await pace('c', 20, 8, three)).rate).toBe(0); // a wait, counted at 0.8
-    expect((await pace('a', 950, 8, { ...three, tokens: 30 })).rate).toBeCloseTo(10 / 3);
-    expect((await pace('b', 960, 8, { ...three, tokens: 30 })).rate).toBeCloseTo(10 / 3);
-    return (told: Partial<PaceAsk>) => pace('c', 1_000, 5, { ...three, ...told });
+    expect((await pace('c', 20, 30, three)).rate).toBe(0); // a wait, counted at 3
+    expect((await pace('a', 950, 8, { ...three, tokens: 60 })).rate).toBeCloseTo(8 / 4.6);
+    expect((await pace('b', 960, 8, { ...three, tokens: 60 })).rate).toBeCloseTo(8 / 4.6);
+    return (weight: number) => pace('c', 1_000, 8, three, 10_000, weight);
   };
 
   it('takes the rate no pace holds and nobody waits for, up to its demand, until another pace is renewed', async () => {
     const c = await unheldRate();
-    // Its share would leave 0.95/s unheld until a or b renews; it takes the rest of the rate
-    // (under its demand) for its pace's length, 4.2 s, which ends before their renewals.
-    expect(await c({})).toMatchObject({ rate: expect.closeTo(10 / 3), ms: expect.closeTo(4_200) });
+    // Told at 0.2 (a load of 1.8), its share is 1.11/s for 9 s; a and b leave 6.52/s unheld
+    // until they renew (27 s from now): it takes all of it for its 9 s, 49 tokens more than its
+    // share brings, more than a lump at its next call would (twice its 10 tokens).
+    expect(await c(0.2)).toMatchObject({
+      rate: expect.closeTo(10 - 16 / 4.6),
+      ms: expect.closeTo(9_000),
+    });
     expect(sum(await paces(1_000))).toBeCloseTo(RATE);
   });
 
-  it('takes its share alone when the spare rate would end its pace early, with fewer tokens than a pace', async () => {
+  it('leaves the spare rate in the bucket when it is worth less than a lump at the next call', async () => {
     const c = await unheldRate();
-    // 30 tokens at 2.38/s: 12.6 s. With the spare, 3.33/s until a renews (about 7.5 s from
-    // now): 25 tokens, for a call, where a pace brings 30.
-    expect(await c({ tokens: 30 })).toMatchObject({
-      rate: expect.closeTo(50 / 21),
-      ms: expect.closeTo(12_600),
-    });
+    // Told at 0.8 (a load of 2.4): 3.33/s for 3 s. The spare would bring 9.6 tokens more: its
+    // next call takes them from the bucket as its lump, if it spends them.
+    expect(await c(0.8)).toMatchObject({ rate: expect.closeTo(10 / 3), ms: expect.closeTo(3_000) });
   });
 
   it('takes a bucket whose fleet set vanished under a caller holding a pace as lost, though it tells no epoch', async () => {

@@ -157,12 +157,17 @@ end
 -- until then, since instances holding a pace ask for nothing more. A fleet whose first paces
 -- were sized on early readings of its demands (shares that add up to less than the rate) gets
 -- the rest of the rate this way, and the other paces' holders, renewing, find it free again.
--- Not when that ends the pace sooner than its own length and leaves it fewer tokens than a
--- pace brings (calls per token would grow), nor when it would last under min_ms.
+-- Only when it brings more than twice the pace's tokens beyond the share: less, the caller's
+-- next call takes it from the bucket as its lump (up to twice its tokens, and no more than it
+-- spends), when it needs it; held as a pace, it came due through a bursty caller's silences
+-- and was dropped past its savings (N = 2 bursty, 3 points of admitted lost). Not when that ends
+-- the pace sooner than its own length and leaves it fewer tokens than a pace brings (calls per
+-- token would grow), nor when it would last under min_ms.
 local function fleet_spare(g, grant_ms, ask, spare, renewal_ms, min_ms, tokens)
   local taken = math.min(ask, spare)
   local spare_ms = math.min(grant_ms, renewal_ms)
   if taken <= g or spare_ms < min_ms then return g, grant_ms end
+  if (taken - g) * spare_ms / 1000 <= 2 * tokens then return g, grant_ms end
   if spare_ms < grant_ms and taken * spare_ms / 1000 < tokens then return g, grant_ms end
   return taken, spare_ms
 end
