@@ -42,7 +42,7 @@ export interface LeaseCheck extends RateLimitCheck {
   readonly epoch?: string;
   /**
    * With {@link LeaseRequest.fleet}: a pace asked for the bucket (issue 29,
-   * `scripts/fleet.lua.ts`): up to `ask` tokens per second, for as long as
+   * `scripts/pace.lua.ts`): up to `ask` tokens per second, for as long as
    * it takes to bring `tokens`, charged to the bucket at once and spent as
    * they come due, within the share of the fleet's load that `weight` gives.
    * Replaces this instance's last pace on the bucket (its part not yet due is
@@ -61,7 +61,7 @@ export interface PaceAsk {
   readonly maxMs: number;
   /**
    * Longest pace while its share is unsure: the fleet's load (estimated,
-   * `scripts/fleet.lua.ts`) under the rate, or no other instance counted.
+   * `scripts/pace.lua.ts`) under the rate, or no other instance counted.
    */
   readonly sureMs: number;
   /** The instances configured to share the bucket (the `instances` option). */

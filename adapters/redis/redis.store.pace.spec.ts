@@ -1,5 +1,5 @@
 /**
- * Paces (issue 29, `scripts/fleet.lua.ts`): a share of a bucket's rate that
+ * Paces (issue 29, `scripts/pace.lua.ts`): a share of a bucket's rate that
  * `RedisStore.lease` grants an instance of a fleet, charged to the bucket in
  * advance and spent by the instance as it comes due. On a standalone Redis,
  * in client time: each call's `now` is the time the script works in.

@@ -8,7 +8,7 @@
  * spent at the instance's demand: tokens leased and not spent yet are
  * neither in the bucket nor admitted, and a fleet paced at `c` calls per
  * admitted request holds `r / (2 d c)` of them (`docs/fleet.md`). A pace is
- * charged to the bucket in advance too (`scripts/fleet.lua.ts`: into its
+ * charged to the bucket in advance too (`scripts/pace.lua.ts`: into its
  * future refill, which the bucket lends because the live paces add up to
  * its rate at most), but its tokens come due at the pace's rate: an
  * instance whose demand exceeds its share spends each token as it comes due
@@ -63,7 +63,7 @@ export const MAX_PACE_MS = 30_000;
  * the rest are dropped. Across the fleet that is the burst at most, what the
  * bucket itself would save over the same pause. Redis keeps the bucket that
  * far below full while the paces live (`fleet_held` in
- * `scripts/fleet.lua.ts`), so that savings and bucket together never hold
+ * `scripts/pace.lua.ts`), so that savings and bucket together never hold
  * more than the burst; the lease-TTL bound keeps an ended pace's savings
  * (shrinking at its rate) shorter-lived than its member of the fleet set
  * (a window of at least twice `leaseTtlMs`), which is how Redis knows them.
@@ -134,7 +134,7 @@ export function demandPerSecond(score: number, ageMs: number, leaseTtlMs: number
 /**
  * What a call replacing the key's pace tells Redis of it (its rate and
  * length): what Redis takes back from what a lost state's paces are taken
- * to hold (`scripts/fleet.lua.ts`).
+ * to hold (`scripts/pace.lua.ts`).
  */
 export function heldPace(state: KeyState): Pick<PaceAsk, 'held' | 'heldMs'> {
   return { held: state.paceRate, heldMs: state.paceUntil - state.paceFrom };

@@ -11,6 +11,7 @@ import {
   WRITE,
 } from './gcra.lua.js';
 import { FLEET } from './fleet.lua.js';
+import { PACE } from './pace.lua.js';
 
 /**
  * `lease`: `consume`, and when the request is admitted, each bucket
@@ -64,7 +65,7 @@ export const LEASE_LUA = `--[[
     tokens the bucket gave at once with the pace, and the tokens the
     instance may save of the pace (text; fleet_pace).
 ]]
-${FRAME}${READ}${WRITE}${GCRA}${EXTRAS}${FLEET}
+${FRAME}${READ}${WRITE}${GCRA}${EXTRAS}${FLEET}${PACE}
 local receipts = ARGV[3] == '1'
 local width = 4
 if receipts then width = 6 end
