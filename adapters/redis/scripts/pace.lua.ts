@@ -305,21 +305,22 @@ end
 -- none, how long until another pace ends), the bucket's own tokens granted with it at once, and
 -- the savings lent.
 local function fleet_pace(key, id, tat, rate, burst, p, lost, count, weight, horizon_s, young)
+  local ask, configured, give_back = p[1], p[6], p[7]
   local interval = 1000 / rate
   local at = frame + now
   local f = fleet_scan(key, id, at)
-  local load, expected = fleet_load(f.weights, weight, p[6], count, young)
+  local load, expected = fleet_load(f.weights, weight, configured, count, young)
   local lacking, unpaced = fleet_kept(f, rate, load, expected)
   local current = tat
   if current == nil or current < now then current = now end
-  current = current - p[7] * interval
+  current = current - give_back * interval
   if f.own then
     redis.call('ZREM', key, f.own)
     if f.own_until > at then current = current - f.own_rate * (f.own_until - at) / 1000 * interval end
   end
   current = fleet_phantom(key, f, current, lost, p, rate, at, horizon_s)
   local g, grant_ms = fleet_grant(p, f, rate, load, count, weight, lacking, unpaced, at)
-  if g * grant_ms / 1000 < 1 then return fleet_wait(key, id, f, current, p[1], weight, at) end
+  if g * grant_ms / 1000 < 1 then return fleet_wait(key, id, f, current, ask, weight, at) end
   return fleet_charge(key, id, f, current, g, grant_ms, p, rate, burst, weight, horizon_s, at)
 end
 `;
