@@ -235,6 +235,18 @@ describe('RedisStore paces (standalone)', () => {
     expect(await c(0.8)).toMatchObject({ rate: expect.closeTo(10 / 3), ms: expect.closeTo(3_000) });
   });
 
+  it('takes a smaller spare rate when its next call could not take it as a lump', async () => {
+    await unheldRate();
+    // As above, but c tells the lump it may take: what its demand of 8/s spends in 250 ms, 2
+    // tokens. The spare's 9.6 tokens beyond its share would wait in the bucket past that; it
+    // takes the spare for its 3 s instead.
+    const keeps = { saved: 0, lumpMs: 250 };
+    expect(await pace('c', 1_000, 8, { instances: 3, ...keeps }, 10_000, 0.8)).toMatchObject({
+      rate: expect.closeTo(10 - 16 / 4.6),
+      ms: expect.closeTo(3_000),
+    });
+  });
+
   it('takes a bucket whose fleet set vanished under a caller holding a pace as lost, though it tells no epoch', async () => {
     await pace('a', 0, 5);
     // State lost (a restart or failover); a no longer remembers the epoch, but holds a pace.

@@ -7,7 +7,15 @@
  */
 import { check } from '../../test/utils/checks.js';
 import { leaseBooks } from '../../test/utils/lease-book-fixture.js';
-import { MIN_PACE_LEASE_TTLS, PACE_TOKENS, YOUNG_PACE_LEASE_TTLS } from './pace.js';
+import {
+  MIN_PACE_LEASE_TTLS,
+  PACE_TOKENS,
+  YOUNG_LUMP_LEASE_TTLS,
+  YOUNG_PACE_LEASE_TTLS,
+} from './pace.js';
+
+/** The fixture's lease TTL (`leaseBooks`' default). */
+const LEASE_TTL_MS = 1_000;
 
 const c = check('k', 100, 100); // 10 ms per token
 
@@ -69,6 +77,7 @@ describe('LeaseBook', () => {
     it('spends the tokens taken at once before the savings, and owes back what is left of them a quarter lease TTL on', () => {
       const { leases, keys, givenBack } = make({ instances: 2 });
       const state = keys.stateOf(c, 0);
+      state.firstSeen = -LEASE_TTL_MS; // a key seen for a lease TTL: its demand read over it
       leases.paces.apply(c, state, 50, 4_000, 0, 3, 30); // 1 token every 20 ms, and 30 at once
       leases.spend({ ...c, cost: 10 }, state, 0); // of the 30: 20 left
       // 200 ms on: 10 came due and wait, beside the 20.
@@ -88,6 +97,18 @@ describe('LeaseBook', () => {
       closing.keys.releaseAll();
       expect(closing.givenBack).toEqual([['k', 100, 100, expect.closeTo(30 + 12.5)]]);
       expect(givenBack).toEqual([]);
+    });
+
+    it("keeps a young key's tokens taken at once half a lease TTL: its demand, read over a few requests, may be read high", () => {
+      const { leases, keys } = make({ instances: 2 });
+      const state = keys.stateOf(c, 0); // first seen now
+      leases.paces.apply(c, state, 50, 4_000, 0, 3, 30);
+      leases.spend({ ...c, cost: 10 }, state, 0);
+      // At 250 ms the 20 left and the 12.5 due are still there; half a lease TTL on, the 20 lapse.
+      const lapse = YOUNG_LUMP_LEASE_TTLS * LEASE_TTL_MS;
+      expect(leases.covers({ ...c, cost: 32 }, state, 250)).toBe(true);
+      expect(leases.covers({ ...c, cost: 26 }, state, lapse)).toBe(false);
+      expect(leases.covers({ ...c, cost: 25 }, state, lapse)).toBe(true);
     });
 
     it('gives a live pace back at close though every token that came due was spent', () => {

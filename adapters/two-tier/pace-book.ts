@@ -13,6 +13,7 @@ import {
   heldPace,
   MAX_PACE_MS,
   LUMP_LEASE_TTLS,
+  YOUNG_LUMP_LEASE_TTLS,
   MIN_PACE_LEASE_TTLS,
   YOUNG_PACE_LEASE_TTLS,
   PACE_TOKENS,
@@ -158,7 +159,8 @@ export class PaceBook {
   private holdAsLump(state: KeyState, ms: number, now: number): void {
     if (ms <= 0) return;
     state.lumpMs += ms;
-    state.lumpUntil = now + LUMP_LEASE_TTLS * this.leaseTtlMs;
+    const keptFor = this.young(state) ? YOUNG_LUMP_LEASE_TTLS : LUMP_LEASE_TTLS;
+    state.lumpUntil = now + keptFor * this.leaseTtlMs;
   }
 
   /**
@@ -195,6 +197,11 @@ export class PaceBook {
     return this.replacing(check, state, this.of(check, state), now, carry);
   }
 
+  /** True for a key within `leaseTtlMs` of its first request: its demand is read over its age so far. */
+  private young(state: KeyState): boolean {
+    return state.seenAt - state.firstSeen < this.leaseTtlMs;
+  }
+
   /** A pace of this instance's demand for `check`'s bucket; `giveBack` tokens it held go back with it. */
   of(check: TokenBucketCheck, state: KeyState, ask?: number, giveBack = 0): PaceAsk {
     const ageMs = state.seenAt - state.firstSeen;
@@ -202,7 +209,7 @@ export class PaceBook {
     // A young key's demand is measured over a few requests (two that came together read 50/s
     // for a caller of 800/s), and the instances joining next size their shares by it: while
     // its share is unsure, it asks again soon.
-    const young = ageMs < this.leaseTtlMs;
+    const young = this.young(state);
     const shortestMs = (young ? YOUNG_PACE_LEASE_TTLS : MIN_PACE_LEASE_TTLS) * this.leaseTtlMs;
     return {
       ask: demand,

@@ -52,6 +52,19 @@ export const YOUNG_PACE_LEASE_TTLS = 0.25;
  */
 export const LUMP_LEASE_TTLS = 0.25;
 
+/**
+ * {@link LUMP_LEASE_TTLS} for a young key's lump (within `leaseTtlMs` of its
+ * first request). Its lump is sized on its demand as read, over a gap or two
+ * between requests, which overstates what the key is offered by up to 1.6
+ * times (16 to 51/s read for 31.25/s in traced N = 32 uniform fleet bench
+ * runs): spent at the demand offered, a lump sized on such a reading takes
+ * that much longer. What lapsed of it was owed until the key's next pace
+ * ask, ten seconds on at a share of 6.25/s, and lost to the fleet meanwhile.
+ * The window bound's wait `X` is this long for such a lump
+ * (`docs/fleet.md`, "The bounds").
+ */
+export const YOUNG_LUMP_LEASE_TTLS = 2 * LUMP_LEASE_TTLS;
+
 /** Longest pace (ms): a share too small to bring its tokens sooner is asked again then. */
 export const MAX_PACE_MS = 30_000;
 

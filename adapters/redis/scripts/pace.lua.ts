@@ -93,23 +93,33 @@ local function fleet_load(weights, weight, configured, count, young)
   return load, expected
 end
 
+-- The most a pace call takes of the bucket's own tokens at once (its lump): twice the pace's
+-- tokens, and no more than the caller's demand (ask) spends in lump_ms (nil: no such bound), for
+-- it gives back what it has not spent by then.
+local function lump_most(ask, tokens, lump_ms)
+  if lump_ms then return math.min(2 * tokens, ask * lump_ms / 1000) end
+  return 2 * tokens
+end
+
 -- The rate no pace holds and no instance without one is kept (spare: its share, for each
 -- counted or expected), taken by a caller granted g for grant_ms, up to its demand (ask), until
 -- the first other pace is renewed (in renewal_ms): left in the bucket, it would wait there
 -- until then, since instances holding a pace ask for nothing more. A fleet whose first paces
 -- were sized on early readings of its demands (shares that add up to less than the rate) gets
 -- the rest of the rate this way, and the other paces' holders, renewing, find it free again.
--- Only when it brings more than twice the pace's tokens beyond the share: less, the caller's
--- next call takes it from the bucket as its lump (up to twice its tokens, and no more than it
--- spends), when it needs it; held as a pace, it came due through a bursty caller's silences
--- and was dropped past its savings (N = 2 bursty, 3 points of admitted lost). Not when that ends
--- the pace sooner than its own length and leaves it fewer tokens than a pace brings (calls per
--- token would grow), nor when it would last under min_ms.
-local function fleet_spare(g, grant_ms, ask, spare, renewal_ms, min_ms, tokens)
+-- Only when it brings more beyond the share than the caller's next call takes from the bucket
+-- as its lump (next_lump, lump_most): that call takes a smaller spare when the caller needs it;
+-- held as a pace, it came due through a bursty caller's silences and was dropped past its
+-- savings (N = 2 bursty, 3 points of admitted lost). A larger one would wait in the bucket
+-- until then and overflow it: held to twice the pace's tokens (more than a demand of 31/s takes
+-- in lump_ms), the spare left by the first paces of an N = 32 fleet waited there for ten
+-- seconds. Not when that ends the pace sooner than its own length and leaves it fewer tokens
+-- than a pace brings (calls per token would grow), nor when it would last under min_ms.
+local function fleet_spare(g, grant_ms, ask, spare, renewal_ms, min_ms, tokens, next_lump)
   local taken = math.min(ask, spare)
   local spare_ms = math.min(grant_ms, renewal_ms)
   if taken <= g or spare_ms < min_ms then return g, grant_ms end
-  if (taken - g) * spare_ms / 1000 <= 2 * tokens then return g, grant_ms end
+  if (taken - g) * spare_ms / 1000 <= next_lump then return g, grant_ms end
   if spare_ms < grant_ms and taken * spare_ms / 1000 < tokens then return g, grant_ms end
   return taken, spare_ms
 end
@@ -237,7 +247,8 @@ local function fleet_grant(p, f, rate, load, count, weight, lacking, unpaced, at
     grant_ms = math.min(grant_ms, math.max(min_ms, f.first_end - at, 1000 / g))
   end
   if f.first_renewal then
-    return fleet_spare(g, grant_ms, ask, rate - f.others - unpaced, f.first_renewal - at, min_ms, tokens)
+    return fleet_spare(g, grant_ms, ask, rate - f.others - unpaced, f.first_renewal - at, min_ms, tokens,
+      lump_most(ask, tokens, p[11]))
   end
   return g, grant_ms
 end
@@ -270,16 +281,14 @@ local function fleet_charge(key, id, f, current, g, grant_ms, p, rate, burst, we
   local floor = now + (f.held_others + savings) * interval
   if current < floor then current = floor end
   -- The bucket's own tokens, what no pace has spoken for, come at once with the pace (up to
-  -- twice its tokens): charged ahead of the pace, they would only come due at its rate, and a
+  -- lump_most): charged ahead of the pace, they would only come due at its rate, and a
   -- fleet whose paces add up to the rate would never spend its burst. The other paces' parts
   -- not yet due are charged to the bucket too, as its future refill, not as tokens taken: they
   -- leave the burst to give (taken with them, the bucket's refill still covers both, the paces
   -- adding up to its rate at most), and what an instance gives back of a lump it did not spend
   -- in time (pace.ts, LUMP_LEASE_TTLS) is given again.
   local lump = (now + burst * interval - current) / interval + f.owed
-  -- No more than the caller's demand spends while it keeps them (lump_ms): it gives back the rest.
-  if lump_ms then lump = math.min(lump, ask * lump_ms / 1000) end
-  lump = math.floor(math.max(0, math.min(lump, 2 * tokens)))
+  lump = math.floor(math.max(0, math.min(lump, lump_most(ask, tokens, lump_ms))))
   current = current + (lump + g * grant_ms / 1000) * interval
   local ends = at + grant_ms
   -- What it carries in counts at once; what it saves of this pace, only once it came due.
