@@ -111,10 +111,10 @@ end
 -- as its lump (next_lump, lump_most): that call takes a smaller spare when the caller needs it;
 -- held as a pace, it came due through a bursty caller's silences and was dropped past its
 -- savings (N = 2 bursty, 3 points of admitted lost). A larger one would wait in the bucket
--- until then, past what that lump takes (a demand of 31/s takes 8 tokens in 250 ms, where this
--- bound was twice the pace's tokens, 128, until 4320df5). Not when that ends the pace sooner
--- than its own length and leaves it fewer tokens than a pace brings (calls per token would
--- grow), nor when it would last under min_ms.
+-- until then, past what that lump takes (a demand of 31/s takes 8 tokens in 250 ms, where a
+-- bound of twice the pace's tokens, 128, left such a spare in the bucket). Not when that ends
+-- the pace sooner than its own length and leaves it fewer tokens than a pace brings (calls per
+-- token would grow), nor when it would last under min_ms.
 local function fleet_spare(g, grant_ms, ask, spare, renewal_ms, min_ms, tokens, next_lump)
   local taken = math.min(ask, spare)
   local spare_ms = math.min(grant_ms, renewal_ms)
